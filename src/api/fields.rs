@@ -1,0 +1,148 @@
+//! Strict readers for JSON objects coming from callers: unknown keys and wrong types are
+//! `InvalidInput` errors naming the key, so a typo never silently does nothing. `null` counts as
+//! absent, as JS `undefined` does.
+
+use serde_json::{Map, Value};
+
+use crate::error::{Error, Result};
+use crate::model::time::{parse_iso, Millis};
+
+pub struct Fields<'a> {
+    obj: &'a Map<String, Value>,
+    what: &'static str,
+}
+
+fn type_name(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+impl<'a> Fields<'a> {
+    /// `value` must be an object (or null/absent when `optional`) whose keys are all in `allowed`.
+    pub fn of(value: Option<&'a Value>, what: &'static str, allowed: &[&str]) -> Result<Option<Self>> {
+        let obj = match value {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Object(o)) => o,
+            Some(other) => return Err(Error::invalid(format!("{what}: expected an object, got {}", type_name(other)))),
+        };
+        if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
+            return Err(Error::invalid(format!(
+                "{what}: unknown field `{}` (allowed: {})",
+                crate::model::time::truncate(k, 40),
+                allowed.join(", ")
+            )));
+        }
+        Ok(Some(Fields { obj, what }))
+    }
+
+    pub fn has(&self, key: &str) -> bool {
+        self.obj.contains_key(key)
+    }
+
+    /// Present and explicitly null: how a patch clears a field.
+    pub fn is_null(&self, key: &str) -> bool {
+        matches!(self.obj.get(key), Some(Value::Null))
+    }
+
+    fn get(&self, key: &str) -> Option<&'a Value> {
+        self.obj.get(key).filter(|v| !v.is_null())
+    }
+
+    fn wrong(&self, key: &str, expected: &str, got: &Value) -> Error {
+        Error::invalid(format!("{}: `{key}` must be {expected}, got {}", self.what, type_name(got)))
+    }
+
+    pub fn str(&self, key: &str) -> Result<Option<&'a str>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(v) => Err(self.wrong(key, "a string", v)),
+        }
+    }
+
+    pub fn required_str(&self, key: &str) -> Result<&'a str> {
+        self.str(key)?.ok_or_else(|| Error::invalid(format!("{}: `{key}` is required", self.what)))
+    }
+
+    pub fn f64(&self, key: &str) -> Result<Option<f64>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => n.as_f64().map(Some).ok_or_else(|| self.wrong(key, "a finite number", &Value::Null)),
+            Some(v) => Err(self.wrong(key, "a number", v)),
+        }
+    }
+
+    pub fn bool(&self, key: &str) -> Result<Option<bool>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(v) => Err(self.wrong(key, "a boolean", v)),
+        }
+    }
+
+    /// A non-negative whole number.
+    pub fn usize(&self, key: &str) -> Result<Option<usize>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Number(n)) => match n.as_u64() {
+                Some(u) => Ok(Some(usize::try_from(u).unwrap_or(usize::MAX))),
+                None => Err(Error::invalid(format!("{}: `{key}` must be a whole number ≥ 0, got {n}", self.what))),
+            },
+            Some(v) => Err(self.wrong(key, "a whole number", v)),
+        }
+    }
+
+    pub fn str_list(&self, key: &str) -> Result<Option<Vec<String>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|i| match i {
+                    Value::String(s) => Ok(s.clone()),
+                    other => Err(Error::invalid(format!("{}: every `{key}` entry must be a string, got {}", self.what, type_name(other)))),
+                })
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+            Some(v) => Err(self.wrong(key, "an array of strings", v)),
+        }
+    }
+
+    pub fn object(&self, key: &str) -> Result<Option<Map<String, Value>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Object(o)) => Ok(Some(o.clone())),
+            Some(v) => Err(self.wrong(key, "an object", v)),
+        }
+    }
+
+    pub fn f32_list(&self, key: &str) -> Result<Option<Vec<f32>>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Array(items)) => items
+                .iter()
+                .map(|i| i.as_f64().map(|x| x as f32).ok_or_else(|| Error::invalid(format!("{}: `{key}` must contain only numbers", self.what))))
+                .collect::<Result<Vec<_>>>()
+                .map(Some),
+            Some(v) => Err(self.wrong(key, "an array of numbers", v)),
+        }
+    }
+
+    /// A date as an ISO-8601 string or as milliseconds since the epoch.
+    pub fn date(&self, key: &str) -> Result<Option<Millis>> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => parse_iso(s).map(Some).map_err(|e| Error::invalid(format!("{}: `{key}`: {}", self.what, e.message))),
+            Some(Value::Number(n)) => match n.as_f64() {
+                Some(x) if x.is_finite() && x.abs() < 8.64e15 => Ok(Some(x as Millis)),
+                _ => Err(Error::invalid(format!("{}: `{key}` is out of the date range", self.what))),
+            },
+            Some(v) => Err(self.wrong(key, "an ISO date string or milliseconds", v)),
+        }
+    }
+}

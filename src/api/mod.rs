@@ -1,0 +1,150 @@
+//! The JSON-shaped API that bindings share: parse caller objects into engine requests (strictly) and
+//! render engine results as the objects callers see (camelCase, ISO-8601 timestamps).
+
+mod fields;
+
+use serde_json::{json, Map, Value};
+
+pub use fields::Fields;
+
+use crate::engine::{Added, Hit, MemoryPatch, NewMemory};
+use crate::error::{Error, Result};
+use crate::model::time::to_iso;
+use crate::model::{Kind, Layer, Memory};
+use crate::recall::SearchRequest;
+use crate::store::HistoryEvent;
+
+fn kind(f: &Fields, key: &str) -> Result<Option<Kind>> {
+    f.str(key)?
+        .map(|s| Kind::parse(s).ok_or_else(|| Error::invalid(format!("`{key}` must be one of semantic, episodic, procedural; got `{}`", crate::model::time::truncate(s, 40)))))
+        .transpose()
+}
+
+fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names: &str) -> Result<Vec<T>> {
+    let Some(list) = f.str_list(key)? else { return Ok(Vec::new()) };
+    list.iter()
+        .map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40)))))
+        .collect()
+}
+
+pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"];
+
+/// `add({content, namespace?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`.
+pub fn parse_add(v: &Value) -> Result<NewMemory> {
+    let f = Fields::of(Some(v), "add", ADD_FIELDS)?.ok_or_else(|| Error::invalid("add: expected an object with `content`"))?;
+    Ok(NewMemory {
+        content: f.required_str("content")?.to_string(),
+        namespace: f.str("namespace")?.map(str::to_string),
+        kind: kind(&f, "kind")?,
+        importance: f.f64("importance")?,
+        tags: f.str_list("tags")?.unwrap_or_default(),
+        source: f.str("source")?.map(str::to_string),
+        metadata: f.object("metadata")?,
+        embedding: f.f32_list("embedding")?,
+        event_at: f.date("eventAt")?,
+    })
+}
+
+pub const PATCH_FIELDS: &[&str] = &["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"];
+
+/// `update(id, {content?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`;
+/// `source: null` / `eventAt: null` clear those fields.
+pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
+    let f = Fields::of(Some(v), "update", PATCH_FIELDS)?.ok_or_else(|| Error::invalid("update: expected an object of fields to change"))?;
+    if !PATCH_FIELDS.iter().any(|k| f.has(k)) {
+        return Err(Error::invalid("update: the patch changes nothing"));
+    }
+    Ok(MemoryPatch {
+        content: f.str("content")?.map(str::to_string),
+        kind: kind(&f, "kind")?,
+        importance: f.f64("importance")?,
+        tags: f.str_list("tags")?,
+        source: if f.is_null("source") { Some(None) } else { f.str("source")?.map(|s| Some(s.to_string())) },
+        metadata: f.object("metadata")?,
+        embedding: f.f32_list("embedding")?,
+        event_at: if f.is_null("eventAt") { Some(None) } else { f.date("eventAt")?.map(Some) },
+    })
+}
+
+pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun"];
+
+/// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?})`.
+pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<SearchRequest> {
+    let mut req = SearchRequest { query: query.map(str::to_string), ..SearchRequest::default() };
+    if let Some(f) = Fields::of(options, "search options", SEARCH_FIELDS)? {
+        req.namespace = f.str("namespace")?.map(str::to_string);
+        req.limit = f.usize("limit")?;
+        req.embedding = f.f32_list("embedding")?;
+        req.kinds = kinds_or_layers(&f, "kinds", Kind::parse, "semantic, episodic or procedural")?;
+        req.layers = kinds_or_layers(&f, "layers", Layer::parse, "buffer, working or core")?;
+        req.tags = f.str_list("tags")?.unwrap_or_default();
+        req.explain = f.bool("explain")?.unwrap_or(false);
+        req.dry_run = f.bool("dryRun")?.unwrap_or(false);
+    }
+    Ok(req)
+}
+
+/// `{namespace?, limit?, offset?}` for `getAll`; limit defaults to 100.
+pub fn parse_page(v: Option<&Value>) -> Result<(Option<String>, usize, usize)> {
+    match Fields::of(v, "getAll options", &["namespace", "limit", "offset"])? {
+        None => Ok((None, 100, 0)),
+        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.usize("limit")?.unwrap_or(100), f.usize("offset")?.unwrap_or(0))),
+    }
+}
+
+/// `{namespace?}` for `deleteAll` and friends.
+pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Option<String>> {
+    match Fields::of(v, what, &["namespace"])? {
+        None => Ok(None),
+        Some(f) => Ok(f.str("namespace")?.map(str::to_string)),
+    }
+}
+
+/// A memory as callers see it.
+pub fn memory_view(m: &Memory) -> Value {
+    let mut v = json!({
+        "id": m.id,
+        "namespace": m.namespace,
+        "content": m.content,
+        "kind": m.kind.as_str(),
+        "layer": m.layer.as_str(),
+        "importance": m.importance,
+        "tags": m.tags,
+        "source": m.source,
+        "metadata": Value::Object(m.metadata.clone()),
+        "createdAt": to_iso(m.created_at),
+        "modifiedAt": to_iso(m.modified_at),
+        "lastAccessed": to_iso(m.last_accessed),
+        "accessCount": m.access_count,
+        "repetitionCount": m.repetition_count,
+        "eventAt": m.event_at.map(to_iso),
+    });
+    if !m.derived_from.is_empty() {
+        v["derivedFrom"] = json!(m.derived_from);
+    }
+    v
+}
+
+pub fn added_view(a: &Added) -> Value {
+    let mut v = memory_view(&a.memory);
+    v["deduplicated"] = Value::Bool(a.deduplicated);
+    v
+}
+
+pub fn hit_view(h: &Hit) -> Value {
+    let mut v = json!({ "memory": memory_view(&h.memory), "score": h.score });
+    if let Some(e) = &h.explain {
+        v["explain"] = serde_json::to_value(e).unwrap_or(Value::Null);
+    }
+    v
+}
+
+pub fn history_view(e: &HistoryEvent) -> Value {
+    let mut v = Map::new();
+    v.insert("memoryId".into(), json!(e.memory_id));
+    v.insert("event".into(), json!(e.event.as_str()));
+    v.insert("at".into(), json!(to_iso(e.at)));
+    v.insert("content".into(), json!(e.content));
+    v.insert("previousContent".into(), json!(e.previous_content));
+    Value::Object(v)
+}

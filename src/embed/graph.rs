@@ -1,0 +1,143 @@
+//! Load-time graph surgery: gather embedding rows *before* dequantizing them.
+//!
+//! The int8 export stores each weight `W` as `Mul(Cast<f32>(W_q), scale)` followed by its consumer. For
+//! the word-embedding table the consumer is `Gather(W, input_ids)`, so as exported every call first
+//! dequantizes all 30522×384 rows (47 MB of f32) to then keep a dozen: tract folds constant subgraphs
+//! only up to 4 MiB, so the dequantization is not precomputed either. Rewriting
+//!
+//! ```text
+//!   Gather(Mul(Cast(W_q), s), ids)   →   Mul(Cast(Gather(W_q, ids)), Gather(s, ids))
+//! ```
+//!
+//! gives bit-identical values (each element is still `f32(q) * s_row`) while touching only the rows used.
+//! `s` may be per-row (`[rows, 1]`, gathered alongside) or per-tensor (a scalar or `[1]`, used as is).
+//! The rewrite is done on the ONNX protobuf before tract parses it, so the shipped model file stays the
+//! upstream one.
+
+use std::collections::HashMap;
+
+use tract_onnx::pb::{attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto};
+
+/// Applies the rewrite to every matching `Gather`; returns how many tables were rewritten.
+pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
+    let inits: HashMap<&str, (i32, &[i64])> =
+        graph.initializer.iter().map(|t| (t.name.as_str(), (t.data_type, t.dims.as_slice()))).collect();
+    let producer: HashMap<&str, usize> = graph
+        .node
+        .iter()
+        .enumerate()
+        .flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i)))
+        .collect();
+    let mut uses: HashMap<&str, usize> = HashMap::new();
+    for name in graph.node.iter().flat_map(|n| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)) {
+        *uses.entry(name.as_str()).or_default() += 1;
+    }
+    let used_once = |name: &str| uses.get(name).copied() == Some(1);
+
+    // (index of the Gather, index of the Cast, index of the Mul, replacement nodes)
+    let mut plans: Vec<(usize, usize, usize, Vec<NodeProto>)> = Vec::new();
+    for (gi, gather) in graph.node.iter().enumerate() {
+        if gather.op_type != "Gather" || !gather.domain.is_empty() || gather.input.len() != 2 || gather.output.len() != 1 {
+            continue;
+        }
+        if int_attr(gather, "axis").unwrap_or(0) != 0 || !used_once(&gather.input[0]) {
+            continue;
+        }
+        let Some(&mi) = producer.get(gather.input[0].as_str()) else { continue };
+        let mul = &graph.node[mi];
+        if mul.op_type != "Mul" || !mul.domain.is_empty() || mul.input.len() != 2 {
+            continue;
+        }
+        // Which Mul operand is the Cast of an int8 table, and which is the scale.
+        let Some((cast_slot, ci)) = (0..2).find_map(|slot| {
+            let &ci = producer.get(mul.input[slot].as_str())?;
+            let cast = &graph.node[ci];
+            (cast.op_type == "Cast" && cast.domain.is_empty() && cast.input.len() == 1 && used_once(&mul.input[slot]))
+                .then_some((slot, ci))
+        }) else {
+            continue;
+        };
+        let cast = &graph.node[ci];
+        if int_attr(cast, "to") != Some(DataType::Float as i64) {
+            continue;
+        }
+        let Some(&(q_type, q_dims)) = inits.get(cast.input[0].as_str()) else { continue };
+        if !(q_type == DataType::Int8 as i32 || q_type == DataType::Uint8 as i32) || q_dims.len() != 2 {
+            continue;
+        }
+        let scale_name = &mul.input[1 - cast_slot];
+        let Some(&(s_type, s_dims)) = inits.get(scale_name.as_str()) else { continue };
+        if s_type != DataType::Float as i32 {
+            continue;
+        }
+        let per_row = s_dims == [q_dims[0], 1];
+        let per_tensor = s_dims.iter().product::<i64>() == 1;
+        if !per_row && !per_tensor {
+            continue;
+        }
+
+        let out = &gather.output[0];
+        let ids = &gather.input[1];
+        let rows_q = format!("{out}__gather_first_q");
+        let rows_f = format!("{out}__gather_first_f");
+        let mut nodes = vec![
+            node("Gather", &format!("{out}__gather_first_gather"), &[&cast.input[0], ids], &rows_q, Some(int("axis", 0))),
+            node("Cast", &format!("{out}__gather_first_cast"), &[&rows_q], &rows_f, Some(int("to", DataType::Float as i64))),
+        ];
+        let scale = if per_row {
+            let rows_s = format!("{out}__gather_first_scale");
+            nodes.push(node("Gather", &format!("{out}__gather_first_gather_scale"), &[scale_name, ids], &rows_s, Some(int("axis", 0))));
+            rows_s
+        } else {
+            scale_name.clone()
+        };
+        // Keep the original operand order of the Mul.
+        let operands: [&str; 2] = if cast_slot == 0 { [&rows_f, &scale] } else { [&scale, &rows_f] };
+        nodes.push(node("Mul", &format!("{out}__gather_first_mul"), &operands, out, None));
+        plans.push((gi, ci, mi, nodes));
+    }
+
+    let count = plans.len();
+    if count == 0 {
+        return 0;
+    }
+    let mut dropped_values: Vec<String> = Vec::new();
+    let mut replace: HashMap<usize, Vec<NodeProto>> = HashMap::new();
+    let mut drop: Vec<usize> = Vec::new();
+    for (gi, ci, mi, nodes) in plans {
+        dropped_values.extend(graph.node[ci].output.iter().cloned());
+        dropped_values.extend(graph.node[mi].output.iter().cloned());
+        drop.extend([ci, mi]);
+        replace.insert(gi, nodes);
+    }
+    let old = std::mem::take(&mut graph.node);
+    for (i, n) in old.into_iter().enumerate() {
+        if let Some(new_nodes) = replace.remove(&i) {
+            graph.node.extend(new_nodes);
+        } else if !drop.contains(&i) {
+            graph.node.push(n);
+        }
+    }
+    // Shape annotations of the values that no longer exist would only confuse the importer.
+    graph.value_info.retain(|v| !dropped_values.contains(&v.name));
+    count
+}
+
+fn int_attr(node: &NodeProto, name: &str) -> Option<i64> {
+    node.attribute.iter().find(|a| a.name == name).map(|a| a.i)
+}
+
+fn int(name: &str, value: i64) -> AttributeProto {
+    AttributeProto { name: name.into(), r#type: AttributeType::Int as i32, i: value, ..Default::default() }
+}
+
+fn node(op: &str, name: &str, inputs: &[&str], output: &str, attr: Option<AttributeProto>) -> NodeProto {
+    NodeProto {
+        op_type: op.into(),
+        name: name.into(),
+        input: inputs.iter().map(|s| s.to_string()).collect(),
+        output: vec![output.to_string()],
+        attribute: attr.into_iter().collect(),
+        ..Default::default()
+    }
+}

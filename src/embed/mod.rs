@@ -1,0 +1,106 @@
+//! The local sentence embedder: all-MiniLM-L6-v2 (int8 ONNX export) run in-process by tract, with its
+//! BERT WordPiece tokenizer, producing 384-dimensional unit vectors.
+//!
+//! Pipeline, one concept per file:
+//! - [`tokenize`]: text → word-piece ids (truncated at [`MAX_TOKENS`]), padded per batch;
+//! - `graph`: the load-time rewrite that gathers embedding rows before dequantizing them;
+//! - `runtime`: the tract plan over symbolic `[batch, sequence]` inputs;
+//! - `pool`: attention-masked mean pooling and L2 normalization.
+//!
+//! The model files are fetched by `scripts/fetch-models.sh`; the embedder itself only takes bytes, so the
+//! same code runs natively and on wasm32.
+
+mod graph;
+mod pool;
+mod runtime;
+pub mod tokenize;
+
+use sha2::{Digest, Sha256};
+
+use crate::error::{Error, Result};
+use crate::host::Embedder;
+use runtime::Runtime;
+pub use tokenize::MAX_TOKENS;
+use tokenize::{Batch, Tokens, WordPiece};
+
+/// Name in the embedder identity; the weights hash follows it.
+pub const MODEL_NAME: &str = "all-MiniLM-L6-v2-int8";
+
+/// Texts run through the model together. Texts are grouped by token count first, so a batch is padded
+/// to a length close to each of its members; the cap bounds the attention matrices' memory.
+const BATCH_ROWS: usize = 16;
+
+/// all-MiniLM-L6-v2 in ONNX, run locally.
+///
+/// # Empty input
+/// A text with nothing to embed — empty, whitespace only, or only characters the tokenizer drops (control
+/// characters) — is rejected: [`Embedder::embed`] returns `InvalidInput` naming the text's index, and
+/// embeds nothing of that call. The model would otherwise return the vector of a bare `[CLS] [SEP]`,
+/// which is the same for every such text and close to nothing in particular, so recall would silently
+/// match it. An empty `texts` slice is fine and returns no vectors.
+///
+/// # Long input
+/// Text beyond [`MAX_TOKENS`] word pieces (about 180 English words) is cut; only its beginning is embedded,
+/// as sentence-transformers does for this model.
+pub struct OnnxEmbedder {
+    id: String,
+    tokenizer: WordPiece,
+    runtime: Runtime,
+}
+
+impl OnnxEmbedder {
+    /// Loads the model from the bytes of `model.onnx` and `tokenizer.json`.
+    ///
+    /// Errors with `InvalidInput` when either file does not parse or the graph lacks the expected
+    /// `input_ids`/`attention_mask`/`token_type_ids` inputs or `last_hidden_state` output, and with
+    /// `Embedder` when tract cannot plan the graph.
+    pub fn from_bytes(model: &[u8], tokenizer_json: &[u8]) -> Result<Self> {
+        let tokenizer = WordPiece::from_bytes(tokenizer_json)?;
+        let runtime = Runtime::load(model)?;
+        let hash: String = Sha256::digest(model).iter().map(|b| format!("{b:02x}")).collect();
+        Ok(OnnxEmbedder { id: format!("{MODEL_NAME}@{hash}"), tokenizer, runtime })
+    }
+
+    /// The word-piece ids the model sees for each text (`[CLS]` … `[SEP]`, truncated, unpadded).
+    /// Unlike [`Embedder::embed`] this accepts empty text: it yields `[CLS] [SEP]`.
+    pub fn tokenize(&self, texts: &[&str]) -> Result<Vec<Vec<u32>>> {
+        texts.iter().map(|t| self.tokenizer.encode(t).map(|tokens| tokens.ids)).collect()
+    }
+
+    /// How many embedding tables the load-time gather-first rewrite applied to (for diagnostics and
+    /// tests; 0 means the graph had no int8 table feeding a `Gather` and runs as exported).
+    pub fn gather_first_rewrites(&self) -> usize {
+        self.runtime.rewrites
+    }
+}
+
+impl Embedder for OnnxEmbedder {
+    fn id(&self) -> &str {
+        &self.id
+    }
+
+    fn dims(&self) -> usize {
+        self.runtime.dims
+    }
+
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        let tokens = texts.iter().map(|t| self.tokenizer.encode(t)).collect::<Result<Vec<Tokens>>>()?;
+        if let Some(i) = tokens.iter().position(|t| t.content_len() == 0) {
+            return Err(Error::invalid(format!("text {i} is empty or whitespace only: there is nothing to embed")));
+        }
+        let mut order: Vec<usize> = (0..texts.len()).collect();
+        order.sort_by_key(|&i| tokens[i].ids.len());
+
+        let mut out: Vec<Vec<f32>> = vec![Vec::new(); texts.len()];
+        for chunk in order.chunks(BATCH_ROWS) {
+            let members: Vec<&Tokens> = chunk.iter().map(|&i| &tokens[i]).collect();
+            let batch = Batch::pad(&members);
+            let hidden = self.runtime.run(&batch)?;
+            let vectors = pool::mean_pool_normalized(&hidden, &batch.attention_mask, batch.rows, batch.seq, self.runtime.dims);
+            for (&i, v) in chunk.iter().zip(vectors) {
+                out[i] = v;
+            }
+        }
+        Ok(out)
+    }
+}

@@ -1,0 +1,77 @@
+//! One error type for the whole engine. Each variant has a stable `code` that crosses into JS as the
+//! `code` (and `name`) of an `Error` object, so hosts can branch on it without parsing messages.
+
+use std::fmt;
+
+/// What went wrong, as a stable machine-readable code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// The caller passed something the API does not accept; nothing changed.
+    InvalidInput,
+    /// The id (memory, session, …) does not exist in this store.
+    NotFound,
+    /// The host storage adapter failed; the operation was not applied.
+    Storage,
+    /// The host storage adapter is out of space (quota); the operation was not applied.
+    StorageFull,
+    /// Persisted or imported bytes failed validation (checksum, version, structure).
+    Corrupt,
+    /// The embedder failed, or its output does not fit this store (dimension, identity).
+    Embedder,
+    /// The host LLM callback failed or returned output that does not fit its schema.
+    Llm,
+    /// The caller aborted a long operation through its signal.
+    Aborted,
+    /// The store was closed.
+    Closed,
+}
+
+impl ErrorCode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::InvalidInput => "InvalidInput",
+            ErrorCode::NotFound => "NotFound",
+            ErrorCode::Storage => "Storage",
+            ErrorCode::StorageFull => "StorageFull",
+            ErrorCode::Corrupt => "Corrupt",
+            ErrorCode::Embedder => "Embedder",
+            ErrorCode::Llm => "Llm",
+            ErrorCode::Aborted => "Aborted",
+            ErrorCode::Closed => "Closed",
+        }
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// An engine error: a stable code plus a message written for the developer calling the API.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct Error {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl Error {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Error { code, message: message.into() }
+    }
+    pub fn invalid(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::InvalidInput, message)
+    }
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::NotFound, message)
+    }
+    pub fn corrupt(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Corrupt, message)
+    }
+    pub fn embedder(message: impl Into<String>) -> Self {
+        Error::new(ErrorCode::Embedder, message)
+    }
+}
+
+pub type Result<T, E = Error> = std::result::Result<T, E>;

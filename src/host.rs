@@ -1,0 +1,103 @@
+//! What the host supplies. The core never reaches the outside world itself: time, randomness for ids,
+//! storage, embeddings and LLM calls all come through these traits, so tests inject fakes and the wasm
+//! layer wraps JS objects.
+
+use crate::error::Result;
+
+/// Wall-clock time in milliseconds since the Unix epoch. `std::time` panics on wasm32, hence a trait.
+pub trait Clock {
+    fn now_ms(&self) -> i64;
+}
+
+/// The system clock, for native builds.
+#[cfg(not(target_arch = "wasm32"))]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SystemClock;
+
+#[cfg(not(target_arch = "wasm32"))]
+impl Clock for SystemClock {
+    fn now_ms(&self) -> i64 {
+        use std::time::{SystemTime, UNIX_EPOCH};
+        SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_millis() as i64).unwrap_or(0)
+    }
+}
+
+/// A clock that returns what the test sets, so recency and history timestamps are reproducible.
+#[derive(Debug, Default)]
+pub struct ManualClock(std::cell::Cell<i64>);
+
+impl ManualClock {
+    pub fn new(start_ms: i64) -> Self {
+        ManualClock(std::cell::Cell::new(start_ms))
+    }
+    pub fn set(&self, ms: i64) {
+        self.0.set(ms)
+    }
+    pub fn advance(&self, ms: i64) {
+        self.0.set(self.0.get() + ms)
+    }
+}
+
+impl Clock for ManualClock {
+    fn now_ms(&self) -> i64 {
+        self.0.get()
+    }
+}
+
+impl<C: Clock + ?Sized> Clock for std::rc::Rc<C> {
+    fn now_ms(&self) -> i64 {
+        (**self).now_ms()
+    }
+}
+
+/// A sentence embedder: text in, one unit-length vector of `dims()` floats out per text.
+///
+/// Synchronous on purpose: the local embedder is CPU work in the same thread. Host embedders that are
+/// async (JS callbacks, remote APIs) are awaited by the JS facade before it calls into the core.
+pub trait Embedder {
+    /// Stable identity of the model (name + weights hash); stores record it so vector generations
+    /// never mix silently.
+    fn id(&self) -> &str;
+    /// Vector length.
+    fn dims(&self) -> usize;
+    /// Embeds every text; the result has one vector per input, in order.
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
+}
+
+/// Key of a stored record: a path of segments, as in the automerge-repo storage adapter shape.
+pub type StorageKey = Vec<String>;
+
+/// Host storage in the automerge-repo adapter shape. Async because browser and Node storage are.
+/// The engine's persistence layer (format, commits) is written against this trait.
+#[allow(async_fn_in_trait)]
+pub trait Storage {
+    async fn load(&self, key: &[String]) -> Result<Option<Vec<u8>>>;
+    async fn save(&self, key: &[String], data: &[u8]) -> Result<()>;
+    async fn remove(&self, key: &[String]) -> Result<()>;
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>>;
+    async fn remove_range(&self, prefix: &[String]) -> Result<()>;
+}
+
+/// One message of an LLM request.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct LlmMessage {
+    pub role: String,
+    pub content: String,
+}
+
+/// A request to the host LLM. `json_schema` asks for structured output.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LlmRequest {
+    pub messages: Vec<LlmMessage>,
+    pub json_schema: Option<serde_json::Value>,
+    pub max_output_tokens: Option<u32>,
+    pub temperature: Option<f32>,
+}
+
+/// The host LLM, called by optional lifecycle steps (authoring, merge, gate). Async: it is a network
+/// or worker call in every real host.
+#[allow(async_fn_in_trait)]
+pub trait Llm {
+    async fn complete(&self, request: &LlmRequest) -> Result<String>;
+}

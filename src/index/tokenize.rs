@@ -1,0 +1,116 @@
+//! Text → index terms. Unicode-aware: words are runs of letters, digits and combining marks, case is
+//! folded, accents are kept (`café` ≠ `cafe`), numbers are kept. Han, kana and Hangul have no spaces
+//! between words, so runs of them become overlapping character bigrams (a lone character stays a
+//! unigram). Apostrophes inside a word are dropped (`don't` → `dont`) and an English possessive `'s`
+//! is removed (`Caroline's` → `caroline`), so both spellings meet in the index.
+
+/// True for scripts written without spaces between words, indexed as bigrams.
+fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // hiragana, katakana
+        | 0x3400..=0x4DBF    // CJK extension A
+        | 0x4E00..=0x9FFF    // CJK unified ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0x1100..=0x11FF    // Hangul jamo
+        | 0x3130..=0x318F    // Hangul compatibility jamo
+        | 0xF900..=0xFAFF    // CJK compatibility ideographs
+        | 0x20000..=0x2FA1F) // CJK extensions B+
+}
+
+/// Combining marks continue a word (decomposed accents must not split it).
+fn is_mark(c: char) -> bool {
+    matches!(c as u32, 0x0300..=0x036F | 0x1AB0..=0x1AFF | 0x1DC0..=0x1DFF | 0x20D0..=0x20FF | 0xFE20..=0xFE2F)
+}
+
+fn is_word_char(c: char) -> bool {
+    (c.is_alphanumeric() || is_mark(c)) && !is_cjk(c)
+}
+
+fn is_apostrophe(c: char) -> bool {
+    c == '\'' || c == '\u{2019}'
+}
+
+/// Appends the terms of `text` to `out`, in text order (repeats kept: they are term frequencies).
+pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        let c = chars[i];
+        if is_cjk(c) {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            let run = &chars[start..i];
+            if run.len() == 1 {
+                out.push(run[0].to_lowercase().collect());
+            } else {
+                out.extend(run.windows(2).map(|w| w.iter().collect::<String>()));
+            }
+        } else if is_word_char(c) {
+            let mut word = String::new();
+            while i < chars.len() {
+                let c = chars[i];
+                if is_word_char(c) {
+                    word.extend(c.to_lowercase());
+                    i += 1;
+                } else if is_apostrophe(c) && i + 1 < chars.len() && is_word_char(chars[i + 1]) && !word.is_empty() {
+                    // `'s` at the end of a word is a possessive: drop it; other inner apostrophes vanish.
+                    let s_end = i + 2 >= chars.len() || !is_word_char(chars[i + 2]);
+                    if s_end && matches!(chars[i + 1], 's' | 'S') {
+                        i += 2;
+                        break;
+                    }
+                    i += 1;
+                } else {
+                    break;
+                }
+            }
+            if !word.is_empty() {
+                out.push(word);
+            }
+        } else {
+            i += 1;
+        }
+    }
+}
+
+/// The terms of `text`, in order.
+pub fn tokenize(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    tokenize_into(text, &mut out);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::tokenize;
+
+    #[test]
+    fn folds_case_keeps_accents_and_numbers() {
+        assert_eq!(tokenize("Café au LAIT costs 4.50€, in 2024!"), ["café", "au", "lait", "costs", "4", "50", "in", "2024"]);
+        assert_eq!(tokenize("Ünïcödé ÉCOLE"), ["ünïcödé", "école"]);
+        // decomposed accent (e + U+0301) stays in the word
+        assert_eq!(tokenize("cafe\u{301} ok"), ["cafe\u{301}", "ok"]);
+    }
+
+    #[test]
+    fn apostrophes_and_possessives() {
+        assert_eq!(tokenize("Caroline's dog doesn't bark"), ["caroline", "dog", "doesnt", "bark"]);
+        assert_eq!(tokenize("rock 'n' roll"), ["rock", "n", "roll"]);
+    }
+
+    #[test]
+    fn cjk_becomes_bigrams() {
+        assert_eq!(tokenize("東京タワー"), ["東京", "京タ", "タワ", "ワー"]);
+        assert_eq!(tokenize("我"), ["我"]);
+        assert_eq!(tokenize("Rust和Go"), ["rust", "和", "go"]);
+        assert_eq!(tokenize("한국어 공부"), ["한국", "국어", "공부"]);
+    }
+
+    #[test]
+    fn ignores_symbols_and_emoji() {
+        assert_eq!(tokenize("🎉 -- *** 🚀"), Vec::<String>::new());
+        assert_eq!(tokenize("snake_case and kebab-case"), ["snake", "case", "and", "kebab", "case"]);
+    }
+}

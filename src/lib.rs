@@ -1,0 +1,26 @@
+//! Engram: an evolving-memory engine for AI agents that runs inside its host (native or WebAssembly).
+//!
+//! The core is plain Rust with no JS types: [`engine::Engram`] owns the memory table, the keyword
+//! and vector indexes and the history log; [`host`] declares what the host supplies (clock, storage,
+//! embedder, LLM). The wasm binding in `src/wasm/` is a thin layer over [`api`], the JSON-shaped API
+//! both bindings share. See `docs/ARCHITECTURE.md` for the module map.
+
+pub mod api;
+pub mod engine;
+pub mod error;
+pub mod host;
+pub mod index;
+pub mod model;
+pub mod recall;
+pub mod store;
+
+#[cfg(feature = "embedder")]
+pub mod embed;
+
+#[cfg(target_arch = "wasm32")]
+mod wasm;
+
+pub use engine::{Added, EngineOptions, Engram, Hit, MemoryPatch, NewMemory, Stats};
+pub use error::{Error, ErrorCode, Result};
+pub use model::{Kind, Layer, Memory};
+pub use recall::SearchRequest;

@@ -1,0 +1,69 @@
+//! Memory ids are RFC 4122 version-4 UUIDs. Randomness comes from the OS (`getrandom`; in wasm,
+//! `crypto.getRandomValues`) unless a seed is given, which tests use for reproducible stores.
+
+use crate::error::{Error, ErrorCode, Result};
+
+/// Makes UUIDs, either from OS randomness or from a seeded generator.
+#[derive(Debug)]
+pub enum IdSource {
+    Os,
+    /// splitmix64 state: reproducible ids for tests and fault-injection replays.
+    Seeded(u64),
+}
+
+impl IdSource {
+    pub fn next_uuid(&mut self) -> Result<String> {
+        let mut bytes = [0u8; 16];
+        match self {
+            IdSource::Os => getrandom::getrandom(&mut bytes)
+                .map_err(|e| Error::new(ErrorCode::Storage, format!("no randomness source for ids: {e}")))?,
+            IdSource::Seeded(state) => {
+                for chunk in bytes.chunks_mut(8) {
+                    chunk.copy_from_slice(&splitmix64(state).to_le_bytes());
+                }
+            }
+        }
+        bytes[6] = (bytes[6] & 0x0f) | 0x40; // version 4
+        bytes[8] = (bytes[8] & 0x3f) | 0x80; // RFC 4122 variant
+        Ok(format_uuid(&bytes))
+    }
+}
+
+fn splitmix64(state: &mut u64) -> u64 {
+    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    let mut z = *state;
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
+}
+
+fn format_uuid(b: &[u8; 16]) -> String {
+    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
+    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+}
+
+/// True when `s` has the canonical lowercase or uppercase 8-4-4-4-12 hex shape.
+pub fn looks_like_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.char_indices().all(|(i, c)| if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uuids_are_v4_and_unique() {
+        let mut os = IdSource::Os;
+        let a = os.next_uuid().unwrap();
+        let b = os.next_uuid().unwrap();
+        assert_ne!(a, b);
+        assert!(looks_like_uuid(&a));
+        assert_eq!(&a[14..15], "4");
+        assert!("89ab".contains(&a[19..20]));
+        let mut s1 = IdSource::Seeded(7);
+        let mut s2 = IdSource::Seeded(7);
+        assert_eq!(s1.next_uuid().unwrap(), s2.next_uuid().unwrap());
+        assert!(!looks_like_uuid("not-a-uuid"));
+    }
+}

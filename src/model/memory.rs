@@ -1,0 +1,98 @@
+//! The memory record and its small enums.
+
+use serde::{Deserialize, Serialize};
+
+use super::time::Millis;
+
+/// What sort of knowledge a memory holds. Decides decay speed and ranking bias.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    /// Facts, preferences, lessons: the default.
+    #[default]
+    Semantic,
+    /// Time-bound events and experiences.
+    Episodic,
+    /// Workflows, instructions, how-to.
+    Procedural,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 3] = [Kind::Semantic, Kind::Episodic, Kind::Procedural];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Semantic => "semantic",
+            Kind::Episodic => "episodic",
+            Kind::Procedural => "procedural",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// Where a memory sits in its lifecycle. Every API write lands in `Buffer`; only consolidation moves
+/// memories up, so a caller cannot write straight into long-term memory.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    #[default]
+    Buffer,
+    Working,
+    Core,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 3] = [Layer::Buffer, Layer::Working, Layer::Core];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layer::Buffer => "buffer",
+            Layer::Working => "working",
+            Layer::Core => "core",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Layer> {
+        Layer::ALL.into_iter().find(|l| l.as_str() == s)
+    }
+}
+
+/// One memory. Persisted with serde; every field added later is `#[serde(default)]` so older records
+/// keep loading (the typed evolving-memory fields — shape, thread, dependsOn, … — arrive that way).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Memory {
+    pub id: String,
+    pub namespace: String,
+    pub content: String,
+    #[serde(default)]
+    pub kind: Kind,
+    #[serde(default)]
+    pub layer: Layer,
+    pub importance: f64,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    #[serde(default)]
+    pub metadata: serde_json::Map<String, serde_json::Value>,
+    pub created_at: Millis,
+    pub modified_at: Millis,
+    pub last_accessed: Millis,
+    #[serde(default)]
+    pub access_count: u32,
+    #[serde(default)]
+    pub repetition_count: u32,
+    /// When the remembered thing happened, if known (drives recency); otherwise `created_at`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_at: Option<Millis>,
+    /// Raw entries (verbatim conversation turns) this memory was authored from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub derived_from: Vec<String>,
+}
+
+impl Memory {
+    /// The instant recency is measured from.
+    pub fn event_time(&self) -> Millis {
+        self.event_at.unwrap_or(self.created_at)
+    }
+}

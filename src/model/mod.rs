@@ -1,0 +1,8 @@
+//! The data model: memories, their kinds and layers, ids, timestamps and input limits.
+
+pub mod ids;
+mod memory;
+pub mod time;
+pub mod validate;
+
+pub use memory::{Kind, Layer, Memory};

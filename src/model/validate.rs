@@ -1,0 +1,107 @@
+//! Input limits. Every check runs before any state changes, so a rejected call leaves the store as it
+//! was.
+
+use crate::error::{Error, Result};
+
+pub const CONTENT_MAX_CHARS: usize = 8192;
+pub const TAGS_MAX: usize = 20;
+pub const TAG_MAX_CHARS: usize = 32;
+pub const SOURCE_MAX_CHARS: usize = 64;
+pub const NAMESPACE_MAX_CHARS: usize = 64;
+pub const METADATA_MAX_BYTES: usize = 16 * 1024;
+pub const DEFAULT_NAMESPACE: &str = "default";
+pub const SEARCH_LIMIT_MAX: usize = 1000;
+
+pub fn content(text: &str) -> Result<()> {
+    let n = text.chars().count();
+    if text.trim().is_empty() {
+        return Err(Error::invalid("content must contain at least one non-whitespace character"));
+    }
+    if n > CONTENT_MAX_CHARS {
+        return Err(Error::invalid(format!("content is {n} characters; the limit is {CONTENT_MAX_CHARS}")));
+    }
+    Ok(())
+}
+
+pub fn namespace(ns: &str) -> Result<()> {
+    let n = ns.chars().count();
+    if n == 0 || n > NAMESPACE_MAX_CHARS {
+        return Err(Error::invalid(format!("namespace must be 1..{NAMESPACE_MAX_CHARS} characters, got {n}")));
+    }
+    if let Some(c) = ns.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-'))) {
+        return Err(Error::invalid(format!("namespace may only contain A-Z a-z 0-9 . _ / - (found {c:?})")));
+    }
+    Ok(())
+}
+
+/// Trims each tag, drops exact repeats (order kept) and checks the limits.
+pub fn tags(tags: &[String]) -> Result<Vec<String>> {
+    let mut out: Vec<String> = Vec::with_capacity(tags.len());
+    for t in tags {
+        let t = t.trim();
+        if t.is_empty() {
+            return Err(Error::invalid("tags must not be empty strings"));
+        }
+        let n = t.chars().count();
+        if n > TAG_MAX_CHARS {
+            return Err(Error::invalid(format!("tag `{}` is {n} characters; the limit is {TAG_MAX_CHARS}", super::time::truncate(t, 40))));
+        }
+        if !out.iter().any(|o| o == t) {
+            out.push(t.to_string());
+        }
+    }
+    if out.len() > TAGS_MAX {
+        return Err(Error::invalid(format!("{} tags given; the limit is {TAGS_MAX}", out.len())));
+    }
+    Ok(out)
+}
+
+pub fn source(source: &str) -> Result<()> {
+    let n = source.chars().count();
+    if n > SOURCE_MAX_CHARS {
+        return Err(Error::invalid(format!("source is {n} characters; the limit is {SOURCE_MAX_CHARS}")));
+    }
+    Ok(())
+}
+
+pub fn importance(x: f64) -> Result<()> {
+    if !x.is_finite() || !(0.0..=1.0).contains(&x) {
+        return Err(Error::invalid(format!("importance must be a number from 0 to 1, got {x}")));
+    }
+    Ok(())
+}
+
+pub fn metadata(map: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
+    let bytes = serde_json::to_vec(map).map(|v| v.len()).unwrap_or(usize::MAX);
+    if bytes > METADATA_MAX_BYTES {
+        return Err(Error::invalid(format!("metadata is {bytes} bytes as JSON; the limit is {METADATA_MAX_BYTES}")));
+    }
+    Ok(())
+}
+
+/// Checks a vector is non-empty and finite, and returns it scaled to unit length (cosine = dot).
+pub fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
+    if v.is_empty() {
+        return Err(Error::invalid("embedding must not be empty"));
+    }
+    if let Some(d) = expected_dims {
+        if v.len() != d {
+            return Err(Error::invalid(format!("embedding has {} dimensions; this store's vectors have {d}", v.len())));
+        }
+    }
+    if v.iter().any(|x| !x.is_finite()) {
+        return Err(Error::invalid("embedding must contain only finite numbers"));
+    }
+    let norm = v.iter().map(|x| f64::from(*x) * f64::from(*x)).sum::<f64>().sqrt();
+    if norm == 0.0 {
+        return Err(Error::invalid("embedding must not be the zero vector"));
+    }
+    Ok(v.iter().map(|x| (f64::from(*x) / norm) as f32).collect())
+}
+
+pub fn limit(n: usize, what: &str) -> Result<()> {
+    if n == 0 || n > SEARCH_LIMIT_MAX {
+        return Err(Error::invalid(format!("{what} must be 1..{SEARCH_LIMIT_MAX}, got {n}")));
+    }
+    Ok(())
+}

@@ -1,0 +1,76 @@
+//! Append-only log of what happened to each memory. Kept after a memory is deleted, so `history(id)`
+//! still explains where it went; only `reset` clears it.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::model::time::Millis;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum EventKind {
+    /// Created by `add` (or `import`).
+    Add,
+    /// Changed by `update`.
+    Update,
+    /// Removed by `delete` or `deleteAll`.
+    Delete,
+    /// The same content was added again: reinforced instead of stored twice.
+    Reinforce,
+}
+
+impl EventKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Add => "ADD",
+            EventKind::Update => "UPDATE",
+            EventKind::Delete => "DELETE",
+            EventKind::Reinforce => "REINFORCE",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryEvent {
+    pub memory_id: String,
+    pub event: EventKind,
+    pub at: Millis,
+    /// Content after the event (absent for DELETE).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<String>,
+    /// Content before the event, when it changed or was removed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous_content: Option<String>,
+}
+
+#[derive(Default, Debug)]
+pub struct HistoryLog {
+    events: Vec<HistoryEvent>,
+    by_memory: HashMap<String, Vec<usize>>,
+}
+
+impl HistoryLog {
+    pub fn append(&mut self, event: HistoryEvent) {
+        self.by_memory.entry(event.memory_id.clone()).or_default().push(self.events.len());
+        self.events.push(event);
+    }
+
+    /// Events of one memory, oldest first; `None` if the id never existed.
+    pub fn of(&self, memory_id: &str) -> Option<Vec<&HistoryEvent>> {
+        self.by_memory.get(memory_id).map(|ix| ix.iter().map(|&i| &self.events[i]).collect())
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        *self = HistoryLog::default();
+    }
+}

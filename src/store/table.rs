@@ -1,0 +1,99 @@
+//! The memory table: records by slot (the number every index uses), lookup by id, and the duplicate
+//! map per namespace. Slots are never reused, so an index that still mentions a removed slot can only
+//! miss it, never return a different memory in its place.
+
+use std::collections::HashMap;
+
+use super::dedup::{content_hash, normalize};
+use crate::index::DocId;
+use crate::model::Memory;
+
+#[derive(Default, Debug)]
+pub struct MemoryTable {
+    slots: Vec<Option<Memory>>,
+    by_id: HashMap<String, DocId>,
+    /// (namespace, content hash) → slots with that normalized content (more than one only on a hash
+    /// collision or after an update made two memories equal).
+    by_content: HashMap<(String, u64), Vec<DocId>>,
+}
+
+impl MemoryTable {
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    pub fn slot_of(&self, id: &str) -> Option<DocId> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn get(&self, slot: DocId) -> Option<&Memory> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    pub fn get_mut(&mut self, slot: DocId) -> Option<&mut Memory> {
+        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
+    }
+
+    pub fn by_id(&self, id: &str) -> Option<&Memory> {
+        self.slot_of(id).and_then(|s| self.get(s))
+    }
+
+    /// Live memories with their slots, in slot (insertion) order.
+    pub fn iter(&self) -> impl Iterator<Item = (DocId, &Memory)> {
+        self.slots.iter().enumerate().filter_map(|(i, m)| m.as_ref().map(|m| (i as DocId, m)))
+    }
+
+    /// The live memory in `namespace` whose normalized content equals that of `content`.
+    pub fn find_duplicate(&self, namespace: &str, content: &str) -> Option<DocId> {
+        let norm = normalize(content);
+        let key = (namespace.to_string(), content_hash(&norm));
+        self.by_content.get(&key)?.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm))
+    }
+
+    /// Stores a new memory in a fresh slot and returns it.
+    pub fn insert(&mut self, memory: Memory) -> DocId {
+        let slot = self.slots.len() as DocId;
+        self.by_id.insert(memory.id.clone(), slot);
+        self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        self.slots.push(Some(memory));
+        slot
+    }
+
+    /// Replaces the record in `slot` (same id), keeping the duplicate map in step with its content.
+    pub fn replace(&mut self, slot: DocId, memory: Memory) {
+        if let Some(old) = self.slots.get_mut(slot as usize).and_then(Option::take) {
+            self.unlink_content(&old, slot);
+        }
+        self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        self.slots[slot as usize] = Some(memory);
+    }
+
+    pub fn remove(&mut self, slot: DocId) -> Option<Memory> {
+        let old = self.slots.get_mut(slot as usize).and_then(Option::take)?;
+        self.by_id.remove(&old.id);
+        self.unlink_content(&old, slot);
+        Some(old)
+    }
+
+    fn unlink_content(&mut self, memory: &Memory, slot: DocId) {
+        let key = content_key(memory);
+        if let Some(list) = self.by_content.get_mut(&key) {
+            list.retain(|&s| s != slot);
+            if list.is_empty() {
+                self.by_content.remove(&key);
+            }
+        }
+    }
+
+    pub fn clear(&mut self) {
+        *self = MemoryTable::default();
+    }
+}
+
+fn content_key(m: &Memory) -> (String, u64) {
+    (m.namespace.clone(), content_hash(&normalize(&m.content)))
+}
