@@ -1,8 +1,10 @@
 //! Turning keyword and vector evidence for one candidate into one relevance in 0..1.
 
-/// Keyword relevance above 1 (more matches than a one-of-each document) is clipped.
+/// Maps BM25 relevance (≈ 1 when every query term occurs once at average length, unbounded above)
+/// into 0..1 with `1 − e^(−2r)`: strictly increasing, so BM25's order survives among strong matches
+/// (a clip at 1 would tie them); a full match gives ≈ 0.86.
 pub fn keyword_relevance(bm25_relevance: f32) -> f64 {
-    f64::from(bm25_relevance).clamp(0.0, 1.0)
+    1.0 - (-2.0 * f64::from(bm25_relevance).max(0.0)).exp()
 }
 
 /// Cosine below zero carries no evidence of relevance.

@@ -1,0 +1,66 @@
+// Assembles pkg/ (the engram-wasm npm package): one wasm-pack run per [[build]] in wasm-pack.toml,
+// then the JS facade bundled per environment with esbuild, the types, package.json and README.
+//
+//   node pkg-template/build.mjs [--profile release|dev]
+import { execFileSync } from "node:child_process";
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parse as parseToml } from "smol-toml";
+import { build as esbuild } from "esbuild";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const template = join(root, "pkg-template");
+const out = join(root, "pkg");
+const matrix = parseToml(readFileSync(join(root, "wasm-pack.toml"), "utf8"));
+const args = process.argv.slice(2);
+const profile = args.includes("--profile") ? args[args.indexOf("--profile") + 1] : matrix.profile ?? "release";
+if (!["release", "dev", "profiling"].includes(profile)) throw new Error(`unknown profile ${profile}`);
+
+const cargoToml = readFileSync(join(root, "Cargo.toml"), "utf8");
+const version = /^version\s*=\s*"([^"]+)"/m.exec(cargoToml)[1];
+
+for (const b of matrix.build) {
+  const outDir = join(root, b.out_dir);
+  const cmd = ["build", root, "--target", b.target, "--out-dir", outDir, "--out-name", "engram", `--${profile}`, "--mode", "no-install", "--no-pack"];
+  if (b.features?.length) cmd.push("--", "--features", b.features.join(","));
+  console.log(`build-pkg: wasm-pack ${b.name} (${b.target}, ${profile})`);
+  execFileSync("wasm-pack", cmd, {
+    stdio: "inherit",
+    // A separate target dir: changing RUSTFLAGS would otherwise invalidate native builds.
+    env: { ...process.env, RUSTFLAGS: [process.env.RUSTFLAGS, matrix.rustflags].filter(Boolean).join(" "), CARGO_TARGET_DIR: join(root, "target", "wasm") },
+  });
+}
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(join(out, "dist"), { recursive: true });
+const byName = Object.fromEntries(matrix.build.map((b) => [b.name, join(root, b.out_dir)]));
+for (const [name, type] of [["node", "commonjs"], ["web", "module"]]) {
+  const dest = join(out, "dist", `wasm-${name}`);
+  mkdirSync(dest, { recursive: true });
+  cpSync(join(byName[name], "engram.js"), join(dest, "engram.js"));
+  // The glue's module format, whatever the consumer's package type says.
+  writeFileSync(join(dest, "package.json"), JSON.stringify({ type }) + "\n");
+}
+// Both targets compile the same module; ship it once and point the Node glue at the web copy.
+const nodeWasm = readFileSync(join(byName.node, "engram_bg.wasm"));
+const webWasm = readFileSync(join(byName.web, "engram_bg.wasm"));
+if (!nodeWasm.equals(webWasm)) throw new Error("build-pkg: node and web wasm differ; cannot share one module");
+cpSync(join(byName.web, "engram_bg.wasm"), join(out, "dist", "wasm-web", "engram_bg.wasm"));
+const nodeGlue = join(out, "dist", "wasm-node", "engram.js");
+const glueText = readFileSync(nodeGlue, "utf8");
+const wasmPathLine = "const wasmPath = `${__dirname}/engram_bg.wasm`;";
+if (!glueText.includes(wasmPathLine)) throw new Error("build-pkg: the Node glue no longer loads engram_bg.wasm the way this script expects");
+writeFileSync(nodeGlue, glueText.replace(wasmPathLine, "const wasmPath = require('path').join(__dirname, '..', 'wasm-web', 'engram_bg.wasm');"));
+
+const common = { bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logLevel: "warning", target: "es2022", legalComments: "none" };
+await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.mjs"), format: "esm", platform: "node" });
+await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node" });
+await esbuild({ ...common, entryPoints: [join(template, "src", "entry-browser.js")], outfile: join(out, "dist", "engram.browser.mjs"), format: "esm", platform: "browser" });
+
+const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
+pkg.version = version;
+writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+cpSync(join(template, "index.d.ts"), join(out, "index.d.ts"));
+if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
+console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

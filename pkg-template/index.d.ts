@@ -1,0 +1,201 @@
+// Types of engram-wasm's public API (Node and browser entries share them).
+
+/** What sort of knowledge a memory holds. */
+export type MemoryKind = "semantic" | "episodic" | "procedural";
+/** Lifecycle layer: every API write lands in `buffer`; consolidation promotes. */
+export type MemoryLayer = "buffer" | "working" | "core";
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A vector as Engram accepts it. Engram normalizes it to unit length. */
+export type Vector = Float32Array | Float64Array | number[];
+
+/** A memory as stored. Timestamps are ISO-8601 UTC strings. */
+export interface MemoryItem {
+  id: string;
+  namespace: string;
+  content: string;
+  kind: MemoryKind;
+  layer: MemoryLayer;
+  /** 0..1 */
+  importance: number;
+  tags: string[];
+  source: string | null;
+  metadata: JsonObject;
+  createdAt: string;
+  modifiedAt: string;
+  lastAccessed: string;
+  /** Times retrieved with relevance above 0.5. */
+  accessCount: number;
+  /** Times the same content was added again. */
+  repetitionCount: number;
+  /** When the remembered event happened, if given; recency counts from it. */
+  eventAt: string | null;
+  /** Raw entries this memory was authored from. */
+  derivedFrom?: string[];
+}
+
+/** `add` returns the stored memory; `deduplicated` is true when identical content already existed. */
+export interface AddResult extends MemoryItem {
+  deduplicated: boolean;
+}
+
+export interface AddInput {
+  /** 1..8192 characters, not only whitespace. */
+  content: string;
+  /** 1..64 characters of A-Z a-z 0-9 . _ / - ; defaults to "default". */
+  namespace?: string;
+  kind?: MemoryKind;
+  /** 0..1, default 0.5. */
+  importance?: number;
+  /** At most 20 tags of at most 32 characters. */
+  tags?: string[];
+  /** At most 64 characters. */
+  source?: string;
+  /** At most 16 KiB as JSON. */
+  metadata?: JsonObject;
+  /** A vector for this memory; without it, the store's embedder (if any) makes one. */
+  embedding?: Vector;
+  /** When the remembered event happened (ISO string, Date, or epoch milliseconds). */
+  eventAt?: string | number | Date;
+}
+
+export interface MemoryPatch {
+  content?: string;
+  kind?: MemoryKind;
+  importance?: number;
+  tags?: string[];
+  /** null clears it. */
+  source?: string | null;
+  metadata?: JsonObject;
+  embedding?: Vector;
+  /** null clears it. */
+  eventAt?: string | number | Date | null;
+}
+
+export interface PageOptions {
+  namespace?: string;
+  /** 1..1000, default 100. */
+  limit?: number;
+  offset?: number;
+}
+
+export interface NamespaceOptions {
+  namespace?: string;
+}
+
+export interface SearchOptions {
+  /** Searched together with "default"; defaults to "default". */
+  namespace?: string;
+  /** 1..1000, default 10. */
+  limit?: number;
+  /** Query vector: hybrid search with a query text, pure vector search with `query = null`. */
+  embedding?: Vector;
+  kinds?: MemoryKind[];
+  layers?: MemoryLayer[];
+  /** Only memories carrying all of these tags. */
+  tags?: string[];
+  /** Include each hit's score breakdown. */
+  explain?: boolean;
+  /** Do not count this search as an access of the memories returned. */
+  dryRun?: boolean;
+}
+
+export interface ScoreBreakdown {
+  /** Fused relevance 0..1. */
+  relevance: number;
+  /** BM25 relevance (about 1 when every query term is present). */
+  keyword?: number;
+  /** Cosine similarity. */
+  vector?: number;
+  importance: number;
+  reinforcement: number;
+  kindBias: number;
+  layerBias: number;
+  /** 1 now, halving every 7 days from the event date. */
+  recency: number;
+  weight: number;
+  score: number;
+}
+
+export interface SearchHit {
+  memory: MemoryItem;
+  /** 0..1, higher is better. */
+  score: number;
+  explain?: ScoreBreakdown;
+}
+
+export type HistoryEventKind = "ADD" | "UPDATE" | "DELETE" | "REINFORCE";
+
+export interface HistoryEvent {
+  memoryId: string;
+  event: HistoryEventKind;
+  at: string;
+  content: string | null;
+  previousContent: string | null;
+}
+
+export interface EngramStats {
+  memories: number;
+  namespaces: { [namespace: string]: number };
+  byKind: { [kind: string]: number };
+  byLayer: { [layer: string]: number };
+  vectors: number;
+  vectorDims: number | null;
+  keywordTerms: number;
+  historyEvents: number;
+  embedder: string | null;
+}
+
+/** A host embedder in LangChain's shape. */
+export interface HostEmbedder {
+  embedDocuments(texts: string[]): Promise<Vector[]> | Vector[];
+  embedQuery(text: string): Promise<Vector> | Vector;
+}
+
+export interface OpenOptions {
+  /** null: keyword-only. A host embedder: vectors for add and search. */
+  embedder?: HostEmbedder | null;
+  /** Seed for reproducible ids (tests). */
+  idSeed?: number;
+}
+
+export type ErrorCode =
+  | "InvalidInput"
+  | "NotFound"
+  | "Storage"
+  | "StorageFull"
+  | "Corrupt"
+  | "Embedder"
+  | "Llm"
+  | "Aborted"
+  | "Closed"
+  | "Internal";
+
+/** Every rejection from Engram. `name` and `code` are the same stable code. */
+export class EngramError extends Error {
+  readonly code: ErrorCode;
+  readonly name: ErrorCode;
+}
+
+export const ERROR_CODES: readonly ErrorCode[];
+
+/** Browser: load the wasm module now or from a custom source. Node: resolves at once. */
+export function initWasm(source?: string | URL | Response | BufferSource | WebAssembly.Module): Promise<unknown>;
+
+export class Engram {
+  private constructor();
+  static open(options?: OpenOptions): Promise<Engram>;
+  add(input: AddInput): Promise<AddResult>;
+  get(id: string): Promise<MemoryItem | null>;
+  getAll(options?: PageOptions): Promise<MemoryItem[]>;
+  update(id: string, patch: MemoryPatch): Promise<MemoryItem>;
+  delete(id: string): Promise<void>;
+  deleteAll(options?: NamespaceOptions): Promise<number>;
+  history(id: string): Promise<HistoryEvent[]>;
+  search(query: string | null, options?: SearchOptions): Promise<SearchHit[]>;
+  stats(): Promise<EngramStats>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}

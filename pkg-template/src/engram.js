@@ -1,0 +1,170 @@
+// The Engram class: the async, typed API over the wasm core. Every call runs in order on one queue,
+// so a slow host embedder can never interleave two writes, and every failure surfaces as an
+// EngramError with a stable code.
+
+import { EngramError, asEngramError, invalid } from "./errors.js";
+import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
+import { embedDocument, embedQuery, resolveEmbedder } from "./embedder.js";
+
+let loadCore = () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment"));
+
+/** Called once by each environment entry (Node, browser) with a function that yields the wasm glue. */
+export function setCoreLoader(loader) {
+  loadCore = loader;
+}
+
+const OPEN = Symbol("Engram.open");
+const OPEN_OPTIONS = new Set(["embedder", "idSeed"]);
+
+export class Engram {
+  #core;
+  #embedder;
+  #queue = Promise.resolve();
+  #closed = false;
+  #trapped = null;
+
+  constructor(token, core, embedder) {
+    if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
+    this.#core = core;
+    this.#embedder = embedder;
+  }
+
+  /**
+   * Opens a store. Without `storage` it lives in memory. `embedder: null` (or no embedder) means
+   * keyword-only search; a host embedder `{embedDocuments, embedQuery}` adds vector recall.
+   */
+  static async open(options = {}) {
+    if (!isPlainObject(options)) throw invalid("open: expected an options object");
+    for (const key of Object.keys(options)) {
+      if (!OPEN_OPTIONS.has(key)) throw invalid(`open: unknown option \`${key}\` (allowed: ${[...OPEN_OPTIONS].join(", ")})`);
+    }
+    const embedder = resolveEmbedder(options.embedder);
+    let glue;
+    try {
+      glue = await loadCore();
+    } catch (e) {
+      throw asEngramError(e);
+    }
+    const coreOptions = options.idSeed === undefined ? undefined : toJson({ idSeed: options.idSeed }, "open");
+    let core;
+    try {
+      core = new glue.EngramCore(coreOptions);
+    } catch (e) {
+      throw asEngramError(e);
+    }
+    return new Engram(OPEN, core, embedder);
+  }
+
+  #run(work) {
+    const result = this.#queue.then(async () => {
+      if (this.#closed) throw new EngramError("Closed", "this Engram has been closed");
+      if (this.#trapped) throw new EngramError("Internal", `the wasm instance stopped after an internal fault: ${this.#trapped}`);
+      try {
+        return await work(this.#core);
+      } catch (e) {
+        if (e instanceof WebAssembly.RuntimeError) this.#trapped = e.message;
+        throw asEngramError(e);
+      }
+    });
+    this.#queue = result.catch(() => {});
+    return result;
+  }
+
+  /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
+  add(input) {
+    return this.#run(async (core) => {
+      const { json, vector } = splitEmbedding(input, "add");
+      let v = vector;
+      if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
+        v = await embedDocument(this.#embedder, input.content);
+      }
+      return JSON.parse(core.add(json, v));
+    });
+  }
+
+  /** The memory with this id, or null. */
+  get(id) {
+    return this.#run(async (core) => {
+      const found = core.get(requireString(id, "get: id"));
+      return found === undefined ? null : JSON.parse(found);
+    });
+  }
+
+  /** Memories of one namespace, newest first (`limit` defaults to 100). */
+  getAll(options) {
+    return this.#run(async (core) => JSON.parse(core.getAll(optionsJson(options, "getAll"))));
+  }
+
+  /** Changes fields of a memory; a new `content` is re-indexed (and re-embedded with an embedder). */
+  update(id, patch) {
+    return this.#run(async (core) => {
+      requireString(id, "update: id");
+      const { json, vector } = splitEmbedding(patch, "update");
+      let v = vector;
+      if (!v && this.#embedder && typeof patch.content === "string" && patch.content.trim() !== "") {
+        v = await embedDocument(this.#embedder, patch.content);
+      }
+      return JSON.parse(core.update(id, json, v));
+    });
+  }
+
+  /** Deletes one memory; rejects with NotFound if there is none with this id. */
+  delete(id) {
+    return this.#run(async (core) => {
+      core.delete(requireString(id, "delete: id"));
+    });
+  }
+
+  /** Deletes every memory of a namespace (`default` when omitted); resolves to how many. */
+  deleteAll(options) {
+    return this.#run(async (core) => core.deleteAll(optionsJson(options, "deleteAll")));
+  }
+
+  /** ADD / UPDATE / DELETE / REINFORCE events of a memory, oldest first. */
+  history(id) {
+    return this.#run(async (core) => JSON.parse(core.history(requireString(id, "history: id"))));
+  }
+
+  /**
+   * Hybrid search in a namespace plus `default`, best first. `query` may be null for a pure vector
+   * search with `options.embedding`.
+   */
+  search(query, options) {
+    return this.#run(async (core) => {
+      if (query !== null && query !== undefined) requireString(query, "search: query");
+      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("search: expected an options object");
+      const { embedding, ...rest } = options ?? {};
+      let v = embedding === undefined || embedding === null ? undefined : toVector(embedding, "search: embedding");
+      if (!v && this.#embedder && typeof query === "string" && query.trim() !== "") {
+        v = await embedQuery(this.#embedder, query);
+      }
+      return JSON.parse(core.search(query ?? undefined, toJson(rest, "search"), v));
+    });
+  }
+
+  /** Counts by namespace, kind and layer; index sizes. */
+  stats() {
+    return this.#run(async (core) => JSON.parse(core.stats()));
+  }
+
+  /** Forgets everything in this store. */
+  reset() {
+    return this.#run(async (core) => {
+      core.reset();
+    });
+  }
+
+  /** Releases the wasm memory; later calls reject with `Closed`. Closing twice is harmless. */
+  close() {
+    const done = this.#queue.then(() => {
+      if (this.#closed) return;
+      this.#closed = true;
+      this.#core.free();
+    });
+    this.#queue = done.catch(() => {});
+    return done;
+  }
+}
+
+export { EngramError };
+export { ERROR_CODES } from "./errors.js";

@@ -1,0 +1,29 @@
+// Typed errors: every rejection from Engram is an EngramError whose `name` and `code` are one of the
+// stable codes below, whether it was raised in the wasm core or by the facade's own checks.
+
+export const ERROR_CODES = Object.freeze([
+  "InvalidInput", "NotFound", "Storage", "StorageFull", "Corrupt", "Embedder", "Llm", "Aborted", "Closed", "Internal",
+]);
+const KNOWN = new Set(ERROR_CODES);
+
+export class EngramError extends Error {
+  constructor(code, message, options) {
+    super(message, options);
+    this.name = code;
+    this.code = code;
+  }
+}
+
+export function invalid(message) {
+  return new EngramError("InvalidInput", message);
+}
+
+/** Converts anything thrown by the core or a host callback into an EngramError. */
+export function asEngramError(e, fallbackCode = "Internal") {
+  if (e instanceof EngramError) return e;
+  if (e && typeof e === "object" && typeof e.code === "string" && KNOWN.has(e.code)) {
+    return new EngramError(e.code, String(e.message));
+  }
+  const message = e instanceof Error ? e.message : String(e);
+  return new EngramError(fallbackCode, message, { cause: e });
+}

@@ -1,0 +1,63 @@
+// Converting caller values to what the wasm core accepts. The core re-validates everything; these
+// checks exist because JSON would silently turn NaN into null and drop functions, so bad input is
+// caught here with a precise message instead of being reshaped.
+
+import { invalid } from "./errors.js";
+
+export function isPlainObject(v) {
+  if (v === null || typeof v !== "object" || Array.isArray(v) || ArrayBuffer.isView(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return proto === Object.prototype || proto === null;
+}
+
+/** JSON text for `value`; throws InvalidInput for non-finite numbers, bigints, functions, symbols, cycles. */
+export function toJson(value, what) {
+  let text;
+  try {
+    text = JSON.stringify(value, (key, v) => {
+      if (typeof v === "number" && !Number.isFinite(v)) throw invalid(`${what}: \`${key}\` must be a finite number, got ${v}`);
+      if (typeof v === "bigint") throw invalid(`${what}: \`${key}\` is a bigint; pass a number`);
+      if (typeof v === "function" || typeof v === "symbol") throw invalid(`${what}: \`${key}\` is a ${typeof v}; pass data`);
+      return v;
+    });
+  } catch (e) {
+    if (e && e.code === "InvalidInput") throw e;
+    throw invalid(`${what}: cannot be serialized (${e && e.message})`);
+  }
+  return text;
+}
+
+/** An options object (or undefined) as JSON, or undefined. */
+export function optionsJson(options, what) {
+  if (options === undefined || options === null) return undefined;
+  if (!isPlainObject(options)) throw invalid(`${what}: expected an options object`);
+  return toJson(options, what);
+}
+
+/** A vector from Float32Array, Float64Array or number[]; every entry must be a finite number. */
+export function toVector(v, what) {
+  if (v instanceof Float32Array) return v;
+  if (v instanceof Float64Array || Array.isArray(v)) {
+    const out = new Float32Array(v.length);
+    for (let i = 0; i < v.length; i++) {
+      const x = v[i];
+      if (typeof x !== "number" || !Number.isFinite(x)) throw invalid(`${what}: entry ${i} is not a finite number`);
+      out[i] = x;
+    }
+    return out;
+  }
+  throw invalid(`${what}: expected a Float32Array or an array of numbers`);
+}
+
+export function requireString(v, what) {
+  if (typeof v !== "string") throw invalid(`${what}: expected a string, got ${v === null ? "null" : typeof v}`);
+  return v;
+}
+
+/** Splits `embedding` out of an input object so it crosses as a Float32Array, not JSON. */
+export function splitEmbedding(input, what) {
+  if (!isPlainObject(input)) throw invalid(`${what}: expected an object`);
+  const { embedding, ...rest } = input;
+  const vector = embedding === undefined || embedding === null ? undefined : toVector(embedding, `${what}: embedding`);
+  return { json: toJson(rest, what), vector };
+}
