@@ -34,6 +34,59 @@ export interface MemoryItem {
   eventAt: string | null;
   /** Raw entries this memory was authored from. */
   derivedFrom?: string[];
+  /** Memories this one was closest to when written (cosine ≥ 0.5, at most 3). */
+  links?: string[];
+}
+
+/** A conversation turn kept verbatim. */
+export interface RawEntry {
+  /** `<sessionId>#<turnIndex>` */
+  id: string;
+  namespace: string;
+  sessionId: string;
+  turnIndex: number;
+  role: string;
+  speaker: string | null;
+  /** The caller's own id for the turn. */
+  turnId: string | null;
+  content: string;
+  /** The session's date, if given. */
+  date: string | null;
+  createdAt: string;
+}
+
+export interface TurnInput {
+  /** "user", "assistant", … (1..32 characters). */
+  role: string;
+  /** 1..65536 characters. */
+  content: string;
+  speaker?: string;
+  id?: string;
+  embedding?: Vector;
+}
+
+export interface SessionInput {
+  /** 1..128 characters; a session belongs to one namespace. */
+  id: string;
+  namespace?: string;
+  /** When the conversation happened; recency counts from it. */
+  date?: string | number | Date;
+  /** 1..10000 turns. */
+  turns: TurnInput[];
+}
+
+export interface IngestResult {
+  sessionId: string;
+  added: number;
+  replaced: number;
+  unchanged: number;
+  entryIds: string[];
+}
+
+export interface DeletedSession {
+  entries: number;
+  /** Memories derived only from this session, deleted with it. */
+  memories: number;
 }
 
 /** `add` returns the stored memory; `deduplicated` is true when identical content already existed. */
@@ -59,6 +112,8 @@ export interface AddInput {
   embedding?: Vector;
   /** When the remembered event happened (ISO string, Date, or epoch milliseconds). */
   eventAt?: string | number | Date;
+  /** Raw entry ids (from `ingest`) this memory was authored from. */
+  derivedFrom?: string[];
 }
 
 export interface MemoryPatch {
@@ -100,6 +155,12 @@ export interface SearchOptions {
   explain?: boolean;
   /** Do not count this search as an access of the memories returned. */
   dryRun?: boolean;
+  /** Authored memories, raw turns, or both (default). */
+  scope?: "memories" | "raw" | "all";
+  /** Append up to this many neighbouring turns (0..8) on each side of a raw hit. */
+  neighbors?: number;
+  /** Append memories linked to memory hits. */
+  expandLinks?: boolean;
 }
 
 export interface ScoreBreakdown {
@@ -119,12 +180,25 @@ export interface ScoreBreakdown {
   score: number;
 }
 
-export interface SearchHit {
-  memory: MemoryItem;
+interface HitBase {
   /** 0..1, higher is better. */
   score: number;
   explain?: ScoreBreakdown;
+  /** Present on expansions: the id of the hit that pulled this one in. */
+  expandedFrom?: string;
 }
+
+export interface MemoryHit extends HitBase {
+  type: "memory";
+  memory: MemoryItem;
+}
+
+export interface RawHit extends HitBase {
+  type: "raw";
+  raw: RawEntry;
+}
+
+export type SearchHit = MemoryHit | RawHit;
 
 export type HistoryEventKind = "ADD" | "UPDATE" | "DELETE" | "REINFORCE";
 
@@ -134,6 +208,25 @@ export interface HistoryEvent {
   at: string;
   content: string | null;
   previousContent: string | null;
+}
+
+export interface ContextOptions {
+  namespace?: string;
+  /** 1..200000, default 1000. */
+  maxTokens?: number;
+}
+
+/** A context block for a prompt. */
+export interface MemoryContext {
+  /** `<memory>…</memory>` with sections; each entry escaped inside `<entry>`. Empty when nothing fits. */
+  text: string;
+  /** Ids of the memories and raw entries included, in order. */
+  ids: string[];
+  /** Estimated tokens of `text`; never above `maxTokens`. */
+  tokens: number;
+  maxTokens: number;
+  /** The estimate used: "ceil(ascii_chars / 4) + non_ascii_chars". */
+  tokenEstimate: string;
 }
 
 export interface EngramStats {
@@ -146,6 +239,11 @@ export interface EngramStats {
   keywordTerms: number;
   historyEvents: number;
   embedder: string | null;
+  sessions: number;
+  rawEntries: number;
+  rawVectors: number;
+  /** Size of the wasm module's linear memory (shared by all stores of one module instance). */
+  wasmMemoryBytes: number;
 }
 
 /** A host embedder in LangChain's shape. */
@@ -194,7 +292,15 @@ export class Engram {
   delete(id: string): Promise<void>;
   deleteAll(options?: NamespaceOptions): Promise<number>;
   history(id: string): Promise<HistoryEvent[]>;
+  search(query: string | null, options: SearchOptions & { scope: "memories" }): Promise<MemoryHit[]>;
+  search(query: string | null, options: SearchOptions & { scope: "raw" }): Promise<RawHit[]>;
   search(query: string | null, options?: SearchOptions): Promise<SearchHit[]>;
+  recallContext(query: string, options?: ContextOptions): Promise<MemoryContext>;
+  resume(options?: ContextOptions): Promise<MemoryContext>;
+  ingest(session: SessionInput): Promise<IngestResult>;
+  session(id: string): Promise<RawEntry[]>;
+  sessions(options?: NamespaceOptions): Promise<string[]>;
+  deleteSession(id: string): Promise<DeletedSession>;
   stats(): Promise<EngramStats>;
   reset(): Promise<void>;
   close(): Promise<void>;

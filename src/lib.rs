@@ -20,7 +20,7 @@ pub mod embed;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use engine::{Added, EngineOptions, Engram, Hit, MemoryPatch, NewMemory, Stats};
+pub use engine::{Added, DeletedSession, EngineOptions, Engram, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, Stats, TurnInput};
 pub use error::{Error, ErrorCode, Result};
-pub use model::{Kind, Layer, Memory};
-pub use recall::SearchRequest;
+pub use model::{Kind, Layer, Memory, RawEntry};
+pub use recall::{Scope, SearchRequest};

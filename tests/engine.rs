@@ -24,7 +24,7 @@ fn add_in(e: &mut Engram, ns: &str, content: &str) -> String {
 
 fn search(e: &mut Engram, q: &str, ns: Option<&str>) -> Vec<String> {
     let req = SearchRequest { query: Some(q.into()), namespace: ns.map(Into::into), limit: Some(20), dry_run: true, ..Default::default() };
-    e.search(&req).unwrap().into_iter().map(|h| h.memory.content).collect()
+    e.search(&req).unwrap().into_iter().map(|h| h.content().to_string()).collect()
 }
 
 fn snapshot(e: &Engram) -> String {
@@ -228,11 +228,11 @@ fn hybrid_search_fuses_vectors_and_keywords() {
     e.add(mk("stock markets fell today", [0.0, 0.0, 1.0])).unwrap();
     // Pure vector search.
     let v = SearchRequest { embedding: Some(vec![1.0, 0.05, 0.0]), dry_run: true, ..Default::default() };
-    let got: Vec<String> = e.search(&v).unwrap().into_iter().map(|h| h.memory.content).collect();
+    let got: Vec<String> = e.search(&v).unwrap().into_iter().map(|h| h.content().to_string()).collect();
     assert_eq!(got[..2], ["cats are small felines", "kittens purr when happy"]);
     // Hybrid: the keyword "purr" lifts the kitten memory above the closer vector.
     let h = SearchRequest { query: Some("purr".into()), ..v.clone() };
-    assert_eq!(e.search(&h).unwrap()[0].memory.content, "kittens purr when happy");
+    assert_eq!(e.search(&h).unwrap()[0].content(), "kittens purr when happy");
     // Wrong dimension is a typed error.
     let bad = SearchRequest { embedding: Some(vec![1.0, 0.0]), ..Default::default() };
     assert_eq!(e.search(&bad).unwrap_err().code, ErrorCode::InvalidInput);

@@ -21,14 +21,18 @@ async function guard(call, what) {
   }
 }
 
-export async function embedDocument(embedder, text) {
-  const out = await guard(() => embedder.embedDocuments([text]), "embedDocuments");
-  if (!Array.isArray(out) || out.length !== 1) throw new EngramError("Embedder", "embedDocuments must return one vector per text");
+export async function embedDocuments(embedder, texts) {
+  const out = await guard(() => embedder.embedDocuments(texts), "embedDocuments");
+  if (!Array.isArray(out) || out.length !== texts.length) throw new EngramError("Embedder", "embedDocuments must return one vector per text");
   try {
-    return toVector(out[0], "embedDocuments result");
+    return out.map((v) => toVector(v, "embedDocuments result"));
   } catch (e) {
     throw new EngramError("Embedder", e.message);
   }
+}
+
+export async function embedDocument(embedder, text) {
+  return (await embedDocuments(embedder, [text]))[0];
 }
 
 export async function embedQuery(embedder, text) {

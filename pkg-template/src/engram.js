@@ -4,7 +4,7 @@
 
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
-import { embedDocument, embedQuery, resolveEmbedder } from "./embedder.js";
+import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 
 let loadCore = () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment"));
 
@@ -140,6 +140,51 @@ export class Engram {
       }
       return JSON.parse(core.search(query ?? undefined, toJson(rest, "search"), v));
     });
+  }
+
+  /**
+   * Keeps a conversation session verbatim: `{id, namespace?, date?, turns: [{role, content, speaker?, id?}]}`.
+   * Each turn becomes a raw entry `<session id>#<turn index>`; re-ingesting is idempotent per turn.
+   */
+  ingest(session) {
+    return this.#run(async (core) => {
+      if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
+      let turns = session.turns;
+      if (this.#embedder && Array.isArray(turns) && turns.every((t) => isPlainObject(t) && typeof t.content === "string" && t.embedding === undefined)) {
+        const texts = turns.map((t) => (typeof t.speaker === "string" ? `${t.speaker}: ${t.content}` : t.content));
+        const vectors = await embedDocuments(this.#embedder, texts);
+        turns = turns.map((t, i) => ({ ...t, embedding: Array.from(vectors[i]) }));
+      }
+      return JSON.parse(core.ingest(toJson({ ...session, turns }, "ingest")));
+    });
+  }
+
+  /** The turns of a session, in order (NotFound if there is no such session). */
+  session(id) {
+    return this.#run(async (core) => JSON.parse(core.session(requireString(id, "session: id"))));
+  }
+
+  /** Session ids of a namespace. */
+  sessions(options) {
+    return this.#run(async (core) => JSON.parse(core.sessions(optionsJson(options, "sessions"))));
+  }
+
+  /** Deletes a session's raw entries and the memories derived only from them. */
+  deleteSession(id) {
+    return this.#run(async (core) => JSON.parse(core.deleteSession(requireString(id, "deleteSession: id"))));
+  }
+
+  /**
+   * The block to prepend to a prompt for `query`: relevant memories and turns by section, each
+   * escaped and delimited as data, never over `maxTokens` (default 1000).
+   */
+  recallContext(query, options) {
+    return this.#run(async (core) => JSON.parse(core.recallContext(requireString(query, "recallContext: query"), optionsJson(options, "recallContext"))));
+  }
+
+  /** Session-start context: core memories, then recent ones, within `maxTokens` (default 1000). */
+  resume(options) {
+    return this.#run(async (core) => JSON.parse(core.resume(optionsJson(options, "resume"))));
   }
 
   /** Counts by namespace, kind and layer; index sizes. */

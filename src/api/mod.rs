@@ -7,11 +7,11 @@ use serde_json::{json, Map, Value};
 
 pub use fields::Fields;
 
-use crate::engine::{Added, Hit, MemoryPatch, NewMemory};
+use crate::engine::{Added, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};
 use crate::model::time::to_iso;
-use crate::model::{Kind, Layer, Memory};
-use crate::recall::SearchRequest;
+use crate::model::{Kind, Layer, Memory, RawEntry};
+use crate::recall::{Scope, SearchRequest};
 use crate::store::HistoryEvent;
 
 fn kind(f: &Fields, key: &str) -> Result<Option<Kind>> {
@@ -27,7 +27,7 @@ fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names
         .collect()
 }
 
-pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"];
+pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"];
 
 /// `add({content, namespace?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`.
 pub fn parse_add(v: &Value) -> Result<NewMemory> {
@@ -42,6 +42,7 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
         metadata: f.object("metadata")?,
         embedding: f.f32_list("embedding")?,
         event_at: f.date("eventAt")?,
+        derived_from: f.str_list("derivedFrom")?.unwrap_or_default(),
     })
 }
 
@@ -66,7 +67,7 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
     })
 }
 
-pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun"];
+pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks"];
 
 /// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?})`.
 pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<SearchRequest> {
@@ -80,6 +81,11 @@ pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<Sear
         req.tags = f.str_list("tags")?.unwrap_or_default();
         req.explain = f.bool("explain")?.unwrap_or(false);
         req.dry_run = f.bool("dryRun")?.unwrap_or(false);
+        if let Some(sc) = f.str("scope")? {
+            req.scope = Scope::parse(sc).ok_or_else(|| Error::invalid(format!("`scope` must be memories, raw or all; got `{}`", crate::model::time::truncate(sc, 40))))?;
+        }
+        req.neighbors = u32::try_from(f.usize("neighbors")?.unwrap_or(0)).unwrap_or(u32::MAX);
+        req.expand_links = f.bool("expandLinks")?.unwrap_or(false);
     }
     Ok(req)
 }
@@ -122,7 +128,56 @@ pub fn memory_view(m: &Memory) -> Value {
     if !m.derived_from.is_empty() {
         v["derivedFrom"] = json!(m.derived_from);
     }
+    if !m.links.is_empty() {
+        v["links"] = json!(m.links);
+    }
     v
+}
+
+/// A raw entry (verbatim turn) as callers see it.
+pub fn raw_view(e: &RawEntry) -> Value {
+    json!({
+        "id": e.id,
+        "namespace": e.namespace,
+        "sessionId": e.session_id,
+        "turnIndex": e.turn_index,
+        "role": e.role,
+        "speaker": e.speaker,
+        "turnId": e.turn_id,
+        "content": e.content,
+        "date": e.date.map(to_iso),
+        "createdAt": to_iso(e.created_at),
+    })
+}
+
+pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns"];
+pub const TURN_FIELDS: &[&str] = &["role", "content", "speaker", "id", "embedding"];
+
+/// `ingest({id, namespace?, date?, turns: [{role, content, speaker?, id?, embedding?}]})`.
+pub fn parse_session(v: &Value) -> Result<SessionInput> {
+    let f = Fields::of(Some(v), "ingest", SESSION_FIELDS)?.ok_or_else(|| Error::invalid("ingest: expected a session object"))?;
+    let turns = match v.get("turns") {
+        Some(Value::Array(items)) => items
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let tf = Fields::of(Some(t), "ingest turn", TURN_FIELDS)?.ok_or_else(|| Error::invalid(format!("ingest: turn {i} is null")))?;
+                Ok(TurnInput {
+                    role: tf.required_str("role")?.to_string(),
+                    content: tf.required_str("content")?.to_string(),
+                    speaker: tf.str("speaker")?.map(str::to_string),
+                    id: tf.str("id")?.map(str::to_string),
+                    embedding: tf.f32_list("embedding")?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?,
+        _ => return Err(Error::invalid("ingest: `turns` must be an array of {role, content}")),
+    };
+    Ok(SessionInput { id: f.required_str("id")?.to_string(), namespace: f.str("namespace")?.map(str::to_string), date: f.date("date")?, turns })
+}
+
+pub fn ingested_view(r: &Ingested) -> Value {
+    serde_json::to_value(r).unwrap_or(Value::Null)
 }
 
 pub fn added_view(a: &Added) -> Value {
@@ -131,10 +186,18 @@ pub fn added_view(a: &Added) -> Value {
     v
 }
 
+/// `{type: "memory", memory, score}` or `{type: "raw", raw, score}`, plus `explain` and
+/// `expandedFrom` when present.
 pub fn hit_view(h: &Hit) -> Value {
-    let mut v = json!({ "memory": memory_view(&h.memory), "score": h.score });
+    let mut v = match &h.target {
+        HitTarget::Memory(m) => json!({ "type": "memory", "memory": memory_view(m), "score": h.score }),
+        HitTarget::Raw(r) => json!({ "type": "raw", "raw": raw_view(r), "score": h.score }),
+    };
     if let Some(e) = &h.explain {
         v["explain"] = serde_json::to_value(e).unwrap_or(Value::Null);
+    }
+    if let Some(from) = &h.expanded_from {
+        v["expandedFrom"] = json!(from);
     }
     v
 }
@@ -147,4 +210,18 @@ pub fn history_view(e: &HistoryEvent) -> Value {
     v.insert("content".into(), json!(e.content));
     v.insert("previousContent".into(), json!(e.previous_content));
     Value::Object(v)
+}
+
+/// `{maxTokens, namespace?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000.
+pub fn parse_budget(v: Option<&Value>, what: &'static str) -> Result<(Option<String>, usize)> {
+    match Fields::of(v, what, &["namespace", "maxTokens"])? {
+        None => Ok((None, 1000)),
+        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.usize("maxTokens")?.unwrap_or(1000))),
+    }
+}
+
+pub fn context_view(c: &crate::recall::context::Context) -> Value {
+    let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
+    v["tokenEstimate"] = json!("ceil(ascii_chars / 4) + non_ascii_chars");
+    v
 }

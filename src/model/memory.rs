@@ -88,6 +88,9 @@ pub struct Memory {
     /// Raw entries (verbatim conversation turns) this memory was authored from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived_from: Vec<String>,
+    /// Ids of the memories this one was closest to when it was written (cosine ≥ 0.5, at most 3).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub links: Vec<String>,
 }
 
 impl Memory {

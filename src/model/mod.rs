@@ -2,7 +2,9 @@
 
 pub mod ids;
 mod memory;
+mod raw;
 pub mod time;
 pub mod validate;
 
 pub use memory::{Kind, Layer, Memory};
+pub use raw::{speaker_text, RawEntry};

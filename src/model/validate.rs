@@ -11,6 +11,14 @@ pub const NAMESPACE_MAX_CHARS: usize = 64;
 pub const METADATA_MAX_BYTES: usize = 16 * 1024;
 pub const DEFAULT_NAMESPACE: &str = "default";
 pub const SEARCH_LIMIT_MAX: usize = 1000;
+/// Verbatim turns may be longer than a memory: assistants write long answers.
+pub const RAW_CONTENT_MAX_CHARS: usize = 65_536;
+pub const SESSION_ID_MAX_CHARS: usize = 128;
+pub const SESSION_TURNS_MAX: usize = 10_000;
+pub const ROLE_MAX_CHARS: usize = 32;
+pub const SPEAKER_MAX_CHARS: usize = 64;
+pub const TURN_ID_MAX_CHARS: usize = 128;
+pub const DERIVED_FROM_MAX: usize = 64;
 
 pub fn content(text: &str) -> Result<()> {
     let n = text.chars().count();
@@ -102,6 +110,29 @@ pub fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
 pub fn limit(n: usize, what: &str) -> Result<()> {
     if n == 0 || n > SEARCH_LIMIT_MAX {
         return Err(Error::invalid(format!("{what} must be 1..{SEARCH_LIMIT_MAX}, got {n}")));
+    }
+    Ok(())
+}
+
+/// A bounded, non-empty identifier-like string (session ids, roles, speakers, turn ids).
+pub fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
+    let n = value.chars().count();
+    if value.trim().is_empty() || n > max_chars {
+        return Err(Error::invalid(format!("{what} must be 1..{max_chars} characters and not only whitespace, got {n}")));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(Error::invalid(format!("{what} must not contain control characters")));
+    }
+    Ok(())
+}
+
+pub fn raw_content(text: &str) -> Result<()> {
+    let n = text.chars().count();
+    if text.trim().is_empty() {
+        return Err(Error::invalid("turn content must contain at least one non-whitespace character"));
+    }
+    if n > RAW_CONTENT_MAX_CHARS {
+        return Err(Error::invalid(format!("turn content is {n} characters; the limit is {RAW_CONTENT_MAX_CHARS}")));
     }
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! The read side: candidates from every index, fused into one relevance, scored and ranked.
 
+pub mod context;
 pub mod fusion;
 pub mod score;
 
@@ -26,7 +27,44 @@ pub struct SearchRequest {
     pub explain: bool,
     /// Do not touch (access count, last accessed) the memories returned.
     pub dry_run: bool,
+    /// Which records to search: authored memories, raw turns, or both.
+    pub scope: Scope,
+    /// Also return up to this many neighbouring turns on each side of a raw hit.
+    pub neighbors: u32,
+    /// Also return memories linked to a memory hit.
+    pub expand_links: bool,
 }
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Scope {
+    Memories,
+    Raw,
+    #[default]
+    All,
+}
+
+impl Scope {
+    pub fn parse(s: &str) -> Option<Scope> {
+        match s {
+            "memories" => Some(Scope::Memories),
+            "raw" => Some(Scope::Raw),
+            "all" => Some(Scope::All),
+            _ => None,
+        }
+    }
+    pub fn memories(self) -> bool {
+        matches!(self, Scope::Memories | Scope::All)
+    }
+    pub fn raw(self) -> bool {
+        matches!(self, Scope::Raw | Scope::All)
+    }
+}
+
+/// Score of an expanded neighbour relative to the hit that pulled it in, per step of distance.
+pub const EXPANSION_DECAY: f64 = 0.5;
+/// Links are made to at most this many earlier memories, each at least this similar.
+pub const LINKS_MAX: usize = 3;
+pub const LINK_MIN_COSINE: f32 = 0.5;
 
 /// Relevance above which a retrieved memory counts as used (its access count goes up).
 pub const TOUCH_RELEVANCE: f64 = 0.5;

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::model::{time::Millis, Kind, Layer, Memory};
+use crate::model::{time::Millis, Kind, Layer, Memory, RawEntry};
 
 pub const RECENCY_HALF_LIFE_MS: f64 = 7.0 * 86_400_000.0;
 /// One repetition (the same thing said again) is worth 2.5 retrievals.
@@ -64,19 +64,36 @@ pub fn recency(event_at: Millis, now: Millis) -> f64 {
 }
 
 pub fn score(m: &Memory, relevance: f64, keyword: Option<f64>, vector: Option<f64>, now: Millis) -> ScoreBreakdown {
-    let reinforcement = reinforcement_bonus(m);
-    let (kb, lb) = (kind_bias(m.kind), layer_bias(m.layer));
-    let weight = m.importance + reinforcement + kb + lb;
-    let recency = recency(m.event_time(), now);
+    let prior = Prior { importance: m.importance, reinforcement: reinforcement_bonus(m), kind_bias: kind_bias(m.kind), layer_bias: layer_bias(m.layer) };
+    combine(prior, relevance, keyword, vector, m.event_time(), now)
+}
+
+/// A verbatim turn has no importance or lifecycle of its own: it is scored as a fresh, untouched
+/// semantic memory of default importance, so raw and authored hits share one scale.
+pub fn score_raw(e: &RawEntry, relevance: f64, keyword: Option<f64>, vector: Option<f64>, now: Millis) -> ScoreBreakdown {
+    let prior = Prior { importance: 0.5, reinforcement: 0.0, kind_bias: 0.0, layer_bias: 0.0 };
+    combine(prior, relevance, keyword, vector, e.event_time(), now)
+}
+
+struct Prior {
+    importance: f64,
+    reinforcement: f64,
+    kind_bias: f64,
+    layer_bias: f64,
+}
+
+fn combine(p: Prior, relevance: f64, keyword: Option<f64>, vector: Option<f64>, event_at: Millis, now: Millis) -> ScoreBreakdown {
+    let weight = p.importance + p.reinforcement + p.kind_bias + p.layer_bias;
+    let recency = recency(event_at, now);
     let raw = relevance * (1.0 + 0.4 * weight + 0.2 * recency);
     ScoreBreakdown {
         relevance,
         keyword,
         vector,
-        importance: m.importance,
-        reinforcement,
-        kind_bias: kb,
-        layer_bias: lb,
+        importance: p.importance,
+        reinforcement: p.reinforcement,
+        kind_bias: p.kind_bias,
+        layer_bias: p.layer_bias,
         recency,
         weight,
         score: raw.max(0.0).tanh(),

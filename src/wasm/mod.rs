@@ -106,8 +106,50 @@ impl EngramCore {
         Ok(to_json(&Value::Array(hits.iter().map(api::hit_view).collect())))
     }
 
+    /// Keeps a session verbatim; returns what was added / replaced / unchanged.
+    pub fn ingest(&mut self, session: &str) -> std::result::Result<String, JsValue> {
+        let input = api::parse_session(&parse(session, "ingest").map_err(to_js)?).map_err(to_js)?;
+        self.engine.ingest(input).map(|r| to_json(&api::ingested_view(&r))).map_err(to_js)
+    }
+
+    /// The turns of a session, in order.
+    pub fn session(&self, id: &str) -> std::result::Result<String, JsValue> {
+        let entries = self.engine.session(id).map_err(to_js)?;
+        Ok(to_json(&Value::Array(entries.iter().map(api::raw_view).collect())))
+    }
+
+    pub fn sessions(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "sessions options").map_err(to_js)?;
+        let ns = api::parse_namespace_only(opts.as_ref(), "sessions options").map_err(to_js)?;
+        self.engine.sessions(ns.as_deref()).map(|v| to_json(&serde_json::json!(v))).map_err(to_js)
+    }
+
+    #[wasm_bindgen(js_name = deleteSession)]
+    pub fn delete_session(&mut self, id: &str) -> std::result::Result<String, JsValue> {
+        self.engine.delete_session(id).map(|r| to_json(&serde_json::to_value(r).unwrap_or(Value::Null))).map_err(to_js)
+    }
+
+    /// `options`: JSON `{maxTokens, namespace?}`.
+    #[wasm_bindgen(js_name = recallContext)]
+    pub fn recall_context(&mut self, query: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "recallContext options").map_err(to_js)?;
+        let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "recallContext options").map_err(to_js)?;
+        self.engine.recall_context(query, ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+    }
+
+    /// `options`: JSON `{maxTokens, namespace?}`.
+    pub fn resume(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "resume options").map_err(to_js)?;
+        let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "resume options").map_err(to_js)?;
+        self.engine.resume(ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+    }
+
+    /// Engine stats plus the size of this wasm instance's linear memory (shared by every store
+    /// opened from the same module).
     pub fn stats(&self) -> String {
-        serde_json::to_string(&self.engine.stats()).unwrap_or_else(|_| "{}".into())
+        let mut v = serde_json::to_value(self.engine.stats()).unwrap_or(Value::Null);
+        v["wasmMemoryBytes"] = Value::from(core::arch::wasm32::memory_size(0) as u64 * 65_536);
+        to_json(&v)
     }
 
     pub fn reset(&mut self) {

@@ -2,18 +2,25 @@
 //! (validation before any change, dedup within a namespace, every write into the buffer layer,
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
-use std::collections::BTreeMap;
+mod context;
+mod raw;
+mod search;
+
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
+pub use search::{Hit, HitTarget};
+
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
-use crate::index::{DocId, KeywordIndex, KeywordQuery, VectorIndex};
+use crate::index::{DocId, KeywordIndex, VectorIndex};
 use crate::model::ids::IdSource;
 use crate::model::time::Millis;
 use crate::model::{validate, Kind, Layer, Memory};
-use crate::recall::{fusion, score, ScoreBreakdown, SearchRequest, DEFAULT_LIMIT, TOUCH_RELEVANCE};
-use crate::store::{EventKind, HistoryEvent, HistoryLog, MemoryTable};
+use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
+use crate::store::{EventKind, HistoryEvent, HistoryLog, MemoryTable, RawTable};
 
 /// What `add` takes. Only `content` is required.
 #[derive(Clone, Debug, Default)]
@@ -29,6 +36,8 @@ pub struct NewMemory {
     pub embedding: Option<Vec<f32>>,
     /// When the remembered thing happened, if not now.
     pub event_at: Option<Millis>,
+    /// Raw entry ids (`<session>#<turn>`) this memory was authored from; each must exist.
+    pub derived_from: Vec<String>,
 }
 
 /// What `update` changes; `None` leaves a field as it is. The layer is not here: only the lifecycle
@@ -53,14 +62,6 @@ pub struct Added {
     pub deduplicated: bool,
 }
 
-/// A search result.
-#[derive(Clone, Debug)]
-pub struct Hit {
-    pub memory: Memory,
-    pub score: f64,
-    pub explain: Option<ScoreBreakdown>,
-}
-
 /// Counts that describe a store.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -74,6 +75,9 @@ pub struct Stats {
     pub keyword_terms: usize,
     pub history_events: usize,
     pub embedder: Option<String>,
+    pub sessions: usize,
+    pub raw_entries: usize,
+    pub raw_vectors: usize,
 }
 
 /// Options for `Engram::new`.
@@ -93,6 +97,11 @@ pub struct Engram {
     keyword: KeywordIndex,
     vectors: VectorIndex,
     history: HistoryLog,
+    raw: RawTable,
+    raw_keyword: KeywordIndex,
+    raw_vectors: VectorIndex,
+    /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
+    linked_from: HashMap<String, Vec<String>>,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -111,6 +120,10 @@ impl Engram {
             keyword: KeywordIndex::new(),
             vectors: VectorIndex::new(),
             history: HistoryLog::default(),
+            raw: RawTable::default(),
+            raw_keyword: KeywordIndex::new(),
+            raw_vectors: VectorIndex::new(),
+            linked_from: HashMap::new(),
         }
     }
 
@@ -157,6 +170,7 @@ impl Engram {
         validate::importance(importance)?;
         let metadata = input.metadata.unwrap_or_default();
         validate::metadata(&metadata)?;
+        let derived_from = self.check_derived_from(&input.derived_from)?;
         let now = self.now();
 
         if let Some(slot) = self.table.find_duplicate(&namespace, &input.content) {
@@ -179,6 +193,7 @@ impl Engram {
 
         let vector = self.vector_for(input.embedding.as_deref(), &input.content)?;
         let id = self.ids.next_uuid()?;
+        let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
         let memory = Memory {
             id: id.clone(),
             namespace,
@@ -195,8 +210,12 @@ impl Engram {
             access_count: 0,
             repetition_count: 0,
             event_at: input.event_at,
-            derived_from: Vec::new(),
+            derived_from,
+            links,
         };
+        for target in &memory.links {
+            self.linked_from.entry(target.clone()).or_default().push(memory.id.clone());
+        }
         self.history.append(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None });
         let slot = self.table.insert(memory.clone());
         self.index(slot);
@@ -294,6 +313,11 @@ impl Engram {
         if let Some(m) = self.table.remove(slot) {
             self.keyword.remove(slot);
             self.vectors.remove(slot);
+            for target in &m.links {
+                if let Some(from) = self.linked_from.get_mut(target) {
+                    from.retain(|x| *x != m.id);
+                }
+            }
             self.history.append(HistoryEvent { memory_id: m.id, event: EventKind::Delete, at: now, content: None, previous_content: Some(m.content) });
         }
     }
@@ -330,6 +354,10 @@ impl Engram {
         self.keyword.clear();
         self.vectors.clear();
         self.history.clear();
+        self.raw.clear();
+        self.raw_keyword.clear();
+        self.raw_vectors.clear();
+        self.linked_from.clear();
     }
 
     pub fn stats(&self) -> Stats {
@@ -340,6 +368,9 @@ impl Engram {
             keyword_terms: self.keyword.live_terms(),
             history_events: self.history.len(),
             embedder: self.embedder_id().map(str::to_string),
+            sessions: self.raw.session_count(),
+            raw_entries: self.raw.len(),
+            raw_vectors: self.raw_vectors.len(),
             ..Stats::default()
         };
         for (_, m) in self.table.iter() {
@@ -350,69 +381,42 @@ impl Engram {
         s
     }
 
-    /// Hybrid search in a namespace (plus `default`): keyword and vector candidates, fused, scored,
-    /// best first. Memories with relevance above 0.5 are touched unless `dry_run`.
-    pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
-        let ns = resolve_namespace(req.namespace.as_deref())?;
-        let limit = req.limit.unwrap_or(DEFAULT_LIMIT);
-        validate::limit(limit, "limit")?;
-        let text = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
-        if let Some(q) = text {
-            validate::content(q).map_err(|e| Error::invalid(format!("query: {}", e.message)))?;
+    /// Checks `derivedFrom` ids exist as raw entries; drops repeats, keeps order.
+    fn check_derived_from(&self, ids: &[String]) -> Result<Vec<String>> {
+        if ids.len() > validate::DERIVED_FROM_MAX {
+            return Err(Error::invalid(format!("derivedFrom has {} ids; the limit is {}", ids.len(), validate::DERIVED_FROM_MAX)));
         }
-        let query_vec = match (&req.embedding, text) {
-            (Some(v), _) => Some(validate::embedding(v, self.vectors.dims())?),
-            (None, Some(q)) if self.embedder.is_some() => self.vector_for(None, q)?,
-            _ => None,
-        };
-        if text.is_none() && query_vec.is_none() {
-            return Err(Error::invalid("search needs a query text, an embedding, or both"));
+        let mut out: Vec<String> = Vec::with_capacity(ids.len());
+        for id in ids {
+            if self.raw.by_id(id).is_none() {
+                return Err(Error::invalid(format!("derivedFrom: no raw entry `{}`", crate::model::time::truncate(id, 60))));
+            }
+            if !out.contains(id) {
+                out.push(id.clone());
+            }
         }
-        let tags = validate::tags(&req.tags)?;
+        Ok(out)
+    }
+
+    /// Ids of the closest existing memories (namespace or default) for a new memory's links.
+    fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
         let table = &self.table;
-        let accept = |slot: DocId| {
-            table.get(slot).is_some_and(|m| {
-                (m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE)
-                    && (req.kinds.is_empty() || req.kinds.contains(&m.kind))
-                    && (req.layers.is_empty() || req.layers.contains(&m.layer))
-                    && tags.iter().all(|t| m.tags.contains(t))
-            })
-        };
-        // Fetch more candidates than asked for: scoring reorders them.
-        let pool = (limit * 4).max(50);
-        let mut evidence: BTreeMap<DocId, (Option<f64>, Option<f64>)> = BTreeMap::new();
-        if let Some(q) = text {
-            for h in self.keyword.search(&KeywordQuery::parse(q), pool, accept) {
-                evidence.entry(h.doc).or_default().0 = Some(fusion::keyword_relevance(h.relevance));
-            }
-        }
-        if let Some(v) = &query_vec {
-            for h in self.vectors.search(v, pool, accept) {
-                evidence.entry(h.doc).or_default().1 = Some(fusion::vector_relevance(h.cosine));
-            }
-        }
-        let now = self.now();
-        let mut scored: Vec<(DocId, ScoreBreakdown)> = evidence
+        let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
+        self.vectors
+            .search(v, LINKS_MAX, accept)
             .into_iter()
-            .filter_map(|(slot, (k, v))| {
-                let m = self.table.get(slot)?;
-                Some((slot, score::score(m, fusion::fuse(k, v), k, v, now)))
-            })
-            .filter(|(_, b)| b.relevance > 0.0)
-            .collect();
-        scored.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
-        scored.truncate(limit);
-        let mut hits = Vec::with_capacity(scored.len());
-        for (slot, b) in scored {
-            if !req.dry_run && b.relevance > TOUCH_RELEVANCE {
-                if let Some(m) = self.table.get_mut(slot) {
-                    m.access_count = m.access_count.saturating_add(1);
-                    m.last_accessed = now;
-                }
-            }
-            let memory = self.table.get(slot).expect("scored slot is live").clone();
-            hits.push(Hit { memory, score: b.score, explain: req.explain.then_some(b) });
+            .filter(|h| h.cosine >= LINK_MIN_COSINE)
+            .filter_map(|h| table.get(h.doc).map(|m| m.id.clone()))
+            .collect()
+    }
+
+    /// Memories linked with `id` in either direction.
+    pub fn linked(&self, id: &str) -> Vec<String> {
+        let mut out: Vec<String> = self.get(id).map(|m| m.links.clone()).unwrap_or_default();
+        if let Some(from) = self.linked_from.get(id) {
+            out.extend(from.iter().filter(|x| !out.contains(x)).cloned().collect::<Vec<_>>());
         }
-        Ok(hits)
+        out.retain(|x| self.table.slot_of(x).is_some());
+        out
     }
 }

@@ -1,0 +1,87 @@
+//! Prompt context on the engine: `recall_context` (what is relevant to a query) and `resume` (what
+//! a new session should start with), both under a token budget.
+
+use std::collections::HashSet;
+
+use super::{resolve_namespace, Engram, HitTarget};
+use crate::error::{Error, Result};
+use crate::model::{validate, Kind, Layer};
+use crate::recall::context::{assemble, Context, ContextItem, Section};
+use crate::recall::score;
+use crate::recall::SearchRequest;
+use crate::store::dedup::normalize;
+
+pub const MAX_CONTEXT_TOKENS: usize = 200_000;
+
+fn check_budget(max_tokens: usize) -> Result<()> {
+    if max_tokens == 0 || max_tokens > MAX_CONTEXT_TOKENS {
+        return Err(Error::invalid(format!("maxTokens must be 1..{MAX_CONTEXT_TOKENS}, got {max_tokens}")));
+    }
+    Ok(())
+}
+
+fn memory_section(kind: Kind) -> Section {
+    match kind {
+        Kind::Semantic => Section::Knowledge,
+        Kind::Procedural => Section::Procedures,
+        Kind::Episodic => Section::Events,
+    }
+}
+
+impl Engram {
+    /// The block to prepend to a prompt for `query`: the best memories and turns, by section,
+    /// without repeated facts (same normalized text, or a turn a chosen memory already cites), never
+    /// over `max_tokens`.
+    pub fn recall_context(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+        check_budget(max_tokens)?;
+        let req = SearchRequest { query: Some(query.to_string()), namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
+        let hits = self.search(&req)?;
+        let mut seen_text: HashSet<String> = HashSet::new();
+        let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();
+        let mut items = Vec::new();
+        for h in hits {
+            if !seen_text.insert(normalize(h.content())) {
+                continue;
+            }
+            items.push(match h.target {
+                HitTarget::Memory(m) => ContextItem {
+                    section: memory_section(m.kind),
+                    date: (m.kind == Kind::Episodic).then(|| m.event_time()),
+                    id: m.id,
+                    text: m.content,
+                    speaker: None,
+                },
+                HitTarget::Raw(r) => {
+                    if cited.contains(&r.id) {
+                        continue;
+                    }
+                    ContextItem { section: Section::Conversation, date: Some(r.event_time()), id: r.id, text: r.content, speaker: r.speaker.or(Some(r.role)) }
+                }
+            });
+        }
+        Ok(assemble(items, max_tokens))
+    }
+
+    /// Session-start context: core memories (strongest first), then the most recently changed
+    /// others, within `max_tokens`. Reads only; nothing is touched.
+    pub fn resume(&self, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+        check_budget(max_tokens)?;
+        let ns = resolve_namespace(namespace)?;
+        let visible = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
+        let mut core: Vec<_> = self.table.iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core).collect();
+        core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));
+        let mut recent: Vec<_> = self.table.iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core).collect();
+        recent.sort_by(|a, b| b.modified_at.cmp(&a.modified_at).then(b.created_at.cmp(&a.created_at)));
+        let items = core
+            .into_iter()
+            .map(|m| (Section::Core, m))
+            .chain(recent.into_iter().map(|m| (Section::Recent, m)))
+            .map(|(section, m)| ContextItem { id: m.id.clone(), section, text: m.content.clone(), date: Some(m.event_time()), speaker: None })
+            .collect();
+        Ok(assemble(items, max_tokens))
+    }
+}
+
+fn weight(m: &crate::model::Memory) -> f64 {
+    m.importance + score::reinforcement_bonus(m) + score::kind_bias(m.kind) + score::layer_bias(m.layer)
+}

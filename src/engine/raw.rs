@@ -1,0 +1,204 @@
+//! The raw tier on the engine: ingesting sessions verbatim, reading them back, deleting them with
+//! everything derived from them.
+
+use serde::Serialize;
+
+use super::{resolve_namespace, Engram};
+use crate::error::{Error, Result};
+use crate::index::DocId;
+use crate::model::time::Millis;
+use crate::model::{speaker_text, validate, RawEntry};
+use crate::store::{EventKind, HistoryEvent};
+
+/// One turn as the caller gives it.
+#[derive(Clone, Debug, Default)]
+pub struct TurnInput {
+    pub role: String,
+    pub content: String,
+    pub speaker: Option<String>,
+    pub id: Option<String>,
+    /// Caller-supplied vector; otherwise the engine's embedder (if any) makes one.
+    pub embedding: Option<Vec<f32>>,
+}
+
+/// A conversation session to keep verbatim.
+#[derive(Clone, Debug, Default)]
+pub struct SessionInput {
+    pub id: String,
+    pub namespace: Option<String>,
+    pub date: Option<Millis>,
+    pub turns: Vec<TurnInput>,
+}
+
+/// What `ingest` did. Re-ingesting a session is idempotent per turn index: unchanged turns are left
+/// alone, changed ones replaced, new ones added.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ingested {
+    pub session_id: String,
+    pub added: usize,
+    pub replaced: usize,
+    pub unchanged: usize,
+    /// Raw entry ids, in turn order.
+    pub entry_ids: Vec<String>,
+}
+
+/// What `delete_session` removed.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DeletedSession {
+    pub entries: usize,
+    /// Memories derived only from this session, deleted with it.
+    pub memories: usize,
+}
+
+fn same_turn(e: &RawEntry, t: &TurnInput, date: Option<Millis>) -> bool {
+    e.role == t.role && e.content == t.content && e.speaker == t.speaker && e.turn_id == t.id && e.date == date
+}
+
+impl Engram {
+    /// Keeps a conversation verbatim: each turn becomes a raw entry `<session>#<index>`, searchable
+    /// with `scope: raw | all`, that memories can cite in `derivedFrom`.
+    pub fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
+        validate::label(&session.id, "session id", validate::SESSION_ID_MAX_CHARS)?;
+        let namespace = resolve_namespace(session.namespace.as_deref())?;
+        if let Some(ns) = self.raw.session_namespace(&session.id) {
+            if ns != namespace {
+                return Err(Error::invalid(format!("session `{}` belongs to namespace `{ns}`", crate::model::time::truncate(&session.id, 40))));
+            }
+        }
+        if session.turns.is_empty() || session.turns.len() > validate::SESSION_TURNS_MAX {
+            return Err(Error::invalid(format!("a session needs 1..{} turns, got {}", validate::SESSION_TURNS_MAX, session.turns.len())));
+        }
+        for (i, t) in session.turns.iter().enumerate() {
+            let at = |e: Error| Error::invalid(format!("turn {i}: {}", e.message));
+            validate::label(&t.role, "role", validate::ROLE_MAX_CHARS).map_err(at)?;
+            validate::raw_content(&t.content).map_err(at)?;
+            if let Some(s) = &t.speaker {
+                validate::label(s, "speaker", validate::SPEAKER_MAX_CHARS).map_err(at)?;
+            }
+            if let Some(id) = &t.id {
+                validate::label(id, "turn id", validate::TURN_ID_MAX_CHARS).map_err(at)?;
+            }
+        }
+        // Vectors for the turns that change, computed (and checked) before anything is written.
+        let changed: Vec<usize> = (0..session.turns.len())
+            .filter(|&i| {
+                let existing = self.raw.turn(&session.id, i as u32).and_then(|s| self.raw.get(s));
+                !existing.is_some_and(|e| same_turn(e, &session.turns[i], session.date))
+            })
+            .collect();
+        let dims = self.raw_vectors.dims().or_else(|| self.expected_dims());
+        let mut vectors: Vec<Option<Vec<f32>>> = vec![None; session.turns.len()];
+        let mut to_embed: Vec<usize> = Vec::new();
+        for &i in &changed {
+            match &session.turns[i].embedding {
+                Some(v) => vectors[i] = Some(validate::embedding(v, dims).map_err(|e| Error::invalid(format!("turn {i}: {}", e.message)))?),
+                None if self.embedder.is_some() => to_embed.push(i),
+                None => {}
+            }
+        }
+        if let Some(embedder) = self.embedder.as_deref() {
+            for chunk in to_embed.chunks(32) {
+                let texts: Vec<String> = chunk.iter().map(|&i| speaker_text(session.turns[i].speaker.as_deref(), &session.turns[i].content)).collect();
+                let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
+                let out = embedder.embed(&refs)?;
+                if out.len() != chunk.len() {
+                    return Err(Error::embedder("embedder returned the wrong number of vectors"));
+                }
+                for (&i, v) in chunk.iter().zip(out) {
+                    vectors[i] = Some(validate::embedding(&v, dims).map_err(|e| Error::embedder(format!("embedder output rejected: {}", e.message)))?);
+                }
+            }
+        }
+
+        let now = self.now();
+        let mut result = Ingested { session_id: session.id.clone(), ..Default::default() };
+        for (i, t) in session.turns.into_iter().enumerate() {
+            let index = i as u32;
+            let id = RawEntry::make_id(&session.id, index);
+            result.entry_ids.push(id.clone());
+            if changed.binary_search(&i).is_err() {
+                result.unchanged += 1;
+                continue;
+            }
+            let entry = RawEntry {
+                id,
+                namespace: namespace.clone(),
+                session_id: session.id.clone(),
+                turn_index: index,
+                role: t.role,
+                speaker: t.speaker,
+                turn_id: t.id,
+                content: t.content,
+                date: session.date,
+                created_at: now,
+            };
+            let text = entry.indexed_text();
+            let (slot, replaced) = self.raw.put(entry);
+            if let Some(old) = replaced {
+                self.raw_keyword.remove(old);
+                self.raw_vectors.remove(old);
+                result.replaced += 1;
+            } else {
+                result.added += 1;
+            }
+            self.raw_keyword.insert(slot, [text.as_str()]);
+            if let Some(v) = vectors[i].take() {
+                self.raw_vectors.insert(slot, v);
+            }
+        }
+        Ok(result)
+    }
+
+    pub fn raw_entry(&self, id: &str) -> Option<&RawEntry> {
+        self.raw.by_id(id)
+    }
+
+    /// The turns of a session, in order.
+    pub fn session(&self, session_id: &str) -> Result<Vec<RawEntry>> {
+        let slots = self.raw.session_slots(session_id);
+        if slots.is_empty() {
+            return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
+        }
+        Ok(slots.into_iter().filter_map(|s| self.raw.get(s).cloned()).collect())
+    }
+
+    /// Session ids of a namespace, sorted.
+    pub fn sessions(&self, namespace: Option<&str>) -> Result<Vec<String>> {
+        Ok(self.raw.sessions_in(&resolve_namespace(namespace)?))
+    }
+
+    /// Removes a session's raw entries and the memories derived only from them; memories that also
+    /// cite other raw entries keep those citations.
+    pub fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
+        if self.raw.session_namespace(session_id).is_none() {
+            return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
+        }
+        let removed = self.raw.remove_session(session_id);
+        for (slot, _) in &removed {
+            self.raw_keyword.remove(*slot);
+            self.raw_vectors.remove(*slot);
+        }
+        let gone: std::collections::HashSet<&str> = removed.iter().map(|(_, e)| e.id.as_str()).collect();
+        let now = self.now();
+        let affected: Vec<DocId> = self.table.iter().filter(|(_, m)| m.derived_from.iter().any(|d| gone.contains(d.as_str()))).map(|(s, _)| s).collect();
+        let mut deleted = 0;
+        for slot in affected {
+            let Some(m) = self.table.get(slot) else { continue };
+            let remaining: Vec<String> = m.derived_from.iter().filter(|d| !gone.contains(d.as_str())).cloned().collect();
+            if remaining.is_empty() {
+                self.remove_slot(slot, now);
+                deleted += 1;
+            } else {
+                let mut m = m.clone();
+                m.derived_from = remaining;
+                m.modified_at = now;
+                self.history.append(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None });
+                self.table.replace(slot, m);
+            }
+        }
+        Ok(DeletedSession { entries: removed.len(), memories: deleted })
+    }
+}
+

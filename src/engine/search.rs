@@ -1,0 +1,207 @@
+//! Search on the engine: candidates from the memory and raw indexes, fused, scored, expanded.
+
+use std::collections::{BTreeMap, HashSet};
+
+use super::{resolve_namespace, Engram};
+use crate::error::{Error, Result};
+use crate::index::{DocId, KeywordIndex, KeywordQuery, VectorIndex};
+use crate::model::{validate, Memory, RawEntry};
+use crate::recall::{fusion, score, ScoreBreakdown, SearchRequest, DEFAULT_LIMIT, EXPANSION_DECAY, TOUCH_RELEVANCE};
+
+/// What a hit is: an authored memory or a verbatim turn.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HitTarget {
+    Memory(Memory),
+    Raw(RawEntry),
+}
+
+/// A search result.
+#[derive(Clone, Debug)]
+pub struct Hit {
+    pub target: HitTarget,
+    pub score: f64,
+    pub explain: Option<ScoreBreakdown>,
+    /// For an expansion (neighbouring turn, linked memory): the id of the hit that pulled it in.
+    pub expanded_from: Option<String>,
+}
+
+impl Hit {
+    pub fn memory(&self) -> Option<&Memory> {
+        match &self.target {
+            HitTarget::Memory(m) => Some(m),
+            HitTarget::Raw(_) => None,
+        }
+    }
+    pub fn raw(&self) -> Option<&RawEntry> {
+        match &self.target {
+            HitTarget::Raw(r) => Some(r),
+            HitTarget::Memory(_) => None,
+        }
+    }
+    pub fn id(&self) -> &str {
+        match &self.target {
+            HitTarget::Memory(m) => &m.id,
+            HitTarget::Raw(r) => &r.id,
+        }
+    }
+    pub fn content(&self) -> &str {
+        match &self.target {
+            HitTarget::Memory(m) => &m.content,
+            HitTarget::Raw(r) => &r.content,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+enum Key {
+    Memory(DocId),
+    Raw(DocId),
+}
+
+/// Keyword and vector evidence per document of one index pair.
+fn gather(
+    keyword: &KeywordIndex,
+    vectors: &VectorIndex,
+    query: Option<&KeywordQuery>,
+    query_vec: Option<&[f32]>,
+    pool: usize,
+    accept: impl Fn(DocId) -> bool + Copy,
+) -> BTreeMap<DocId, (Option<f64>, Option<f64>)> {
+    let mut evidence: BTreeMap<DocId, (Option<f64>, Option<f64>)> = BTreeMap::new();
+    if let Some(q) = query {
+        for h in keyword.search(q, pool, accept) {
+            evidence.entry(h.doc).or_default().0 = Some(fusion::keyword_relevance(h.relevance));
+        }
+    }
+    if let Some(v) = query_vec {
+        for h in vectors.search(v, pool, accept) {
+            evidence.entry(h.doc).or_default().1 = Some(fusion::vector_relevance(h.cosine));
+        }
+    }
+    evidence
+}
+
+impl Engram {
+    /// Hybrid search in a namespace (plus `default`) over memories, raw turns, or both: keyword and
+    /// vector candidates, fused, scored, best first; then optional expansions (neighbouring turns,
+    /// linked memories) after the direct hits. Memories with relevance above 0.5 are touched unless
+    /// `dry_run`.
+    pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
+        let ns = resolve_namespace(req.namespace.as_deref())?;
+        let limit = req.limit.unwrap_or(DEFAULT_LIMIT);
+        validate::limit(limit, "limit")?;
+        if req.neighbors > 8 {
+            return Err(Error::invalid(format!("neighbors must be 0..8, got {}", req.neighbors)));
+        }
+        let text = req.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+        if let Some(q) = text {
+            validate::content(q).map_err(|e| Error::invalid(format!("query: {}", e.message)))?;
+        }
+        let dims = self.vectors.dims().or(self.raw_vectors.dims());
+        let query_vec = match (&req.embedding, text) {
+            (Some(v), _) => Some(validate::embedding(v, dims.or_else(|| self.expected_dims()))?),
+            (None, Some(q)) if self.embedder.is_some() => self.vector_for(None, q)?,
+            _ => None,
+        };
+        if text.is_none() && query_vec.is_none() {
+            return Err(Error::invalid("search needs a query text, an embedding, or both"));
+        }
+        let tags = validate::tags(&req.tags)?;
+        let keyword_query = text.map(KeywordQuery::parse);
+        let pool = (limit * 4).max(50);
+        let now = self.now();
+        let in_scope = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
+
+        let mut scored: Vec<(Key, ScoreBreakdown)> = Vec::new();
+        if req.scope.memories() {
+            let table = &self.table;
+            let accept = |slot: DocId| {
+                table.get(slot).is_some_and(|m| {
+                    in_scope(&m.namespace)
+                        && (req.kinds.is_empty() || req.kinds.contains(&m.kind))
+                        && (req.layers.is_empty() || req.layers.contains(&m.layer))
+                        && tags.iter().all(|t| m.tags.contains(t))
+                })
+            };
+            for (slot, (k, v)) in gather(&self.keyword, &self.vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
+                if let Some(m) = self.table.get(slot) {
+                    scored.push((Key::Memory(slot), score::score(m, fusion::fuse(k, v), k, v, now)));
+                }
+            }
+        }
+        // Kind, layer and tag filters describe memories; raw turns have none of them.
+        let memory_filters = !req.kinds.is_empty() || !req.layers.is_empty() || !tags.is_empty();
+        if req.scope.raw() && !memory_filters {
+            let raw = &self.raw;
+            let accept = |slot: DocId| raw.get(slot).is_some_and(|e| in_scope(&e.namespace));
+            for (slot, (k, v)) in gather(&self.raw_keyword, &self.raw_vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
+                if let Some(e) = self.raw.get(slot) {
+                    scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, now)));
+                }
+            }
+        }
+        scored.retain(|(_, b)| b.relevance > 0.0);
+        scored.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
+        scored.truncate(limit);
+
+        let mut seen: HashSet<Key> = scored.iter().map(|(k, _)| *k).collect();
+        let mut expansions: Vec<(Key, f64, String)> = Vec::new();
+        for (key, b) in &scored {
+            match *key {
+                Key::Raw(slot) if req.neighbors > 0 => {
+                    let Some(e) = self.raw.get(slot) else { continue };
+                    for d in 1..=req.neighbors {
+                        let near = [e.turn_index.checked_sub(d), e.turn_index.checked_add(d)];
+                        for t in near.into_iter().flatten() {
+                            if let Some(n) = self.raw.turn(&e.session_id, t) {
+                                if seen.insert(Key::Raw(n)) {
+                                    expansions.push((Key::Raw(n), b.score * EXPANSION_DECAY.powi(d as i32), e.id.clone()));
+                                }
+                            }
+                        }
+                    }
+                }
+                Key::Memory(slot) if req.expand_links => {
+                    let Some(m) = self.table.get(slot) else { continue };
+                    for linked in self.linked(&m.id) {
+                        if let Some(n) = self.table.slot_of(&linked) {
+                            let ok = self.table.get(n).is_some_and(|x| in_scope(&x.namespace));
+                            if ok && seen.insert(Key::Memory(n)) {
+                                expansions.push((Key::Memory(n), b.score * EXPANSION_DECAY, m.id.clone()));
+                            }
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+
+        let mut hits = Vec::with_capacity(scored.len() + expansions.len());
+        for (key, b) in scored {
+            if let Key::Memory(slot) = key {
+                if !req.dry_run && b.relevance > TOUCH_RELEVANCE {
+                    if let Some(m) = self.table.get_mut(slot) {
+                        m.access_count = m.access_count.saturating_add(1);
+                        m.last_accessed = now;
+                    }
+                }
+            }
+            if let Some(target) = self.target(key) {
+                hits.push(Hit { target, score: b.score, explain: req.explain.then_some(b), expanded_from: None });
+            }
+        }
+        for (key, s, from) in expansions {
+            if let Some(target) = self.target(key) {
+                hits.push(Hit { target, score: s, explain: None, expanded_from: Some(from) });
+            }
+        }
+        Ok(hits)
+    }
+
+    fn target(&self, key: Key) -> Option<HitTarget> {
+        match key {
+            Key::Memory(s) => self.table.get(s).cloned().map(HitTarget::Memory),
+            Key::Raw(s) => self.raw.get(s).cloned().map(HitTarget::Raw),
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Raw entries by slot (their own slot space and indexes), by id, and by session in turn order.
+
+use std::collections::HashMap;
+
+use crate::index::DocId;
+use crate::model::RawEntry;
+
+#[derive(Default, Debug)]
+pub struct RawTable {
+    slots: Vec<Option<RawEntry>>,
+    by_id: HashMap<String, DocId>,
+    /// session id → (namespace, slots by turn index; `None` where a turn index was never given).
+    sessions: HashMap<String, (String, Vec<Option<DocId>>)>,
+}
+
+impl RawTable {
+    pub fn len(&self) -> usize {
+        self.by_id.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_id.is_empty()
+    }
+
+    pub fn session_count(&self) -> usize {
+        self.sessions.len()
+    }
+
+    pub fn get(&self, slot: DocId) -> Option<&RawEntry> {
+        self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    pub fn slot_of(&self, id: &str) -> Option<DocId> {
+        self.by_id.get(id).copied()
+    }
+
+    pub fn by_id(&self, id: &str) -> Option<&RawEntry> {
+        self.slot_of(id).and_then(|s| self.get(s))
+    }
+
+    /// Namespace a session belongs to, if it exists.
+    pub fn session_namespace(&self, session_id: &str) -> Option<&str> {
+        self.sessions.get(session_id).map(|(ns, _)| ns.as_str())
+    }
+
+    /// Slot of a session's turn.
+    pub fn turn(&self, session_id: &str, turn_index: u32) -> Option<DocId> {
+        self.sessions.get(session_id)?.1.get(turn_index as usize).copied().flatten()
+    }
+
+    /// Slots of a session in turn order.
+    pub fn session_slots(&self, session_id: &str) -> Vec<DocId> {
+        self.sessions.get(session_id).map(|(_, v)| v.iter().flatten().copied().collect()).unwrap_or_default()
+    }
+
+    /// Stores an entry in a fresh slot (replacing the slot of the same session turn, if any) and
+    /// returns (new slot, replaced slot).
+    pub fn put(&mut self, entry: RawEntry) -> (DocId, Option<DocId>) {
+        let replaced = self.turn(&entry.session_id, entry.turn_index);
+        if let Some(old) = replaced {
+            self.slots[old as usize] = None;
+        }
+        let slot = self.slots.len() as DocId;
+        self.by_id.insert(entry.id.clone(), slot);
+        let (_, turns) = self.sessions.entry(entry.session_id.clone()).or_insert_with(|| (entry.namespace.clone(), Vec::new()));
+        let i = entry.turn_index as usize;
+        if turns.len() <= i {
+            turns.resize(i + 1, None);
+        }
+        turns[i] = Some(slot);
+        self.slots.push(Some(entry));
+        (slot, replaced)
+    }
+
+    /// Removes a whole session; returns the removed entries with their slots.
+    pub fn remove_session(&mut self, session_id: &str) -> Vec<(DocId, RawEntry)> {
+        let Some((_, turns)) = self.sessions.remove(session_id) else { return Vec::new() };
+        turns
+            .into_iter()
+            .flatten()
+            .filter_map(|s| {
+                let e = self.slots[s as usize].take()?;
+                self.by_id.remove(&e.id);
+                Some((s, e))
+            })
+            .collect()
+    }
+
+    /// Sessions of a namespace.
+    pub fn sessions_in(&self, namespace: &str) -> Vec<String> {
+        let mut v: Vec<String> = self.sessions.iter().filter(|(_, (ns, _))| ns == namespace).map(|(id, _)| id.clone()).collect();
+        v.sort();
+        v
+    }
+
+    pub fn clear(&mut self) {
+        *self = RawTable::default();
+    }
+}
