@@ -17,4 +17,19 @@ bash scripts/link-pkg.sh
 echo "test: Node and Chromium against pkg/"
 node --test tests/js/ tests/browser/
 
+echo "test: eval harness on a slice of each benchmark (keeps it from rotting)"
+bench_dir=${ENGRAM_BENCH_DIR:-../shared/bench}
+if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.json.gz" ]; then
+  cargo build --quiet --profile bench-native --example eval
+  out=$(./target/bench-native/examples/eval locomo "$bench_dir/locomo-dev.json" --limit 40 2>/dev/null | tail -n 1)
+  echo "  $out"
+  [[ "$out" =~ ^locomo\ recall@5=[0-9.]+\ recall@10=[0-9.]+\ recall@20=[0-9.]+\ n=40$ ]] || { echo "eval: unexpected locomo output" >&2; exit 1; }
+  out=$(./target/bench-native/examples/eval longmemeval "$bench_dir/longmemeval-s-dev.json.gz" --limit 3 2>/dev/null | tail -n 1)
+  echo "  $out"
+  [[ "$out" =~ ^longmemeval\ recall_all@5=[0-9.]+\ ndcg@10=[0-9.]+\ n=3$ ]] || { echo "eval: unexpected longmemeval output" >&2; exit 1; }
+else
+  echo "eval: benchmark data not found in $bench_dir (set ENGRAM_BENCH_DIR)" >&2
+  exit 1
+fi
+
 echo "test: all passed in $(( $(date +%s) - start )) s"
