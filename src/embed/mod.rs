@@ -86,7 +86,9 @@ impl Embedder for OnnxEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let tokens = texts.iter().map(|t| self.tokenizer.encode(t)).collect::<Result<Vec<Tokens>>>()?;
         if let Some(i) = tokens.iter().position(|t| t.content_len() == 0) {
-            return Err(Error::invalid(format!("text {i} is empty or whitespace only: there is nothing to embed")));
+            return Err(Error::invalid(format!(
+                "text {i} has nothing to embed: it is empty, whitespace, or only characters the tokenizer drops"
+            )));
         }
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| tokens[i].ids.len());

@@ -100,6 +100,8 @@ pub struct Engram {
     raw: RawTable,
     raw_keyword: KeywordIndex,
     raw_vectors: VectorIndex,
+    /// Whole sessions as documents (all turns' text), by session number: the context a turn is in.
+    session_keyword: KeywordIndex,
     /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
     linked_from: HashMap<String, Vec<String>>,
 }
@@ -123,6 +125,7 @@ impl Engram {
             raw: RawTable::default(),
             raw_keyword: KeywordIndex::new(),
             raw_vectors: VectorIndex::new(),
+            session_keyword: KeywordIndex::new(),
             linked_from: HashMap::new(),
         }
     }
@@ -357,6 +360,7 @@ impl Engram {
         self.raw.clear();
         self.raw_keyword.clear();
         self.raw_vectors.clear();
+        self.session_keyword.clear();
         self.linked_from.clear();
     }
 

@@ -148,7 +148,17 @@ impl Engram {
                 self.raw_vectors.insert(slot, v);
             }
         }
+        if result.added + result.replaced > 0 {
+            self.index_session(&session.id);
+        }
         Ok(result)
+    }
+
+    /// Re-indexes a session as one document (the context its turns are read in).
+    fn index_session(&mut self, session_id: &str) {
+        let n = self.raw.session_number(session_id);
+        let texts: Vec<String> = self.raw.session_slots(session_id).into_iter().filter_map(|s| self.raw.get(s)).map(RawEntry::indexed_text).collect();
+        self.session_keyword.insert(n, texts.iter().map(String::as_str));
     }
 
     pub fn raw_entry(&self, id: &str) -> Option<&RawEntry> {
@@ -174,6 +184,9 @@ impl Engram {
     pub fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
         if self.raw.session_namespace(session_id).is_none() {
             return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
+        }
+        if let Some(n) = self.raw.existing_session_number(session_id) {
+            self.session_keyword.remove(n);
         }
         let removed = self.raw.remove_session(session_id);
         for (slot, _) in &removed {

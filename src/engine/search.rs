@@ -1,6 +1,6 @@
 //! Search on the engine: candidates from the memory and raw indexes, fused, scored, expanded.
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::{resolve_namespace, Engram};
 use crate::error::{Error, Result};
@@ -134,8 +134,15 @@ impl Engram {
         if req.scope.raw() && !memory_filters {
             let raw = &self.raw;
             let accept = |slot: DocId| raw.get(slot).is_some_and(|e| in_scope(&e.namespace));
+            // How well each whole session matches: a turn is read in the context of its session.
+            let session_relevance: HashMap<DocId, f64> = match &keyword_query {
+                Some(q) => self.session_keyword.search(q, usize::MAX, |_| true).into_iter().map(|h| (h.doc, fusion::keyword_relevance(h.relevance))).collect(),
+                None => HashMap::new(),
+            };
             for (slot, (k, v)) in gather(&self.raw_keyword, &self.raw_vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(e) = self.raw.get(slot) {
+                    let context = self.raw.existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
+                    let k = fusion::with_context(k, context);
                     scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, now)));
                 }
             }

@@ -1,6 +1,7 @@
 //! Indexes over memories, addressed by slot number: keyword (BM25) and vectors.
 
 pub mod keyword;
+pub mod stem;
 pub mod tokenize;
 pub mod vector;
 

@@ -2,7 +2,8 @@
 //! folded, accents are kept (`café` ≠ `cafe`), numbers are kept. Han, kana and Hangul have no spaces
 //! between words, so runs of them become overlapping character bigrams (a lone character stays a
 //! unigram). Apostrophes inside a word are dropped (`don't` → `dont`) and an English possessive `'s`
-//! is removed (`Caroline's` → `caroline`), so both spellings meet in the index.
+//! is removed (`Caroline's` → `caroline`), so both spellings meet in the index. English words are
+//! lightly stemmed (`named` → `name`, see `stem`).
 
 /// True for scripts written without spaces between words, indexed as bigrams.
 fn is_cjk(c: char) -> bool {
@@ -67,7 +68,10 @@ pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
                 }
             }
             if !word.is_empty() {
-                out.push(word);
+                out.push(match super::stem::stem(&word) {
+                    std::borrow::Cow::Borrowed(_) => word,
+                    std::borrow::Cow::Owned(s) => s,
+                });
             }
         } else {
             i += 1;
@@ -88,7 +92,7 @@ mod tests {
 
     #[test]
     fn folds_case_keeps_accents_and_numbers() {
-        assert_eq!(tokenize("Café au LAIT costs 4.50€, in 2024!"), ["café", "au", "lait", "costs", "4", "50", "in", "2024"]);
+        assert_eq!(tokenize("Café au LAIT costs 4.50€, in 2024!"), ["café", "au", "lait", "cost", "4", "50", "in", "2024"]);
         assert_eq!(tokenize("Ünïcödé ÉCOLE"), ["ünïcödé", "école"]);
         // decomposed accent (e + U+0301) stays in the word
         assert_eq!(tokenize("cafe\u{301} ok"), ["cafe\u{301}", "ok"]);

@@ -23,3 +23,16 @@ pub fn fuse(keyword: Option<f64>, vector: Option<f64>) -> f64 {
         (None, None) => 0.0,
     }
 }
+
+/// How much a whole session's match counts towards one of its turns.
+pub const SESSION_CONTEXT_WEIGHT: f64 = 0.5;
+
+/// Combines a turn's own keyword relevance with its session's, as partial independent evidence:
+/// `1 − (1−k)(1−w·s)`. A turn that matches alone keeps its evidence; among turns that match
+/// equally, the one in the session that is about the query ranks first.
+pub fn with_context(turn: Option<f64>, session: Option<f64>) -> Option<f64> {
+    match (turn, session) {
+        (Some(k), Some(s)) => Some(1.0 - (1.0 - k) * (1.0 - SESSION_CONTEXT_WEIGHT * s)),
+        (k, _) => k,
+    }
+}

@@ -11,6 +11,9 @@ pub struct RawTable {
     by_id: HashMap<String, DocId>,
     /// session id → (namespace, slots by turn index; `None` where a turn index was never given).
     sessions: HashMap<String, (String, Vec<Option<DocId>>)>,
+    /// session id → its number in the session-level index; numbers are never reused.
+    session_numbers: HashMap<String, DocId>,
+    next_session_number: DocId,
 }
 
 impl RawTable {
@@ -41,6 +44,21 @@ impl RawTable {
     /// Namespace a session belongs to, if it exists.
     pub fn session_namespace(&self, session_id: &str) -> Option<&str> {
         self.sessions.get(session_id).map(|(ns, _)| ns.as_str())
+    }
+
+    /// The session's number in session-level indexes, assigned on first use.
+    pub fn session_number(&mut self, session_id: &str) -> DocId {
+        if let Some(&n) = self.session_numbers.get(session_id) {
+            return n;
+        }
+        let n = self.next_session_number;
+        self.next_session_number += 1;
+        self.session_numbers.insert(session_id.to_string(), n);
+        n
+    }
+
+    pub fn existing_session_number(&self, session_id: &str) -> Option<DocId> {
+        self.session_numbers.get(session_id).copied()
     }
 
     /// Slot of a session's turn.
@@ -74,6 +92,7 @@ impl RawTable {
 
     /// Removes a whole session; returns the removed entries with their slots.
     pub fn remove_session(&mut self, session_id: &str) -> Vec<(DocId, RawEntry)> {
+        self.session_numbers.remove(session_id);
         let Some((_, turns)) = self.sessions.remove(session_id) else { return Vec::new() };
         turns
             .into_iter()
