@@ -55,6 +55,11 @@ impl KeywordQuery {
     pub fn parse(text: &str) -> Self {
         let mut toks = Vec::new();
         tokenize_into(text, &mut toks);
+        // Function words say how a question is asked, not what it is about; keep them only when the
+        // query has nothing else.
+        if toks.iter().any(|t| !is_function_word(t)) {
+            toks.retain(|t| !is_function_word(t));
+        }
         let mut terms: Vec<(String, u32)> = Vec::new();
         for t in toks {
             match terms.iter_mut().find(|(x, _)| *x == t) {
@@ -67,6 +72,18 @@ impl KeywordQuery {
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
+}
+
+/// English function words (after stemming), dropped from queries that have other terms.
+fn is_function_word(term: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "about", "as", "into",
+        "is", "are", "was", "were", "be", "been", "am", "do", "doe", "did", "does", "has", "have", "had", "will", "would", "can",
+        "could", "should", "shall", "may", "might", "must", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
+        "i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "it", "its", "we", "us", "our", "they", "them", "their",
+        "this", "that", "these", "those", "there", "here", "if", "then", "than", "so", "not", "no", "any", "some", "all",
+    ];
+    WORDS.contains(&term)
 }
 
 impl KeywordIndex {
