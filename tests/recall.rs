@@ -168,3 +168,23 @@ fn context_has_sections_no_duplicates_and_respects_the_budget() {
     let r = e.resume(None, 300).unwrap();
     assert!(r.text.contains("## Recent") && r.tokens <= 300);
 }
+
+#[test]
+fn a_reply_surfaces_through_the_turn_it_answers() {
+    let (mut e, _) = engine();
+    e.ingest(SessionInput {
+        id: "s".into(),
+        turns: vec![
+            turn("user", "Jon", "Where did you end up going for the anniversary dinner?"),
+            turn("assistant", "Gina", "We went to that little Basque place by the harbour"),
+            turn("user", "Jon", "Nice. The weather has been awful lately"),
+        ],
+        ..Default::default()
+    })
+    .unwrap();
+    let hits = e.search(&SearchRequest { scope: Scope::Raw, ..query("anniversary dinner") }).unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h.id()).collect();
+    assert_eq!(ids[..2], ["s#0", "s#1"], "the reply follows the matching question: {ids:?}");
+    assert!(hits[1].score < hits[0].score);
+    assert!(!ids.contains(&"s#2") || ids.iter().position(|x| *x == "s#2") > Some(1));
+}

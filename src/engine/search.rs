@@ -139,12 +139,27 @@ impl Engram {
                 Some(q) => self.session_keyword.search(q, usize::MAX, |_| true).into_iter().map(|h| (h.doc, fusion::keyword_relevance(h.relevance))).collect(),
                 None => HashMap::new(),
             };
-            for (slot, (k, v)) in gather(&self.raw_keyword, &self.raw_vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
-                if let Some(e) = self.raw.get(slot) {
-                    let context = self.raw.existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
-                    let k = fusion::with_context(k, context);
-                    scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, now)));
+            let evidence = gather(&self.raw_keyword, &self.raw_vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept);
+            // The turns next to a keyword match: in a dialogue the answer often follows the turn
+            // that names the topic, so adjacent turns carry part of its evidence.
+            let mut adjacent: BTreeMap<DocId, f64> = BTreeMap::new();
+            for (&slot, (k, _)) in &evidence {
+                let (Some(k), Some(e)) = (k, self.raw.get(slot)) else { continue };
+                for t in [e.turn_index.checked_sub(1), e.turn_index.checked_add(1)].into_iter().flatten() {
+                    if let Some(n) = self.raw.turn(&e.session_id, t).filter(|&n| accept(n)) {
+                        let a = adjacent.entry(n).or_default();
+                        *a = a.max(*k);
+                    }
                 }
+            }
+            let candidates: std::collections::BTreeSet<DocId> = evidence.keys().chain(adjacent.keys()).copied().collect();
+            for slot in candidates {
+                let Some(e) = self.raw.get(slot) else { continue };
+                let (k, v) = evidence.get(&slot).copied().unwrap_or_default();
+                let k = fusion::with_adjacent(k, adjacent.get(&slot).copied());
+                let context = self.raw.existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
+                let k = fusion::with_context(k, context);
+                scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, now)));
             }
         }
         scored.retain(|(_, b)| b.relevance > 0.0);

@@ -36,3 +36,16 @@ pub fn with_context(turn: Option<f64>, session: Option<f64>) -> Option<f64> {
         (k, _) => k,
     }
 }
+
+/// How much an adjacent turn's keyword match counts towards a turn.
+pub const ADJACENT_WEIGHT: f64 = 0.3;
+
+/// A turn's own keyword evidence combined with the best of its neighbours' (`1 − (1−k)(1−w·a)`);
+/// a turn with no match of its own gets `w·a`, so the reply to a matching question can surface.
+pub fn with_adjacent(own: Option<f64>, adjacent: Option<f64>) -> Option<f64> {
+    match (own, adjacent) {
+        (Some(k), Some(a)) => Some(1.0 - (1.0 - k) * (1.0 - ADJACENT_WEIGHT * a)),
+        (None, Some(a)) => Some(ADJACENT_WEIGHT * a),
+        (k, None) => k,
+    }
+}
