@@ -196,7 +196,7 @@ impl KeywordIndex {
                 *slot += s;
             }
         }
-        let mut hits: Vec<KeywordHit> = touched
+        let hits: Vec<KeywordHit> = touched
             .into_iter()
             .filter(|&d| accept(d))
             .map(|d| {
@@ -204,13 +204,7 @@ impl KeywordIndex {
                 KeywordHit { doc: d, score, relevance: if ideal > 0.0 { score / ideal } else { 0.0 } }
             })
             .collect();
-        let by_score = |a: &KeywordHit, b: &KeywordHit| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc));
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, by_score);
-            hits.truncate(limit);
-        }
-        hits.sort_unstable_by(by_score);
-        hits
+        super::top_k(hits, limit, |a, b| b.score.total_cmp(&a.score).then(a.doc.cmp(&b.doc)))
     }
 }
 

@@ -67,7 +67,7 @@ impl VectorIndex {
         if limit == 0 || self.dims != Some(query.len()) {
             return Vec::new();
         }
-        let mut hits: Vec<VectorHit> = self
+        let hits: Vec<VectorHit> = self
             .vectors
             .iter()
             .enumerate()
@@ -75,13 +75,7 @@ impl VectorIndex {
             .filter(|(d, _)| accept(*d))
             .map(|(doc, v)| VectorHit { doc, cosine: dot(query, v) })
             .collect();
-        let by_score = |a: &VectorHit, b: &VectorHit| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc));
-        if hits.len() > limit {
-            hits.select_nth_unstable_by(limit - 1, by_score);
-            hits.truncate(limit);
-        }
-        hits.sort_unstable_by(by_score);
-        hits
+        super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
 }
 

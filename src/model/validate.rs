@@ -20,15 +20,20 @@ pub const SPEAKER_MAX_CHARS: usize = 64;
 pub const TURN_ID_MAX_CHARS: usize = 128;
 pub const DERIVED_FROM_MAX: usize = 64;
 
-pub fn content(text: &str) -> Result<()> {
-    let n = text.chars().count();
+/// Non-blank text of at most `max_chars` characters.
+fn text(text: &str, what: &str, max_chars: usize) -> Result<()> {
     if text.trim().is_empty() {
-        return Err(Error::invalid("content must contain at least one non-whitespace character"));
+        return Err(Error::invalid(format!("{what} must contain at least one non-whitespace character")));
     }
-    if n > CONTENT_MAX_CHARS {
-        return Err(Error::invalid(format!("content is {n} characters; the limit is {CONTENT_MAX_CHARS}")));
+    let n = text.chars().count();
+    if n > max_chars {
+        return Err(Error::invalid(format!("{what} is {n} characters; the limit is {max_chars}")));
     }
     Ok(())
+}
+
+pub fn content(content: &str) -> Result<()> {
+    text(content, "content", CONTENT_MAX_CHARS)
 }
 
 pub fn namespace(ns: &str) -> Result<()> {
@@ -126,13 +131,6 @@ pub fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
     Ok(())
 }
 
-pub fn raw_content(text: &str) -> Result<()> {
-    let n = text.chars().count();
-    if text.trim().is_empty() {
-        return Err(Error::invalid("turn content must contain at least one non-whitespace character"));
-    }
-    if n > RAW_CONTENT_MAX_CHARS {
-        return Err(Error::invalid(format!("turn content is {n} characters; the limit is {RAW_CONTENT_MAX_CHARS}")));
-    }
-    Ok(())
+pub fn raw_content(content: &str) -> Result<()> {
+    text(content, "turn content", RAW_CONTENT_MAX_CHARS)
 }
