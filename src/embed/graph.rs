@@ -22,12 +22,8 @@ use tract_onnx::pb::{attribute_proto::AttributeType, tensor_proto::DataType, Att
 pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
     let inits: HashMap<&str, (i32, &[i64])> =
         graph.initializer.iter().map(|t| (t.name.as_str(), (t.data_type, t.dims.as_slice()))).collect();
-    let producer: HashMap<&str, usize> = graph
-        .node
-        .iter()
-        .enumerate()
-        .flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i)))
-        .collect();
+    let producer: HashMap<&str, usize> =
+        graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
     let mut uses: HashMap<&str, usize> = HashMap::new();
     for name in graph.node.iter().flat_map(|n| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)) {
         *uses.entry(name.as_str()).or_default() += 1;
@@ -37,7 +33,11 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
     // (index of the Gather, index of the Cast, index of the Mul, replacement nodes)
     let mut plans: Vec<(usize, usize, usize, Vec<NodeProto>)> = Vec::new();
     for (gi, gather) in graph.node.iter().enumerate() {
-        if gather.op_type != "Gather" || !gather.domain.is_empty() || gather.input.len() != 2 || gather.output.len() != 1 {
+        if gather.op_type != "Gather"
+            || !gather.domain.is_empty()
+            || gather.input.len() != 2
+            || gather.output.len() != 1
+        {
             continue;
         }
         if int_attr(gather, "axis").unwrap_or(0) != 0 || !used_once(&gather.input[0]) {
@@ -81,12 +81,30 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         let rows_q = format!("{out}__gather_first_q");
         let rows_f = format!("{out}__gather_first_f");
         let mut nodes = vec![
-            node("Gather", &format!("{out}__gather_first_gather"), &[&cast.input[0], ids], &rows_q, Some(int("axis", 0))),
-            node("Cast", &format!("{out}__gather_first_cast"), &[&rows_q], &rows_f, Some(int("to", DataType::Float as i64))),
+            node(
+                "Gather",
+                &format!("{out}__gather_first_gather"),
+                &[&cast.input[0], ids],
+                &rows_q,
+                Some(int("axis", 0)),
+            ),
+            node(
+                "Cast",
+                &format!("{out}__gather_first_cast"),
+                &[&rows_q],
+                &rows_f,
+                Some(int("to", DataType::Float as i64)),
+            ),
         ];
         let scale = if per_row {
             let rows_s = format!("{out}__gather_first_scale");
-            nodes.push(node("Gather", &format!("{out}__gather_first_gather_scale"), &[scale_name, ids], &rows_s, Some(int("axis", 0))));
+            nodes.push(node(
+                "Gather",
+                &format!("{out}__gather_first_gather_scale"),
+                &[scale_name, ids],
+                &rows_s,
+                Some(int("axis", 0)),
+            ));
             rows_s
         } else {
             scale_name.clone()
@@ -139,5 +157,97 @@ fn node(op: &str, name: &str, inputs: &[&str], output: &str, attr: Option<Attrib
         output: vec![output.to_string()],
         attribute: attr.into_iter().collect(),
         ..Default::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tract_onnx::pb::{
+        tensor_shape_proto::{dimension, Dimension},
+        type_proto, ModelProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
+    };
+    use tract_onnx::prelude::*;
+
+    const ROWS: i64 = 7;
+    const COLS: i64 = 3;
+
+    fn int64_input(name: &str, len: i64) -> ValueInfoProto {
+        let dim = Dimension { value: Some(dimension::Value::DimValue(len)), ..Default::default() };
+        let tensor =
+            type_proto::Tensor { elem_type: DataType::Int64 as i32, shape: Some(TensorShapeProto { dim: vec![dim] }) };
+        ValueInfoProto {
+            name: name.into(),
+            r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
+            ..Default::default()
+        }
+    }
+
+    /// `out = Gather(Mul(Cast(q), scale), ids)` with an int8 table, as the int8 export writes it.
+    fn dequantize_then_gather(scale_dims: Vec<i64>) -> ModelProto {
+        let q: Vec<u8> = (0..ROWS * COLS).map(|i| ((i * 37) % 255 - 127) as i8 as u8).collect();
+        let n_scales = scale_dims.iter().product::<i64>();
+        let scales: Vec<f32> = (0..n_scales).map(|i| 0.013 + 0.007 * i as f32).collect();
+        let graph = GraphProto {
+            node: vec![
+                node("Cast", "cast", &["q"], "q_f", Some(int("to", DataType::Float as i64))),
+                node("Mul", "mul", &["q_f", "scale"], "table", None),
+                node("Gather", "gather", &["table", "ids"], "out", Some(int("axis", 0))),
+            ],
+            initializer: vec![
+                TensorProto {
+                    name: "q".into(),
+                    dims: vec![ROWS, COLS],
+                    data_type: DataType::Int8 as i32,
+                    raw_data: q,
+                    ..Default::default()
+                },
+                TensorProto {
+                    name: "scale".into(),
+                    dims: scale_dims,
+                    data_type: DataType::Float as i32,
+                    float_data: scales,
+                    ..Default::default()
+                },
+            ],
+            input: vec![int64_input("ids", 4)],
+            output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
+            ..Default::default()
+        };
+        ModelProto {
+            ir_version: 8,
+            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+            graph: Some(graph),
+            ..Default::default()
+        }
+    }
+
+    fn run(proto: &ModelProto) -> Vec<f32> {
+        let plan =
+            tract_onnx::onnx().model_for_proto_model(proto).unwrap().into_optimized().unwrap().into_runnable().unwrap();
+        let ids = Tensor::from_shape::<i64>(&[4], &[3, 0, 6, 3]).unwrap();
+        let out = plan.run(tvec![ids.into_tvalue()]).unwrap();
+        out[0].try_as_plain_ram().unwrap().as_slice::<f32>().unwrap().to_vec()
+    }
+
+    #[test]
+    fn rewrite_is_exact_for_per_row_and_per_tensor_scales() {
+        for scale_dims in [vec![ROWS, 1], vec![], vec![1]] {
+            let original = dequantize_then_gather(scale_dims.clone());
+            let mut rewritten = original.clone();
+            assert_eq!(gather_before_dequantize(rewritten.graph.as_mut().unwrap()), 1, "{scale_dims:?}");
+            let ops: Vec<&str> = rewritten.graph.as_ref().unwrap().node.iter().map(|n| n.op_type.as_str()).collect();
+            assert_eq!(ops[..2], ["Gather", "Cast"], "the int8 table is gathered, then cast: {ops:?}");
+            assert_eq!(run(&original), run(&rewritten), "bit-identical for scale {scale_dims:?}");
+        }
+    }
+
+    #[test]
+    fn leaves_other_graphs_alone() {
+        // A per-column scale ([1, COLS]) cannot be gathered by row: no rewrite.
+        let mut proto = dequantize_then_gather(vec![1, COLS]);
+        let before = proto.clone();
+        assert_eq!(gather_before_dequantize(proto.graph.as_mut().unwrap()), 0);
+        assert_eq!(proto, before);
     }
 }

@@ -2,7 +2,7 @@
 //! BERT WordPiece tokenizer, producing 384-dimensional unit vectors.
 //!
 //! Pipeline, one concept per file:
-//! - [`tokenize`]: text → word-piece ids (truncated at [`MAX_TOKENS`]), padded per batch;
+//! - `tokenize`: text → word-piece ids (truncated at [`MAX_TOKENS`]), padded per batch;
 //! - `graph`: the load-time rewrite that gathers embedding rows before dequantizing them;
 //! - `runtime`: the tract plan over symbolic `[batch, sequence]` inputs;
 //! - `pool`: attention-masked mean pooling and L2 normalization.
@@ -13,7 +13,7 @@
 mod graph;
 mod pool;
 mod runtime;
-pub mod tokenize;
+mod tokenize;
 
 use sha2::{Digest, Sha256};
 
@@ -40,8 +40,13 @@ const BATCH_ROWS: usize = 16;
 /// match it. An empty `texts` slice is fine and returns no vectors.
 ///
 /// # Long input
-/// Text beyond [`MAX_TOKENS`] word pieces (about 180 English words) is cut; only its beginning is embedded,
-/// as sentence-transformers does for this model.
+/// Text beyond [`MAX_TOKENS`] word pieces (roughly 200 English words) is cut; only its beginning is
+/// embedded, as sentence-transformers does for this model.
+///
+/// # Cost (measured on a 2-core x86-64 box)
+/// Loading and planning takes about 0.3 s natively (1.6 s in Node on wasm32 with simd128). A short
+/// sentence takes about 6 ms natively (21 ms on wasm32); the time grows with the token count, about
+/// 125 ms for a full 256-piece text. Batching brings little beyond amortising the per-call overhead.
 pub struct OnnxEmbedder {
     id: String,
     tokenizer: WordPiece,
@@ -98,7 +103,8 @@ impl Embedder for OnnxEmbedder {
             let members: Vec<&Tokens> = chunk.iter().map(|&i| &tokens[i]).collect();
             let batch = Batch::pad(&members);
             let hidden = self.runtime.run(&batch)?;
-            let vectors = pool::mean_pool_normalized(&hidden, &batch.attention_mask, batch.rows, batch.seq, self.runtime.dims);
+            let vectors =
+                pool::mean_pool_normalized(&hidden, &batch.attention_mask, batch.rows, batch.seq, self.runtime.dims);
             for (&i, v) in chunk.iter().zip(vectors) {
                 out[i] = v;
             }

@@ -58,10 +58,8 @@ impl Runtime {
         // broadcast the attention mask to [batch, 1, seq, seq], and leaves the stale larger shape on the
         // nodes after it (harmless in release, but debug builds check every shape and fail). Recomputing
         // the facts after decluttering makes them describe what actually runs, before optimizing.
-        let mut typed = model
-            .into_typed()
-            .and_then(|m| m.into_decluttered())
-            .map_err(tract_err("analysing the model"))?;
+        let mut typed =
+            model.into_typed().and_then(|m| m.into_decluttered()).map_err(tract_err("analysing the model"))?;
         typed.refresh_output_facts().map_err(tract_err("analysing the model"))?;
         let typed = typed.into_optimized().map_err(tract_err("optimizing the model"))?;
         let fact = typed.output_fact(0).map_err(tract_err("reading the output shape"))?;

@@ -50,10 +50,8 @@ impl WordPiece {
     /// Tokenizes one text with `[CLS] … [SEP]` added, truncated to [`MAX_TOKENS`].
     pub fn encode(&self, text: &str) -> Result<Tokens> {
         // encode_fast skips character offsets, which nothing here needs; the ids are the same.
-        let enc = self
-            .inner
-            .encode_fast(text, true)
-            .map_err(|e| Error::embedder(format!("tokenization failed: {e}")))?;
+        let enc =
+            self.inner.encode_fast(text, true).map_err(|e| Error::embedder(format!("tokenization failed: {e}")))?;
         Ok(Tokens { ids: enc.get_ids().to_vec(), type_ids: enc.get_type_ids().to_vec() })
     }
 }
