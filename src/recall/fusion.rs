@@ -7,9 +7,13 @@ pub fn keyword_relevance(bm25_relevance: f32) -> f64 {
     1.0 - (-2.0 * f64::from(bm25_relevance).max(0.0)).exp()
 }
 
-/// Cosine below zero carries no evidence of relevance.
+/// Cosine at or below this carries no evidence: sentence embedders put unrelated texts around
+/// 0.1–0.3, so raw cosine would lift every candidate alike.
+pub const COSINE_FLOOR: f64 = 0.3;
+
+/// Cosine rescaled so the floor maps to 0 and identity to 1.
 pub fn vector_relevance(cosine: f32) -> f64 {
-    f64::from(cosine).clamp(0.0, 1.0)
+    ((f64::from(cosine) - COSINE_FLOOR) / (1.0 - COSINE_FLOOR)).clamp(0.0, 1.0)
 }
 
 /// Fuses the two signals. Either alone counts as is; together they combine as independent evidence
