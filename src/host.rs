@@ -64,6 +64,19 @@ pub trait Embedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>>;
 }
 
+/// A shared embedder (one loaded model serving several stores) is an embedder.
+impl<E: Embedder + ?Sized> Embedder for std::rc::Rc<E> {
+    fn id(&self) -> &str {
+        (**self).id()
+    }
+    fn dims(&self) -> usize {
+        (**self).dims()
+    }
+    fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
+        (**self).embed(texts)
+    }
+}
+
 /// Key of a stored record: a path of segments, as in the automerge-repo storage adapter shape.
 pub type StorageKey = Vec<String>;
 

@@ -130,6 +130,11 @@ fn vectors_match_reference() {
         }
     }
     println!("min cosine over {} reference inputs: {:.7} ({})", cases.len(), worst.0, worst.1);
+    // The wasm parity test (tests/js/embedder.test.mjs) compares its vectors with these.
+    if let Some(path) = std::env::var_os("ENGRAM_NATIVE_VECTORS_OUT") {
+        let out: Vec<serde_json::Value> = texts.iter().zip(&vectors).map(|(t, v)| serde_json::json!({ "text": t, "vector": v })).collect();
+        std::fs::write(path, serde_json::to_vec(&out).unwrap()).expect("write native vectors");
+    }
 }
 
 #[test]

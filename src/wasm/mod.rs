@@ -2,6 +2,8 @@
 //! the engine that speaks JSON strings (parsed strictly by `crate::api`) and `Float32Array` vectors;
 //! the JS facade in `pkg-template/` adds the async API, host embedders and typed errors on top.
 
+#[cfg(feature = "embedder")]
+mod embedder;
 mod error;
 
 use serde_json::Value;
@@ -49,6 +51,13 @@ impl EngramCore {
         let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed"]).map_err(to_js)?;
         let id_seed = f.map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
         Ok(EngramCore { engine: Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None }) })
+    }
+
+    /// Makes `embedder` produce the vectors of new memories, turns and queries of this store.
+    #[cfg(feature = "embedder")]
+    #[wasm_bindgen(js_name = setEmbedder)]
+    pub fn set_embedder(&mut self, embedder: &embedder::LocalEmbedder) -> std::result::Result<(), JsValue> {
+        self.engine.set_embedder(Box::new(embedder.shared())).map_err(to_js)
     }
 
     /// Returns the stored (or reinforced) memory as JSON, with `deduplicated`.

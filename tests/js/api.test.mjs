@@ -5,7 +5,7 @@ import { rejectsWith } from "./helpers.mjs";
 import { Engram, EngramError, ERROR_CODES } from "engram-wasm";
 
 test("add, dedup, get, getAll, search, history, stats, close", async () => {
-  const db = await Engram.open();
+  const db = await Engram.open({ embedder: null });
   const a = await db.add({ content: "Sam prefers green tea in the morning", tags: ["drinks"], importance: 0.8 });
   assert.match(a.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   assert.equal(a.layer, "buffer");

@@ -25,7 +25,7 @@ const badAdds = [
 ];
 
 test("bad add inputs reject with InvalidInput and change nothing", async () => {
-  const db = await Engram.open();
+  const db = await Engram.open({ embedder: null });
   await db.add({ content: "seed memory", embedding: [1, 0, 0] });
   const before = JSON.stringify(await db.getAll());
   for (const input of badAdds) {
@@ -39,7 +39,7 @@ test("bad add inputs reject with InvalidInput and change nothing", async () => {
 });
 
 test("bad ids, patches, options and queries reject with typed errors", async () => {
-  const db = await Engram.open();
+  const db = await Engram.open({ embedder: null });
   const m = await db.add({ content: "target" });
   const unknown = "00000000-0000-4000-8000-000000000000";
   for (const id of [undefined, null, 1, {}, ["x"]]) {
@@ -75,7 +75,7 @@ test("bad ids, patches, options and queries reject with typed errors", async () 
 });
 
 test("a thousand interleaved calls keep their order", async () => {
-  const db = await Engram.open();
+  const db = await Engram.open({ embedder: null });
   const writes = [];
   for (let i = 0; i < 500; i++) {
     writes.push(db.add({ content: `note number ${i}`, namespace: "bulk" }));

@@ -1,0 +1,20 @@
+// Where the wasm glue and the environment's helpers come from: each entry (Node, browser) registers
+// its own at import time, so the shared facade code never names `fs` or `fetch` itself.
+import { EngramError } from "./errors.js";
+
+const registry = {
+  loadCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment")),
+  readSource: () => Promise.reject(new EngramError("InvalidInput", "engram-wasm: this environment cannot read model sources")),
+  defaultEmbedder: async () => null,
+};
+
+/** Called by each entry: `{loadCore, readSource, defaultEmbedder}` (all optional). */
+export function registerEnvironment(parts) {
+  Object.assign(registry, parts);
+}
+
+export const loadCore = () => registry.loadCore();
+/** Bytes of a model source (bytes, a path, a URL) with transformers.js-style progress events. */
+export const readSource = (source, options) => registry.readSource(source, options);
+/** The environment's default embedder for `Engram.open()` without an `embedder` option. */
+export const defaultEmbedder = () => registry.defaultEmbedder();

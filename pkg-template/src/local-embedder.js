@@ -1,0 +1,114 @@
+// Engram's own sentence embedder (all-MiniLM-L6-v2 int8, run by tract inside the wasm module).
+// Also usable on its own, and in LangChain's shape (`embedDocuments`, `embedQuery`).
+import { EngramError, asEngramError, invalid } from "./errors.js";
+import { isPlainObject } from "./wire.js";
+import { loadCore, readSource } from "./core.js";
+
+const TOKEN = Symbol("Embedder.load");
+
+export function checkAborted(signal) {
+  if (signal?.aborted) throw new EngramError("Aborted", "aborted by the caller's signal");
+}
+
+export class Embedder {
+  #handle;
+
+  constructor(token, handle) {
+    if (token !== TOKEN) throw new TypeError("use `await Embedder.load({model, tokenizer})`");
+    this.#handle = handle;
+  }
+
+  /**
+   * Loads the model. `model` and `tokenizer` are bytes, a file path (Node) or a URL (fetched, and
+   * cached by the browser's Cache API so later loads work offline). `onProgress` receives
+   * `{status: "initiate" | "progress" | "done" | "ready", file, loaded, total, progress}`.
+   */
+  static async load(options) {
+    if (!isPlainObject(options)) throw invalid("Embedder.load: expected {model, tokenizer, onProgress?, signal?}");
+    const { model, tokenizer, onProgress, signal, ...rest } = options;
+    const unknown = Object.keys(rest);
+    if (unknown.length) throw invalid(`Embedder.load: unknown option \`${unknown[0]}\``);
+    if (model === undefined || tokenizer === undefined) throw invalid("Embedder.load: `model` and `tokenizer` are required");
+    if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("Embedder.load: `onProgress` must be a function");
+    const progress = (event) => {
+      try {
+        onProgress?.({ task: "load-embedder", ...event });
+      } catch {
+        // A throwing progress callback must not break the load.
+      }
+    };
+    checkAborted(signal);
+    const [modelBytes, tokenizerBytes] = await Promise.all([
+      readSource(model, { name: "model.onnx", progress, signal }),
+      readSource(tokenizer, { name: "tokenizer.json", progress, signal }),
+    ]);
+    checkAborted(signal);
+    let handle;
+    try {
+      const glue = await loadCore();
+      handle = new glue.LocalEmbedder(modelBytes, tokenizerBytes);
+    } catch (e) {
+      throw asEngramError(e, "Embedder");
+    }
+    progress({ status: "ready", file: "model.onnx" });
+    return new Embedder(TOKEN, handle);
+  }
+
+  /** Model name and sha256 of its weights; stores record it. */
+  get id() {
+    return this.#live().id;
+  }
+
+  get dims() {
+    return this.#live().dims;
+  }
+
+  #live() {
+    if (!this.#handle) throw new EngramError("Closed", "this Embedder has been disposed");
+    return this.#handle;
+  }
+
+  /** One unit-length Float32Array per text. Empty or whitespace-only texts are InvalidInput. */
+  async embed(texts) {
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("embed: expected an array of strings");
+    const handle = this.#live();
+    let flat;
+    try {
+      flat = handle.embed(texts);
+    } catch (e) {
+      throw asEngramError(e, "Embedder");
+    }
+    const dims = handle.dims;
+    return texts.map((_, i) => flat.slice(i * dims, (i + 1) * dims));
+  }
+
+  /** Word-piece ids per text (with [CLS] and [SEP], truncated at 256 as the model sees them). */
+  async tokenize(texts) {
+    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("tokenize: expected an array of strings");
+    try {
+      return this.#live().tokenize(texts);
+    } catch (e) {
+      throw asEngramError(e, "Embedder");
+    }
+  }
+
+  /** LangChain shape. */
+  async embedDocuments(texts) {
+    return (await this.embed(texts)).map((v) => Array.from(v));
+  }
+
+  async embedQuery(text) {
+    return Array.from((await this.embed([text]))[0]);
+  }
+
+  /** Releases the model's memory (stores using it keep their own reference). */
+  dispose() {
+    this.#handle?.free();
+    this.#handle = undefined;
+  }
+
+  /** @internal The wasm handle, for stores that embed inside the core. */
+  static handleOf(embedder) {
+    return embedder instanceof Embedder ? embedder.#live() : null;
+  }
+}

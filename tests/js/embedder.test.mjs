@@ -1,0 +1,96 @@
+// The local embedder in wasm under Node: token ids equal the reference tokenizer's, vectors are within
+// cosine 0.999 of onnxruntime's and within 1e-5 of the native build's, and stores use it by default.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { rejectsWith, repo } from "./helpers.mjs";
+import { Embedder, Engram, EngramError } from "engram-wasm";
+
+const modelDir = process.env.ENGRAM_MODEL_DIR ?? join(repo, "models");
+const have = existsSync(join(modelDir, "model.onnx")) && existsSync(join(modelDir, "tokenizer.json"));
+const required = Boolean(process.env.ENGRAM_REQUIRE_MODEL);
+const skip = !have && !required && "model files absent (bash scripts/fetch-models.sh)";
+const fixture = JSON.parse(readFileSync(join(repo, "tests", "fixtures", "embed_reference.json"), "utf8"));
+const cases = fixture.cases ?? fixture;
+
+let loaded;
+const embedder = async () => (loaded ??= Embedder.load({ model: join(modelDir, "model.onnx"), tokenizer: join(modelDir, "tokenizer.json") }));
+
+const cosine = (a, b) => {
+  let d = 0, na = 0, nb = 0;
+  for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  return d / Math.sqrt(na * nb);
+};
+
+test("token ids and vectors match the reference; native and wasm agree", { skip }, async () => {
+  const events = [];
+  const e = await Embedder.load({ model: join(modelDir, "model.onnx"), tokenizer: join(modelDir, "tokenizer.json"), onProgress: (p) => events.push(p.status) });
+  assert.deepEqual([...new Set(events)], ["initiate", "done", "ready"]);
+  assert.match(e.id, /^all-MiniLM-L6-v2-int8@8199be6f[0-9a-f]{56}$/);
+  assert.equal(e.dims, 384);
+  const ids = await e.tokenize(cases.map((c) => c.text));
+  cases.forEach((c, i) => assert.deepEqual(Array.from(ids[i]), c.ids, `token ids of ${c.note}`));
+  const withVectors = cases.filter((c) => c.vector);
+  assert.ok(withVectors.length >= 50);
+  const vectors = await e.embed(withVectors.map((c) => c.text));
+  let worst = 1;
+  withVectors.forEach((c, i) => {
+    const cos = cosine(vectors[i], c.vector);
+    worst = Math.min(worst, cos);
+    assert.ok(cos >= 0.999, `cosine ${cos} for ${c.note}`);
+  });
+  console.log(`wasm: min cosine to reference over ${withVectors.length} inputs ${worst.toFixed(7)}`);
+  const nativePath = process.env.ENGRAM_NATIVE_VECTORS_OUT;
+  if (nativePath && existsSync(nativePath)) {
+    const native = JSON.parse(readFileSync(nativePath, "utf8"));
+    assert.equal(native.length, withVectors.length);
+    let maxDiff = 0;
+    native.forEach((n, i) => {
+      assert.equal(n.text, withVectors[i].text);
+      for (let j = 0; j < 384; j++) maxDiff = Math.max(maxDiff, Math.abs(n.vector[j] - vectors[i][j]));
+    });
+    console.log(`wasm vs native: max |difference| ${maxDiff.toExponential(2)}`);
+    assert.ok(maxDiff <= 1e-5, `native and wasm differ by ${maxDiff}`);
+  } else {
+    assert.ok(!required, "ENGRAM_REQUIRE_MODEL is set but the native vectors file (ENGRAM_NATIVE_VECTORS_OUT) is missing");
+  }
+  const empty = cases.find((c) => !c.vector);
+  await rejectsWith(e.embed([empty.text]), "InvalidInput", EngramError);
+  await rejectsWith(e.embed("not an array"), "InvalidInput", EngramError);
+  e.dispose();
+  await rejectsWith(e.embed(["x"]), "Closed", EngramError);
+});
+
+test("Engram.open() uses the local model by default; stores record it", { skip }, async () => {
+  const db = await Engram.open();
+  await db.add({ content: "My daughter plays the violin in the school orchestra" });
+  await db.add({ content: "The quarterly tax filing is due in April" });
+  const hits = await db.search("does my kid do music?", { explain: true });
+  assert.equal(hits[0].memory.content, "My daughter plays the violin in the school orchestra");
+  assert.ok(hits[0].explain.vector > 0, "found by meaning: no query word is in the memory");
+  const stats = await db.stats();
+  assert.match(stats.embedder, /^all-MiniLM-L6-v2-int8@/);
+  assert.equal(stats.vectorDims, 384);
+  // A store opened with the shared Embedder object embeds inside the core too.
+  const shared = await Engram.open({ embedder: await embedder() });
+  await shared.ingest({ id: "s", turns: [{ role: "user", content: "I adopted a kitten named Mochi" }] });
+  assert.equal((await shared.search("new pet cat", { scope: "raw" }))[0].raw.id, "s#0");
+  await rejectsWith(shared.add({ content: "x", embedding: [1, 0, 0] }), "InvalidInput", EngramError);
+});
+
+test("a missing default model is a clear Embedder error", async () => {
+  const saved = process.env.ENGRAM_MODEL_DIR;
+  process.env.ENGRAM_MODEL_DIR = join(repo, "no-such-model-dir");
+  try {
+    await assert.rejects(Engram.open(), (e) => e instanceof EngramError && e.code === "Embedder" && /fetch-models\.sh/.test(e.message) && /embedder: null/.test(e.message));
+  } finally {
+    if (saved === undefined) delete process.env.ENGRAM_MODEL_DIR;
+    else process.env.ENGRAM_MODEL_DIR = saved;
+  }
+  await rejectsWith(Embedder.load({ model: new Uint8Array([1, 2, 3]), tokenizer: new Uint8Array([4]) }), "InvalidInput", EngramError);
+  await rejectsWith(Embedder.load({ model: "/nope/model.onnx", tokenizer: "/nope/tokenizer.json" }), "Embedder", EngramError);
+  const ac = new AbortController();
+  ac.abort();
+  await rejectsWith(Embedder.load({ model: "/x", tokenizer: "/y", signal: ac.signal }), "Aborted", EngramError);
+});
