@@ -1,8 +1,16 @@
 // The main demo: an assistant's memory across a few conversations, then the searches it would run
-// before answering. Keyword-only (embedder: null), so it runs with no model files.
+// before answering. Uses the local embedding model (models/, fetched by scripts/fetch-models.sh) for
+// search by meaning; without it, falls back to keyword-only search and says so.
 import { Engram } from "engram-wasm";
 
-const db = await Engram.open({ embedder: null });
+let db;
+try {
+  db = await Engram.open();
+  console.log(`embedder: ${(await db.stats()).embedder.slice(0, 40)}…  (hybrid keyword + vector search)\n`);
+} catch (e) {
+  console.log(`embedder: none (${e.code}: ${e.message.split(".")[0]}) — keyword-only search\n`);
+  db = await Engram.open({ embedder: null });
+}
 
 const memories = [
   { content: "The user's name is Priya; she works as a data engineer in Lisbon", importance: 0.9 },
@@ -29,6 +37,7 @@ const queries = [
   ["how do I deploy to production?", "pipeline"],
   ["which kafka topic does the pipeline read?", "pipeline"],
   ["tell me about her cat", "default"],
+  ["does she have any pets?", "default"],
 ];
 for (const [q, namespace] of queries) {
   console.log(`\nsearch (${namespace}): ${q}`);

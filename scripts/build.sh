@@ -4,6 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+bash scripts/fetch-models.sh
 echo "build: native core"
 cargo build --release --quiet
 echo "build: engram-wasm package (pkg/)"
