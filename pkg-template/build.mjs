@@ -57,6 +57,9 @@ const common = { bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logL
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.mjs"), format: "esm", platform: "node" });
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node" });
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-browser.js")], outfile: join(out, "dist", "engram.browser.mjs"), format: "esm", platform: "browser" });
+// The worker imports the browser build as a separate module, so both share one copy of the glue.
+await esbuild({ ...common, external: [...common.external, "./engram.browser.mjs"], entryPoints: [join(template, "src", "worker.js")], outfile: join(out, "dist", "engram.worker.mjs"), format: "esm", platform: "browser",
+  plugins: [{ name: "browser-entry-external", setup(b) { b.onResolve({ filter: /entry-browser\.js$/ }, () => ({ path: "./engram.browser.mjs", external: true })); } }] });
 
 const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
 pkg.version = version;

@@ -350,3 +350,25 @@ export class Engram {
   reset(): Promise<void>;
   close(): Promise<void>;
 }
+
+export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
+  /** URLs of the local model files: the worker loads the Embedder (cached for offline use). */
+  model?: string | URL;
+  tokenizer?: string | URL;
+  /** Load progress of the worker's Embedder. */
+  onProgress?: (event: LoadProgress) => void;
+  /** Where `engram.worker.mjs` is served, if not next to the package's browser build. */
+  workerUrl?: string | URL;
+  /** Without model URLs: null for keyword-only (the default in browsers). */
+  embedder?: null;
+}
+
+/** An Engram running in a module Web Worker: the same async methods, plus `terminate()`. */
+export type EngramWorker = Pick<
+  Engram,
+  | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
+  | "deleteSession" | "recallContext" | "resume" | "stats" | "reset" | "close"
+> & { terminate(): void };
+
+/** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */
+export function openInWorker(options?: WorkerOptions): Promise<EngramWorker>;

@@ -83,3 +83,4 @@ async function readSource(source, { name, progress, signal }) {
 registerEnvironment({ loadCore: () => initWasm(), readSource });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { openInWorker } from "./worker-client.js";

@@ -66,6 +66,11 @@ registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder })
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 
+/** Browser-only: Node hosts use worker_threads around `Engram` themselves. */
+export async function openInWorker() {
+  throw new EngramError("InvalidInput", "openInWorker is for browsers (module Web Workers); in Node, run Engram in a worker_threads Worker");
+}
+
 /** Present for parity with the browser entry: in Node the wasm module loads with the package. */
 export function initWasm() {
   return Promise.resolve();

@@ -1,7 +1,9 @@
 // engram-wasm in a real headless Chromium: imported as an ES module without a bundler.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { serveStatic, startBrowser } from "./harness.mjs";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { repo, serveStatic, startBrowser } from "./harness.mjs";
 
 let server;
 let browser;
@@ -25,4 +27,21 @@ test("add / dedup / search / typed errors in Chromium", async () => {
   assert.equal(r.afterError, true);
   assert.equal(r.stats.memories, 4);
   assert.equal(r.simd, true);
+});
+
+const haveModel = existsSync(join(repo, "models", "model.onnx")) && existsSync(join(repo, "models", "tokenizer.json"));
+const skipModel = !haveModel && !process.env.ENGRAM_REQUIRE_MODEL && "model files absent (bash scripts/fetch-models.sh)";
+
+test("Engram + local embedder in a Web Worker; model cached for offline reuse", { skip: skipModel }, async () => {
+  await browser.goto(`${server.origin}/tests/browser/worker.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.top, "My daughter plays the violin in the school orchestra");
+  assert.equal(r.byMeaning, true);
+  assert.match(r.embedder, /^all-MiniLM-L6-v2-int8@/);
+  assert.deepEqual(r.error, { code: "InvalidInput", name: "InvalidInput" });
+  assert.deepEqual(r.firstStatuses, ["initiate", "progress", "done", "ready"]);
+  assert.equal(r.sawByteProgress, true);
+  assert.equal(r.secondFromCache, true, "second load is served by the Cache API");
+  console.log(`worker: first load + open ${Math.round(r.firstLoadMs)} ms`);
 });

@@ -19,8 +19,9 @@ export async function serveStatic(root = repo, port = 0) {
     if (!file.startsWith(root + sep)) return res.writeHead(403).end();
     try {
       if (!statSync(file).isFile()) throw new Error("not a file");
-      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "cache-control": "no-store" });
-      res.end(readFileSync(file));
+      const body = readFileSync(file);
+      res.writeHead(200, { "content-type": TYPES[extname(file)] ?? "application/octet-stream", "content-length": body.length, "cache-control": "no-store" });
+      res.end(body);
     } catch {
       res.writeHead(404).end();
     }
