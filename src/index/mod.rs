@@ -6,7 +6,7 @@ pub mod tokenize;
 pub mod vector;
 
 pub use keyword::{DocId, KeywordHit, KeywordIndex, KeywordQuery};
-pub use vector::{VectorHit, VectorIndex};
+pub use vector::{BuildInput, BuildOptions, BuiltGraph, VectorHit, VectorIndex, VectorOptions, VectorStats};
 
 /// Keeps the `limit` best of `hits` under `better_first`, sorted: a partial selection, then a sort of
 /// only what is kept.

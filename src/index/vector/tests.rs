@@ -1,0 +1,171 @@
+use super::*;
+
+fn unit(v: Vec<f32>) -> Vec<f32> {
+    let n = dot(&v, &v).sqrt();
+    v.into_iter().map(|x| x / n).collect()
+}
+
+/// Small deterministic pseudo-random unit vectors (xorshift), enough for unit tests.
+fn vectors(n: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+    let mut s = seed | 1;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
+    };
+    (0..n).map(|_| unit((0..dims).map(|_| next()).collect())).collect()
+}
+
+fn small_graph_options() -> VectorOptions {
+    VectorOptions { graph_min: 50, ..VectorOptions::default() }
+}
+
+#[test]
+fn exact_search_orders_by_cosine_and_respects_removal() {
+    let mut ix = VectorIndex::new();
+    ix.insert(0, vec![1.0, 0.0]);
+    ix.insert(1, vec![0.6, 0.8]);
+    ix.insert(2, vec![0.0, 1.0]);
+    let q = [0.8, 0.6];
+    let order: Vec<_> = ix.search(&q, 10, |_| true).iter().map(|h| h.doc).collect();
+    assert_eq!(order, [1, 0, 2]);
+    assert!(ix.remove(1));
+    assert_eq!(ix.search(&q, 1, |_| true)[0].doc, 0);
+    assert_eq!(ix.len(), 2);
+    assert!(ix.search(&[1.0, 0.0, 0.0], 10, |_| true).is_empty());
+}
+
+#[test]
+fn graph_tier_takes_built_vectors_and_delta_keeps_new_ones() {
+    let vs = vectors(300, 16, 7);
+    let mut ix = VectorIndex::with_options(small_graph_options());
+    for (i, v) in vs.iter().enumerate().take(200) {
+        ix.insert(i as DocId, v.clone());
+    }
+    assert!(ix.needs_rebuild());
+    let snapshot = ix.snapshot_for_build();
+    // Changes after the snapshot: a new vector, a replaced one, a removed one.
+    ix.insert(250, vs[250].clone());
+    ix.insert(3, vs[251].clone());
+    ix.remove(4);
+    let graph = snapshot.build(&ix.options().build.clone());
+    ix.install(graph).unwrap();
+    let s = ix.stats();
+    assert_eq!((s.len, s.indexed, s.delta, s.tombstones), (200, 198, 2, 2));
+    assert_eq!(ix.search(&vs[251], 1, |_| true)[0].doc, 3);
+    assert_eq!(ix.search(&vs[250], 1, |_| true)[0].doc, 250);
+    assert!(ix.search(&vs[4], 200, |_| true).iter().all(|h| h.doc != 4));
+    assert_eq!(ix.search(&vs[4], 500, |_| true).len(), 200);
+
+    ix.rebuild();
+    let s = ix.stats();
+    assert_eq!((s.indexed, s.delta, s.tombstones), (200, 0, 0));
+    // Shrinking below the graph size moves everything back to the exact tier.
+    for d in 0..180 {
+        ix.remove(d);
+    }
+    assert!(ix.needs_rebuild());
+    ix.rebuild();
+    assert!(ix.graph().is_none());
+    assert_eq!((ix.delta_len(), ix.len()), (21, 21));
+}
+
+#[test]
+fn install_rejects_another_dimension_and_builds_are_reproducible() {
+    let mut a = VectorIndex::with_options(small_graph_options());
+    for (i, v) in vectors(120, 8, 3).into_iter().enumerate() {
+        a.insert(i as DocId, v);
+    }
+    let opts = a.options().build.clone();
+    let g1 = a.snapshot_for_build().build(&opts).to_bytes();
+    let g2 = a.snapshot_for_build().build(&opts).to_bytes();
+    assert_eq!(g1, g2);
+    let mut b = VectorIndex::new();
+    b.insert(0, vec![1.0, 0.0]);
+    assert_eq!(b.install(BuiltGraph::from_bytes(&g1).unwrap()).unwrap_err().code, crate::error::ErrorCode::InvalidInput);
+}
+
+#[test]
+fn int8_only_index_keeps_no_f32_and_still_ranks() {
+    let vs = vectors(100, 32, 11);
+    let mut ix = VectorIndex::with_options(VectorOptions { keep_exact: false, ..VectorOptions::default() });
+    for (i, v) in vs.iter().enumerate() {
+        ix.insert(i as DocId, v.clone());
+    }
+    assert!(ix.get(5).is_none());
+    let hits = ix.search(&vs[5], 3, |_| true);
+    assert_eq!(hits[0].doc, 5);
+    assert!((hits[0].cosine - 1.0).abs() < 1e-2);
+}
+
+#[test]
+fn snapshot_bytes_round_trip_and_reject_corruption() {
+    let mut ix = VectorIndex::new();
+    for (i, v) in vectors(10, 8, 5).into_iter().enumerate() {
+        ix.insert(i as DocId * 2, v);
+    }
+    let snap = ix.snapshot_for_build();
+    let bytes = snap.to_bytes();
+    assert_eq!(BuildInput::from_bytes(&bytes).unwrap(), snap);
+    for cut in 0..bytes.len() {
+        assert!(BuildInput::from_bytes(&bytes[..cut]).is_err());
+    }
+}
+
+/// Bytes with a valid envelope but a forged body (every byte position tried with a few values): the
+/// decoder either rejects them as `Corrupt` or yields a graph that searches without panicking.
+#[test]
+fn forged_graph_bodies_never_panic() {
+    let vs = vectors(60, 4, 13);
+    let mut ix = VectorIndex::with_options(VectorOptions { graph_min: 1, ..VectorOptions::default() });
+    for (i, v) in vs.iter().enumerate() {
+        ix.insert(i as DocId, v.clone());
+    }
+    ix.rebuild();
+    let bytes = ix.graph().unwrap().to_bytes();
+    let body = frame::unwrap(frame::GRAPH_MAGIC, &bytes, "test").unwrap().to_vec();
+    let (mut accepted, mut rejected) = (0, 0);
+    for at in (0..body.len()).step_by((body.len() / 300).max(1)) {
+        for value in [0u8, 1, 0x7F, 0xFF] {
+            let mut b = body.clone();
+            b[at] = value;
+            match BuiltGraph::from_bytes(&frame::wrap(frame::GRAPH_MAGIC, &b)) {
+                Ok(g) => {
+                    accepted += 1;
+                    let mut copy = VectorIndex::with_options(ix.options().clone());
+                    for (i, v) in vs.iter().enumerate() {
+                        copy.insert(i as DocId, v.clone());
+                    }
+                    copy.install(g).ok();
+                    for q in vs.iter().take(3) {
+                        copy.search(q, 5, |_| true);
+                    }
+                }
+                Err(e) => {
+                    assert_eq!(e.code, crate::error::ErrorCode::Corrupt);
+                    rejected += 1;
+                }
+            }
+        }
+    }
+    assert!(accepted > 0 && rejected > 0, "{accepted} accepted, {rejected} rejected");
+}
+
+/// The index is shared across threads by hosts, and a snapshot is sent to a build thread.
+#[test]
+fn index_is_send_and_sync_and_builds_can_move_between_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    send_sync::<VectorIndex>();
+    send_sync::<BuildInput>();
+    send_sync::<BuiltGraph>();
+    let mut ix = VectorIndex::with_options(small_graph_options());
+    for (i, v) in vectors(80, 8, 17).into_iter().enumerate() {
+        ix.insert(i as DocId, v);
+    }
+    let snapshot = ix.snapshot_for_build();
+    let options = ix.options().build.clone();
+    let graph = std::thread::spawn(move || snapshot.build(&options)).join().unwrap();
+    ix.install(graph).unwrap();
+    assert_eq!(ix.indexed_len(), 80);
+}
