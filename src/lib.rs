@@ -11,6 +11,7 @@ pub mod error;
 pub mod host;
 pub mod index;
 pub mod model;
+pub mod persist;
 pub mod recall;
 pub mod store;
 

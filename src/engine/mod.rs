@@ -3,6 +3,9 @@
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
 mod context;
+mod journal;
+mod merge;
+mod reembed;
 mod raw;
 mod search;
 
@@ -10,6 +13,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use serde::Serialize;
 
+pub use journal::{Changes, EngineState, WithVector};
+pub use merge::Merged;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
 pub use search::{Hit, HitTarget};
 
@@ -104,6 +109,8 @@ pub struct Engram {
     session_keyword: KeywordIndex,
     /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
     linked_from: HashMap<String, Vec<String>>,
+    /// Undo log of changes while persistence records them (`record_changes`); `None` otherwise.
+    journal: Option<journal::Journal>,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -127,6 +134,7 @@ impl Engram {
             raw_vectors: VectorIndex::new(),
             session_keyword: KeywordIndex::new(),
             linked_from: HashMap::new(),
+            journal: None,
         }
     }
 
@@ -192,11 +200,14 @@ impl Engram {
             if let Some(v) = &input.embedding {
                 validate::embedding(v, self.expected_dims())?;
             }
+            if let Some(id) = self.table.get(slot).map(|m| m.id.clone()) {
+                self.note_memory(&id);
+            }
             let m = self.table.get_mut(slot).expect("duplicate slot is live");
             m.repetition_count = m.repetition_count.saturating_add(1);
             m.last_accessed = now;
             let memory = m.clone();
-            self.history.append(HistoryEvent {
+            self.log(HistoryEvent {
                 memory_id: memory.id.clone(),
                 event: EventKind::Reinforce,
                 at: now,
@@ -228,10 +239,9 @@ impl Engram {
             derived_from,
             links,
         };
-        for target in &memory.links {
-            self.linked_from.entry(target.clone()).or_default().push(memory.id.clone());
-        }
-        self.history.append(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None });
+        self.note_memory(&id);
+        self.link(&memory);
+        self.log(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None });
         let slot = self.table.insert(memory.clone());
         self.index(slot);
         if let Some(v) = vector {
@@ -305,7 +315,8 @@ impl Engram {
         }
         let now = self.now();
         m.modified_at = now;
-        self.history.append(HistoryEvent {
+        self.note_memory(&m.id);
+        self.log(HistoryEvent {
             memory_id: m.id.clone(),
             event: EventKind::Update,
             at: now,
@@ -325,15 +336,14 @@ impl Engram {
     }
 
     fn remove_slot(&mut self, slot: DocId, now: Millis) {
+        if let Some(id) = self.table.get(slot).map(|m| m.id.clone()) {
+            self.note_memory(&id);
+        }
         if let Some(m) = self.table.remove(slot) {
             self.keyword.remove(slot);
             self.vectors.remove(slot);
-            for target in &m.links {
-                if let Some(from) = self.linked_from.get_mut(target) {
-                    from.retain(|x| *x != m.id);
-                }
-            }
-            self.history.append(HistoryEvent { memory_id: m.id, event: EventKind::Delete, at: now, content: None, previous_content: Some(m.content) });
+            self.unlink(&m);
+            self.log(HistoryEvent { memory_id: m.id, event: EventKind::Delete, at: now, content: None, previous_content: Some(m.content) });
         }
     }
 
@@ -365,15 +375,7 @@ impl Engram {
 
     /// Forgets everything: memories, indexes, history.
     pub fn reset(&mut self) {
-        self.table.clear();
-        self.keyword.clear();
-        self.vectors.clear();
-        self.history.clear();
-        self.raw.clear();
-        self.raw_keyword.clear();
-        self.raw_vectors.clear();
-        self.session_keyword.clear();
-        self.linked_from.clear();
+        self.forget_all();
     }
 
     pub fn stats(&self) -> Stats {

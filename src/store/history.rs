@@ -73,4 +73,23 @@ impl HistoryLog {
     pub fn clear(&mut self) {
         *self = HistoryLog::default();
     }
+
+    /// Every event, oldest first (what persistence and export write).
+    pub fn events(&self) -> &[HistoryEvent] {
+        &self.events
+    }
+
+    /// Drops the events after the first `len`: undoing a change that failed to persist.
+    pub fn truncate(&mut self, len: usize) {
+        while self.events.len() > len {
+            let Some(e) = self.events.pop() else { break };
+            let at = self.events.len();
+            if let Some(ix) = self.by_memory.get_mut(&e.memory_id) {
+                ix.retain(|&i| i != at);
+                if ix.is_empty() {
+                    self.by_memory.remove(&e.memory_id);
+                }
+            }
+        }
+    }
 }

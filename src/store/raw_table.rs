@@ -41,6 +41,11 @@ impl RawTable {
         self.slot_of(id).and_then(|s| self.get(s))
     }
 
+    /// Live entries with their slots, in slot order.
+    pub fn iter(&self) -> impl Iterator<Item = (DocId, &RawEntry)> {
+        self.slots.iter().enumerate().filter_map(|(i, e)| e.as_ref().map(|e| (i as DocId, e)))
+    }
+
     /// Namespace a session belongs to, if it exists.
     pub fn session_namespace(&self, session_id: &str) -> Option<&str> {
         self.sessions.get(session_id).map(|(ns, _)| ns.as_str())
@@ -103,6 +108,29 @@ impl RawTable {
                 Some((s, e))
             })
             .collect()
+    }
+
+    /// Removes one entry by id; a session left without turns is removed too (its number is then
+    /// returned, so the caller can drop the session document).
+    pub fn remove_entry(&mut self, id: &str) -> Option<(DocId, RawEntry, Option<DocId>)> {
+        let slot = self.by_id.remove(id)?;
+        let entry = self.slots.get_mut(slot as usize).and_then(Option::take)?;
+        let mut dropped_session = None;
+        if let Some((_, turns)) = self.sessions.get_mut(&entry.session_id) {
+            if let Some(t) = turns.get_mut(entry.turn_index as usize) {
+                if *t == Some(slot) {
+                    *t = None;
+                }
+            }
+            while turns.last() == Some(&None) {
+                turns.pop();
+            }
+            if turns.is_empty() {
+                self.sessions.remove(&entry.session_id);
+                dropped_session = self.session_numbers.remove(&entry.session_id);
+            }
+        }
+        Some((slot, entry, dropped_session))
     }
 
     /// Sessions of a namespace.

@@ -15,6 +15,9 @@ pub struct MemoryTable {
     /// (namespace, content hash) → slots with that normalized content (more than one only on a hash
     /// collision or after an update made two memories equal).
     by_content: HashMap<(String, u64), Vec<DocId>>,
+    /// Slots handed out by `get_mut` since last taken, while persistence wants to know (search
+    /// touches access counts in place; those memories must be written again).
+    touched: Option<Vec<DocId>>,
 }
 
 impl MemoryTable {
@@ -35,7 +38,21 @@ impl MemoryTable {
     }
 
     pub fn get_mut(&mut self, slot: DocId) -> Option<&mut Memory> {
-        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
+        let m = self.slots.get_mut(slot as usize).and_then(Option::as_mut)?;
+        if let Some(t) = &mut self.touched {
+            t.push(slot);
+        }
+        Some(m)
+    }
+
+    /// Starts (or stops) noting the slots `get_mut` hands out.
+    pub fn track_touches(&mut self, on: bool) {
+        self.touched = on.then(Vec::new);
+    }
+
+    /// Slots handed out by `get_mut` since the last call (possibly repeated or since removed).
+    pub fn take_touched(&mut self) -> Vec<DocId> {
+        self.touched.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn by_id(&self, id: &str) -> Option<&Memory> {
@@ -72,6 +89,19 @@ impl MemoryTable {
         self.slots[slot as usize] = Some(memory);
     }
 
+    /// Puts a removed memory back into its own (empty) slot: undoing a delete that failed to persist.
+    /// Refused (false) if the slot is taken or out of range, or the id is live elsewhere.
+    pub fn restore(&mut self, slot: DocId, memory: Memory) -> bool {
+        let free = self.slots.get(slot as usize).is_some_and(Option::is_none);
+        if !free || self.by_id.contains_key(&memory.id) {
+            return false;
+        }
+        self.by_id.insert(memory.id.clone(), slot);
+        self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        self.slots[slot as usize] = Some(memory);
+        true
+    }
+
     pub fn remove(&mut self, slot: DocId) -> Option<Memory> {
         let old = self.slots.get_mut(slot as usize).and_then(Option::take)?;
         self.by_id.remove(&old.id);
@@ -90,7 +120,9 @@ impl MemoryTable {
     }
 
     pub fn clear(&mut self) {
+        let tracking = self.touched.is_some();
         *self = MemoryTable::default();
+        self.track_touches(tracking);
     }
 }
 

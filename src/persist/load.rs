@@ -1,0 +1,124 @@
+//! Opening a store image: which records count. The newest valid snapshot is the base; chunks
+//! `base+1, base+2, …` are applied while they are present and valid. A load tolerates exactly what a
+//! crash can leave behind — one torn record at the very end (the write in flight), torn snapshots
+//! whose chunks are still there, stale records older than the base — and refuses (`Corrupt`)
+//! anything that would silently drop committed data: an unreadable record with records after it, a
+//! gap in the chunk sequence, a damaged snapshot nothing else covers.
+
+use std::collections::BTreeMap;
+
+use super::image::Image;
+use super::ops;
+use super::record::{self, RecordKind};
+use crate::engine::EngineState;
+use crate::error::{Error, Result};
+use crate::host::StorageKey;
+
+use super::identity::EmbedderIdentity;
+
+pub const ROOT: &str = "engram";
+const CHUNK: &str = "chunk";
+const SNAPSHOT: &str = "snapshot";
+
+pub fn chunk_key(seq: u64) -> StorageKey {
+    vec![ROOT.to_string(), CHUNK.to_string(), format!("{seq:020}")]
+}
+
+pub fn snapshot_key(seq: u64) -> StorageKey {
+    vec![ROOT.to_string(), SNAPSHOT.to_string(), format!("{seq:020}")]
+}
+
+/// (kind, seq) of a key this layer wrote; `None` for anything else under the prefix.
+fn parse_key(key: &[String]) -> Option<(RecordKind, u64)> {
+    let [root, kind, seq] = key else { return None };
+    if root != ROOT || seq.len() != 20 || !seq.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let kind = match kind.as_str() {
+        CHUNK => RecordKind::Chunk,
+        SNAPSHOT => RecordKind::Snapshot,
+        _ => return None,
+    };
+    seq.parse().ok().map(|s| (kind, s))
+}
+
+/// What an image holds and where its sequence stands.
+pub struct Loaded {
+    pub state: EngineState,
+    pub identity: Option<EmbedderIdentity>,
+    /// Sequence number of the base snapshot (0 without one).
+    pub base: u64,
+    /// Last chunk applied (`base` if none).
+    pub last: u64,
+    /// Size of the base snapshot record.
+    pub base_bytes: usize,
+    /// Every stored key except the base snapshot: removed once a newer snapshot is written.
+    pub obsolete: Vec<StorageKey>,
+}
+
+/// The ops of a record whose checksum holds (`None` if it does not: torn or damaged); a record that
+/// passes its checksum but does not decode is `Corrupt`.
+fn read(bytes: &[u8], kind: RecordKind, seq: u64) -> Result<Option<Vec<ops::Op>>> {
+    let Ok((stored_seq, body)) = record::decode_kind(bytes, kind) else { return Ok(None) };
+    if stored_seq != seq {
+        return Err(Error::corrupt(format!("record stored under sequence {seq} says {stored_seq}")));
+    }
+    ops::decode(body).map(Some)
+}
+
+pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
+    let mut chunks: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
+    let mut snapshots: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
+    for (key, bytes) in records {
+        match parse_key(&key) {
+            Some((RecordKind::Chunk, seq)) => {
+                chunks.insert(seq, (key, bytes));
+            }
+            Some((_, seq)) => {
+                snapshots.insert(seq, (key, bytes));
+            }
+            None => {}
+        }
+    }
+    let mut image = Image::default();
+    let mut base = 0;
+    let mut base_key = None;
+    let mut base_bytes = 0;
+    let mut damaged_snapshots = Vec::new();
+    for (&seq, (key, bytes)) in snapshots.iter().rev() {
+        match read(bytes, RecordKind::Snapshot, seq)? {
+            Some(ops) => {
+                for op in ops {
+                    image.apply(op);
+                }
+                base = seq;
+                base_key = Some(key.clone());
+                base_bytes = bytes.len();
+                break;
+            }
+            None => damaged_snapshots.push(seq),
+        }
+    }
+    let mut last = base;
+    while let Some((_, bytes)) = chunks.get(&(last + 1)) {
+        let Some(ops) = read(bytes, RecordKind::Chunk, last + 1)? else { break };
+        for op in ops {
+            image.apply(op);
+        }
+        last += 1;
+    }
+    // What lies beyond the chain may only be the write in flight: one chunk, right after it. A
+    // snapshot is always written after the chunks it covers, so a damaged one beyond the chain
+    // means lost data, never a torn write.
+    let later_chunks: Vec<u64> = chunks.range(last + 1..).map(|(s, _)| *s).collect();
+    let torn_tail = matches!(later_chunks.as_slice(), [] | [_]) && later_chunks.first().is_none_or(|&s| s == last + 1);
+    let lost_snapshot = damaged_snapshots.iter().any(|&s| s > last);
+    if !torn_tail || lost_snapshot {
+        return Err(Error::corrupt(format!(
+            "the store's records break off after sequence {last}: later records cannot be reached (a record is damaged or missing)"
+        )));
+    }
+    let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
+    let (state, identity) = image.into_state();
+    Ok(Loaded { state, identity, base, last, base_bytes, obsolete })
+}

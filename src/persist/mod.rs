@@ -1,0 +1,58 @@
+//! Persistence: an engine kept in host storage (the async automerge-repo-shaped [`Storage`] trait),
+//! crash-safe by construction.
+//!
+//! # Design
+//!
+//! - **The engine stays synchronous and I/O-free.** While persistence is on, every mutating engine
+//!   call journals the records it is about to change with their values *before* the change (an undo
+//!   log, `engine::journal`). The driver ([`Store`]) takes the journal after the call, writes the
+//!   records' current values as one *chunk*, and if that write fails undoes the journal: memory then
+//!   equals storage again and the call rejects with the adapter's `Storage` / `StorageFull` error.
+//!   Journaling befores (rather than computing a change before applying it) keeps every engine rule
+//!   in one place — the engine — and the driver ignorant of them. The same pieces
+//!   (`take_changes` / `undo`, [`ops`], [`record`], [`load`]) serve a driver written elsewhere (the
+//!   wasm binding, where storage is a JS promise).
+//! - **Cost of a write is O(what it changed):** one `save` of one chunk holding the changed records
+//!   (a memory with its vector, its history event). A single `add` is exactly one storage write.
+//! - **Records** (see [`record`]) are framed with magic, format version, kind, sequence number and
+//!   length, and end in a CRC-32C. The checksum is each record's commit marker: a torn write fails
+//!   it. Keys: `["engram", "chunk", <seq, 20 digits>]` and `["engram", "snapshot", <seq>]`.
+//! - **Load** (see [`load`]) takes the newest valid snapshot and applies the chunks after it in
+//!   sequence while they are present and valid. Everything a crash can leave (a torn last chunk, a
+//!   torn snapshot whose chunks are still there, stale records) is ignored; anything that would
+//!   drop committed data silently is `Corrupt`.
+//! - **Compaction** writes a snapshot of the whole state (sequence = last chunk) first and only then
+//!   removes the chunks and snapshots it replaces: new data before old data is removed. It runs after
+//!   [`OpenOptions::compact_after`] chunks and on [`Store::compact`]; if it fails the call that
+//!   triggered it still succeeded (its chunk is durable) and compaction is retried later.
+//! - **Acknowledged** means: a `Store` write whose future resolved `Ok` is in storage and survives
+//!   any crash after it. Search touches (access count, last access) change memory in place without a
+//!   write; they are persisted with the next write or by [`Store::flush`]. A crash before that loses
+//!   only those counters.
+//! - **Indexes are rebuilt on open** (BM25 and vectors from the loaded records; the vector graph is
+//!   built lazily by its owner). The records are what is persisted; a persisted index form can be
+//!   added as another record kind without changing this format's other records.
+//! - **Embedder identity** (model id, dims) is stored with the data; opening with a different
+//!   embedder is an `Embedder` error unless [`OpenOptions::reembed`] asks to re-embed everything
+//!   (written as one chunk).
+//! - **Export / import** ([`export`]): one record of kind `Export` with the same operations as a
+//!   snapshot; import validates everything first, then merges by id as one write.
+//! - **Bytes from storage are untrusted:** every read is bounds-checked, no allocation is sized by
+//!   a header beyond the bytes present, and a decoded state is validated before the engine is built.
+
+pub mod block_on;
+mod bytes;
+pub mod crc32c;
+pub mod export;
+mod identity;
+mod image;
+pub mod load;
+mod memory_storage;
+pub mod ops;
+pub mod record;
+mod store;
+
+pub use block_on::block_on;
+pub use identity::EmbedderIdentity;
+pub use memory_storage::MemoryStorage;
+pub use store::{OpenOptions, Store, DEFAULT_COMPACT_AFTER};

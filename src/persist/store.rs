@@ -1,0 +1,339 @@
+//! `Store<S>`: an engine bound to host storage. Every write goes through [`Store::mutate`]: the
+//! engine call runs (synchronously, journaling its befores), its changes are written as one chunk,
+//! and only then does the call resolve. If the write fails the journal is undone, so memory and
+//! storage agree, and the storage error is returned.
+
+use std::collections::BTreeSet;
+
+use super::export;
+use super::identity::EmbedderIdentity;
+use super::load::{self, chunk_key, snapshot_key};
+use super::ops::OpWriter;
+use super::record::{self, RecordKind};
+use crate::engine::{Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput};
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::{Clock, Storage, StorageKey};
+use crate::model::Memory;
+use crate::recall::SearchRequest;
+
+/// Chunks written since the last snapshot before one is written automatically.
+pub const DEFAULT_COMPACT_AFTER: usize = 1024;
+
+pub struct OpenOptions {
+    pub engine: EngineOptions,
+    /// When the store's vectors come from another embedder than `engine.embedder`: re-embed every
+    /// record with the new one instead of refusing to open.
+    pub reembed: bool,
+    /// Chunks since the last snapshot that trigger a compaction (at least 1).
+    pub compact_after: usize,
+}
+
+impl Default for OpenOptions {
+    fn default() -> Self {
+        OpenOptions { engine: EngineOptions::default(), reembed: false, compact_after: DEFAULT_COMPACT_AFTER }
+    }
+}
+
+pub struct Store<S: Storage> {
+    engine: Engram,
+    storage: S,
+    /// Sequence number of the last committed chunk (or of the base snapshot).
+    last: u64,
+    /// Chunks committed since the base snapshot, and their bytes.
+    chunks_since_snapshot: usize,
+    chunk_bytes: usize,
+    /// Size of the base snapshot record (0 without one).
+    snapshot_bytes: usize,
+    compact_after: usize,
+    identity: Option<EmbedderIdentity>,
+    /// The identity is known but not yet in storage (first write of a store opened with an embedder).
+    identity_pending: bool,
+    /// Memories touched by searches whose new access counts are not written yet.
+    touched: BTreeSet<String>,
+    /// Keys made obsolete by the base snapshot or to be made obsolete by the next one.
+    obsolete: Vec<StorageKey>,
+}
+
+/// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
+/// storage failure too.
+fn storage_error(e: Error) -> Error {
+    match e.code {
+        ErrorCode::Storage | ErrorCode::StorageFull => e,
+        _ => Error::new(ErrorCode::Storage, e.message),
+    }
+}
+
+impl<S: Storage> Store<S> {
+    /// Opens the store kept in `storage` (empty storage: a new store).
+    pub async fn open(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Self> {
+        let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
+        let mut loaded = load::load(records)?;
+        let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of);
+        let mismatch = matches!((&loaded.identity, &wanted), (Some(have), Some(want)) if have != want);
+        if mismatch && !options.reembed {
+            let (have, want) = (loaded.identity.as_ref().map(ToString::to_string), wanted.as_ref().map(ToString::to_string));
+            return Err(Error::embedder(format!(
+                "this store's vectors were made by {}; the embedder given is {} (open with reembed to re-embed every record)",
+                have.unwrap_or_default(),
+                want.unwrap_or_default()
+            )));
+        }
+        if mismatch {
+            loaded.state.memories.iter_mut().for_each(|(_, v)| *v = None);
+            loaded.state.raw.iter_mut().for_each(|(_, v)| *v = None);
+        }
+        let mut engine = Engram::new(clock, options.engine);
+        engine.load_state(loaded.state)?;
+        engine.record_changes(true);
+        let identity_pending = wanted.is_some() && wanted != loaded.identity;
+        let mut store = Store {
+            engine,
+            storage,
+            last: loaded.last,
+            chunks_since_snapshot: (loaded.last - loaded.base) as usize,
+            chunk_bytes: 0,
+            snapshot_bytes: loaded.base_bytes,
+            compact_after: options.compact_after.max(1),
+            identity: wanted.or(loaded.identity),
+            identity_pending,
+            touched: BTreeSet::new(),
+            obsolete: loaded.obsolete,
+        };
+        if mismatch {
+            store.mutate(|e| e.reembed()).await?;
+        }
+        Ok(store)
+    }
+
+    pub fn engine(&self) -> &Engram {
+        &self.engine
+    }
+
+    pub fn storage(&self) -> &S {
+        &self.storage
+    }
+
+    pub fn embedder_identity(&self) -> Option<&EmbedderIdentity> {
+        self.identity.as_ref()
+    }
+
+    /// Runs one engine write and persists what it changed as one chunk before returning. On a
+    /// storage failure the change is undone and the typed storage error returned; on an engine error
+    /// nothing was changed or written.
+    pub async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
+        let out = op(&mut self.engine);
+        let changes = self.engine.take_changes();
+        match out {
+            Ok(v) => {
+                self.commit(changes).await?;
+                Ok(v)
+            }
+            Err(e) => {
+                self.engine.undo(changes);
+                Err(e)
+            }
+        }
+    }
+
+    pub async fn add(&mut self, input: NewMemory) -> Result<Added> {
+        self.mutate(|e| e.add(input)).await
+    }
+    pub async fn update(&mut self, id: &str, patch: MemoryPatch) -> Result<Memory> {
+        self.mutate(|e| e.update(id, patch)).await
+    }
+    pub async fn delete(&mut self, id: &str) -> Result<()> {
+        self.mutate(|e| e.delete(id)).await
+    }
+    pub async fn delete_all(&mut self, namespace: Option<&str>) -> Result<usize> {
+        self.mutate(|e| e.delete_all(namespace)).await
+    }
+    pub async fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
+        self.mutate(|e| e.ingest(session)).await
+    }
+    pub async fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
+        self.mutate(|e| e.delete_session(session_id)).await
+    }
+    pub async fn reset(&mut self) -> Result<()> {
+        self.mutate(|e| {
+            e.reset();
+            Ok(())
+        })
+        .await
+    }
+
+    /// Search; the access counts it touches are written with the next write or `flush`.
+    pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
+        let hits = self.engine.search(req);
+        self.note_touches();
+        hits
+    }
+
+    /// Any read that may touch access counts (`recall_context`, …): touches are kept for the next
+    /// write. Writes must go through `mutate`.
+    pub fn read<T>(&mut self, f: impl FnOnce(&mut Engram) -> T) -> T {
+        let out = f(&mut self.engine);
+        self.note_touches();
+        // A write here would bypass the commit; put it back rather than leave memory ahead of storage.
+        let stray = self.engine.take_changes();
+        if !stray.is_empty() {
+            debug_assert!(false, "Store::read made a write; use Store::mutate");
+            self.engine.undo(stray);
+        }
+        out
+    }
+
+    fn note_touches(&mut self) {
+        self.touched.extend(self.engine.take_touched());
+    }
+
+    /// Writes whatever is not yet in storage (search touches). After it resolves, everything done
+    /// before it survives a crash.
+    pub async fn flush(&mut self) -> Result<()> {
+        self.note_touches();
+        self.commit(Changes::default()).await
+    }
+
+    /// Writes the changes of one call as the next chunk (nothing if there is nothing to write).
+    async fn commit(&mut self, changes: Changes) -> Result<()> {
+        self.note_touches();
+        if changes.is_empty() && self.touched.is_empty() && !self.identity_pending {
+            return Ok(());
+        }
+        let body = self.chunk_body(&changes);
+        let seq = self.last + 1;
+        let key = chunk_key(seq);
+        let bytes = record::encode(RecordKind::Chunk, seq, &body);
+        if let Err(e) = self.storage.save(&key, &bytes).await {
+            self.engine.undo(changes);
+            // The write may have landed in part; clear it so a rejected call never resurfaces. If
+            // this fails too, the next chunk overwrites the same key.
+            let _ = self.storage.remove(&key).await;
+            return Err(storage_error(e));
+        }
+        self.last = seq;
+        self.chunks_since_snapshot += 1;
+        self.chunk_bytes += bytes.len();
+        self.obsolete.push(key);
+        self.touched.clear();
+        self.identity_pending = false;
+        if self.should_compact() {
+            // The call is already durable; a failed compaction only leaves more chunks to read and
+            // is retried after the next write.
+            let _ = self.write_snapshot().await;
+        }
+        Ok(())
+    }
+
+    /// After `compact_after` chunks, once they add up to half the last snapshot: rewriting a large
+    /// store costs O(store), so it waits until the chunks are worth it (write amplification ≤ ~3×),
+    /// but never beyond 16 × `compact_after` chunks (bounded work on open).
+    fn should_compact(&self) -> bool {
+        let n = self.chunks_since_snapshot;
+        n >= self.compact_after && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
+    }
+
+    fn chunk_body(&self, changes: &Changes) -> Vec<u8> {
+        let mut w = OpWriter::default();
+        if changes.reset() {
+            w.reset();
+        }
+        if self.identity_pending {
+            if let Some(id) = &self.identity {
+                w.embedder(id);
+            }
+        }
+        let mut written: BTreeSet<&str> = BTreeSet::new();
+        for id in changes.memory_ids().chain(self.touched.iter().map(String::as_str)) {
+            if !written.insert(id) {
+                continue;
+            }
+            match self.engine.memory_with_vector(id) {
+                Some((m, v)) => w.put_memory(m, v),
+                None if changes.memory_ids().any(|c| c == id) => w.delete_memory(id),
+                None => {}
+            }
+        }
+        for id in changes.raw_ids() {
+            match self.engine.raw_with_vector(id) {
+                Some((e, v)) => w.put_raw(e, v),
+                None => w.delete_raw(id),
+            }
+        }
+        if let Some(from) = changes.history_from() {
+            for h in self.engine.history_events().get(from..).unwrap_or_default() {
+                w.history(h);
+            }
+        }
+        w.into_bytes()
+    }
+
+    /// Writes the whole state as a snapshot, then removes the chunks and snapshots it replaces. New
+    /// data first, old data after: a crash at any point leaves a loadable image.
+    pub async fn compact(&mut self) -> Result<()> {
+        self.flush().await?;
+        self.write_snapshot().await
+    }
+
+    async fn write_snapshot(&mut self) -> Result<()> {
+        if self.chunks_since_snapshot == 0 {
+            return Ok(());
+        }
+        let seq = self.last;
+        let key = snapshot_key(seq);
+        let bytes = record::encode(RecordKind::Snapshot, seq, &self.snapshot_body());
+        if let Err(e) = self.storage.save(&key, &bytes).await {
+            // Possibly torn: harmless (its chunks are all still there), removed by a later compaction.
+            if !self.obsolete.contains(&key) {
+                self.obsolete.push(key);
+            }
+            return Err(storage_error(e));
+        }
+        self.chunks_since_snapshot = 0;
+        self.chunk_bytes = 0;
+        self.snapshot_bytes = bytes.len();
+        let mut obsolete = std::mem::take(&mut self.obsolete);
+        obsolete.retain(|k| *k != key);
+        while let Some(k) = obsolete.pop() {
+            if let Err(e) = self.storage.remove(&k).await {
+                obsolete.push(k);
+                self.obsolete = obsolete;
+                self.obsolete.push(key);
+                return Err(storage_error(e));
+            }
+        }
+        self.obsolete.push(key);
+        Ok(())
+    }
+
+    fn snapshot_body(&self) -> Vec<u8> {
+        export::state_ops(&self.engine, self.identity.as_ref(), None).into_bytes()
+    }
+
+    /// The whole store, or one namespace, as one portable file (see [`super::export`]).
+    pub fn export(&self, namespace: Option<&str>) -> Vec<u8> {
+        export::export(&self.engine, self.identity.as_ref(), namespace)
+    }
+
+    /// Validates an export file and merges it by id (records with the same id are replaced), as one
+    /// write. Refused before any change if the file is damaged (`Corrupt`) or was made with another
+    /// embedder (`Embedder`).
+    pub async fn import(&mut self, bytes: &[u8]) -> Result<Merged> {
+        let file = export::decode_export(bytes)?;
+        if let (Some(have), Some(given)) = (&self.identity, &file.identity) {
+            if have != given {
+                return Err(Error::embedder(format!("the file's vectors were made by {given}; this store's by {have}")));
+            }
+        }
+        let adopt = self.identity.is_none() && file.identity.is_some();
+        if adopt {
+            self.identity = file.identity;
+            self.identity_pending = true;
+        }
+        let out = self.mutate(|e| e.merge_state(file.state)).await;
+        if adopt && out.is_err() {
+            self.identity = None;
+            self.identity_pending = false;
+        }
+        out
+    }
+}

@@ -1,0 +1,240 @@
+//! Persistence through the Rust API: round trips, write counts, embedder identity, and damaged
+//! bytes (every truncation and ≥ 10,000 bit flips of a reference snapshot are `Corrupt`, never a
+//! panic).
+
+mod persist_common;
+
+use std::rc::Rc;
+
+use engram::persist::{block_on, record, MemoryStorage, OpenOptions, Store};
+use engram::{EngineOptions, ErrorCode, NewMemory, SearchRequest};
+use persist_common::*;
+
+#[test]
+fn a_store_reopens_as_it_was_and_an_add_is_one_write() {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    for step in workload(5, 120) {
+        run(&mut store, &step).unwrap();
+    }
+    flush(&mut store);
+    assert_same(open_state(storage.inner.dump()).unwrap(), store.engine().state(), "reopen");
+
+    let saves = storage.saves.get();
+    let calls = storage.calls.get();
+    block_on(store.add(NewMemory { content: "one more thing".into(), ..Default::default() })).unwrap();
+    assert_eq!(storage.saves.get() - saves, 1, "an add is one save");
+    assert_eq!(storage.calls.get() - calls, 1, "and no other storage call");
+
+    // Search touches reach storage with the next flush.
+    let hits = store.search(&SearchRequest { query: Some("one more thing".into()), ..Default::default() }).unwrap();
+    assert!(!hits.is_empty());
+    let touched = store.engine().get(hits[0].id()).unwrap().access_count;
+    assert!(touched > 0);
+    flush(&mut store);
+    let reopened = open(MemoryStorage::from_records(storage.inner.dump()), 1000).unwrap();
+    assert_eq!(reopened.engine().get(hits[0].id()).unwrap().access_count, touched);
+}
+
+#[test]
+fn compaction_leaves_one_snapshot_and_loads_the_same() {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    for step in workload(11, 80) {
+        run(&mut store, &step).unwrap();
+    }
+    block_on(store.compact()).unwrap();
+    let keys: Vec<_> = storage.inner.dump().into_iter().map(|(k, _)| k[1].clone()).collect();
+    assert_eq!(keys, vec!["snapshot".to_string()]);
+    assert_same(open_state(storage.inner.dump()).unwrap(), store.engine().state(), "after compaction");
+}
+
+fn with_embedder(id: &str, dims: usize, reembed: bool) -> OpenOptions {
+    let embedder: Box<dyn engram::host::Embedder> = Box::new(HashEmbedder { id: id.into(), dims });
+    OpenOptions { engine: EngineOptions { id_seed: Some(3), embedder: Some(embedder) }, reembed, compact_after: 1000 }
+}
+
+#[test]
+fn a_store_remembers_its_embedder_and_refuses_another_unless_asked_to_reembed() {
+    let storage = Rc::new(MemoryStorage::new());
+    let open_with = |id: &str, dims: usize, reembed: bool| block_on(Store::open(SharedMemory(storage.clone()), Box::new(clock()), with_embedder(id, dims, reembed)));
+    let mut store = open_with("model-a", 8, false).unwrap();
+    block_on(store.add(NewMemory { content: "the cat sat on the mat".into(), ..Default::default() })).unwrap();
+    let id = block_on(store.add(NewMemory { content: "dogs bark at night".into(), ..Default::default() })).unwrap().memory.id;
+    drop(store);
+
+    for (model, dims) in [("model-b", 8), ("model-a", 16)] {
+        let err = open_with(model, dims, false).err().expect("another embedder is refused");
+        assert_eq!(err.code, ErrorCode::Embedder, "{err}");
+    }
+    let same = open_with("model-a", 8, false).unwrap();
+    assert_eq!(same.embedder_identity().unwrap().model, "model-a");
+    drop(same);
+
+    let store = open_with("model-b", 16, true).unwrap();
+    assert_eq!(store.engine().memory_with_vector(&id).unwrap().1.unwrap().len(), 16);
+    drop(store);
+    let store = open_with("model-b", 16, false).unwrap();
+    assert_eq!(store.embedder_identity().unwrap().dims, 16);
+    assert_eq!(store.engine().memory_with_vector(&id).unwrap().1.unwrap().len(), 16);
+    assert_eq!(open_with("model-a", 8, false).err().unwrap().code, ErrorCode::Embedder);
+}
+
+/// A `MemoryStorage` shared between successive opens.
+struct SharedMemory(Rc<MemoryStorage>);
+
+impl engram::host::Storage for SharedMemory {
+    async fn load(&self, key: &[String]) -> engram::Result<Option<Vec<u8>>> {
+        self.0.load(key).await
+    }
+    async fn save(&self, key: &[String], data: &[u8]) -> engram::Result<()> {
+        self.0.save(key, data).await
+    }
+    async fn remove(&self, key: &[String]) -> engram::Result<()> {
+        self.0.remove(key).await
+    }
+    async fn load_range(&self, prefix: &[String]) -> engram::Result<Vec<(engram::host::StorageKey, Vec<u8>)>> {
+        self.0.load_range(prefix).await
+    }
+    async fn remove_range(&self, prefix: &[String]) -> engram::Result<()> {
+        self.0.remove_range(prefix).await
+    }
+}
+
+/// A compacted store of a few dozen records: one snapshot record.
+fn reference_snapshot() -> (engram::host::StorageKey, Vec<u8>) {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    for step in workload(77, 60) {
+        run(&mut store, &step).unwrap();
+    }
+    block_on(store.compact()).unwrap();
+    let mut records = storage.inner.dump();
+    assert_eq!(records.len(), 1);
+    records.remove(0)
+}
+
+#[test]
+fn every_truncation_and_bit_flip_of_a_snapshot_is_corrupt() {
+    let (key, bytes) = reference_snapshot();
+    assert!(open_state(vec![(key.clone(), bytes.clone())]).is_ok());
+    for cut in 0..bytes.len() {
+        let err = open_state(vec![(key.clone(), bytes[..cut].to_vec())]).err().unwrap_or_else(|| panic!("cut {cut} opened"));
+        assert_eq!(err.code, ErrorCode::Corrupt, "cut {cut}: {err}");
+    }
+    let mut r = Rng(0xfeed);
+    let flips = 10_000;
+    for i in 0..flips {
+        let mut damaged = bytes.clone();
+        for _ in 0..1 + i % 3 {
+            let bit = r.below(damaged.len() * 8);
+            damaged[bit / 8] ^= 1 << (bit % 8);
+        }
+        if damaged == bytes {
+            continue;
+        }
+        let err = open_state(vec![(key.clone(), damaged)]).err().unwrap_or_else(|| panic!("flip {i} opened"));
+        assert_eq!(err.code, ErrorCode::Corrupt, "flip {i}: {err}");
+    }
+    println!("{} truncations and {flips} bit-flip variants rejected", bytes.len());
+}
+
+#[test]
+fn damaged_bodies_under_a_valid_checksum_never_panic() {
+    // The checksum stops accidents; a body re-sealed after damage must still fail cleanly.
+    let (key, bytes) = reference_snapshot();
+    let (kind, seq, body) = record::decode(&bytes).unwrap();
+    let mut r = Rng(0xbeef);
+    let (mut ok, mut corrupt) = (0, 0);
+    for i in 0..3000 {
+        let mut b = body.to_vec();
+        match i % 3 {
+            0 => {
+                let at = r.below(b.len());
+                b[at] = r.next() as u8;
+            }
+            1 => b.truncate(r.below(b.len())),
+            _ => {
+                let at = r.below(b.len().saturating_sub(4).max(1));
+                let end = (at + 4).min(b.len());
+                b[at..end].fill(0xff);
+            }
+        }
+        match open_state(vec![(key.clone(), record::encode(kind, seq, &b))]) {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert!(matches!(e.code, ErrorCode::Corrupt | ErrorCode::Embedder), "{e}");
+                corrupt += 1;
+            }
+        }
+    }
+    println!("{ok} damaged bodies still decoded, {corrupt} rejected");
+    assert!(corrupt > 1000);
+}
+
+#[test]
+fn a_gap_or_a_damaged_middle_chunk_is_corrupt_not_silent_loss() {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    for i in 0..5 {
+        block_on(store.add(NewMemory { content: format!("memory number {i}"), ..Default::default() })).unwrap();
+    }
+    let records = storage.inner.dump();
+    assert_eq!(records.len(), 5);
+    let mut gap = records.clone();
+    gap.remove(2);
+    assert_eq!(open_state(gap).err().unwrap().code, ErrorCode::Corrupt);
+    let mut damaged = records.clone();
+    damaged[1].1[30] ^= 4;
+    assert_eq!(open_state(damaged).err().unwrap().code, ErrorCode::Corrupt);
+    let mut torn_tail = records.clone();
+    let last = torn_tail.len() - 1;
+    torn_tail[last].1.truncate(10);
+    assert_eq!(open_state(torn_tail).unwrap().memories.len(), 4);
+}
+
+#[test]
+fn export_import_round_trips_merges_by_id_and_rejects_damage() {
+    let mut source = open(Faulty::default(), 1000).unwrap();
+    for step in workload(21, 80) {
+        run(&mut source, &step).unwrap();
+    }
+    let file = source.export(None);
+
+    // Into an empty store: the same state.
+    let mut target = open(Faulty::default(), 1000).unwrap();
+    let merged = block_on(target.import(&file)).unwrap();
+    assert_eq!(merged.added, source.engine().state().memories.len());
+    assert_same(target.engine().state(), source.engine().state(), "import into empty");
+
+    // Again into a store with its own memories: imported ids replace, others stay, history once.
+    let mut mixed = open(Faulty::default(), 1000).unwrap();
+    let own = block_on(mixed.add(NewMemory { content: "a memory of the target's own".into(), namespace: Some("own".into()), ..Default::default() })).unwrap().memory.id;
+    block_on(mixed.import(&file)).unwrap();
+    let again = block_on(mixed.import(&file)).unwrap();
+    assert_eq!(again.added, 0);
+    assert_eq!(again.history_events, 0);
+    assert!(mixed.engine().get(&own).is_some());
+    assert_eq!(mixed.engine().state().memories.len(), source.engine().state().memories.len() + 1);
+
+    // One namespace only.
+    let work = source.export(Some("work"));
+    let mut ns = open(Faulty::default(), 1000).unwrap();
+    block_on(ns.import(&work)).unwrap();
+    assert!(ns.engine().state().memories.iter().all(|(m, _)| m.namespace == "work"));
+    assert_eq!(ns.engine().count(Some("work")).unwrap(), source.engine().count(Some("work")).unwrap());
+
+    // Damage: every truncation and a few thousand flips are Corrupt and change nothing.
+    let before = target.engine().state();
+    for cut in (0..file.len()).step_by(7) {
+        assert_eq!(block_on(target.import(&file[..cut])).err().unwrap().code, ErrorCode::Corrupt, "cut {cut}");
+    }
+    let mut r = Rng(99);
+    for i in 0..3000 {
+        let mut d = file.clone();
+        let bit = r.below(d.len() * 8);
+        d[bit / 8] ^= 1 << (bit % 8);
+        assert_eq!(block_on(target.import(&d)).err().unwrap().code, ErrorCode::Corrupt, "flip {i}");
+    }
+    assert_same(target.engine().state(), before, "after rejected imports");
+}
