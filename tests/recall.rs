@@ -188,3 +188,40 @@ fn a_reply_surfaces_through_the_turn_it_answers() {
     assert!(hits[1].score < hits[0].score);
     assert!(!ids.contains(&"s#2") || ids.iter().position(|x| *x == "s#2") > Some(1));
 }
+
+/// Test-only embedder: a 2-d vector from two keywords; text without letters has "nothing to embed".
+struct KeywordVectors;
+
+impl engram::host::Embedder for KeywordVectors {
+    fn id(&self) -> &str {
+        "test-keyword-vectors"
+    }
+    fn dims(&self) -> usize {
+        2
+    }
+    fn embed(&self, texts: &[&str]) -> engram::Result<Vec<Vec<f32>>> {
+        texts
+            .iter()
+            .map(|t| {
+                if !t.chars().any(char::is_alphabetic) {
+                    return Err(engram::Error::invalid("nothing to embed"));
+                }
+                Ok(if t.contains("cat") { vec![1.0, 0.1] } else { vec![0.1, 1.0] })
+            })
+            .collect()
+    }
+}
+
+#[test]
+fn a_turn_with_nothing_to_embed_is_kept_without_a_vector() {
+    let clock = Rc::new(ManualClock::new(T0));
+    let mut e = Engram::new(Box::new(clock), EngineOptions { id_seed: Some(1), embedder: Some(Box::new(KeywordVectors)) });
+    let plain = |c: &str| TurnInput { role: "user".into(), content: c.into(), ..Default::default() };
+    let r = e.ingest(SessionInput { id: "s".into(), turns: vec![plain("my cat sleeps a lot"), plain("\u{200b}\u{200b} 123"), plain("taxes are due")], ..Default::default() }).unwrap();
+    assert_eq!(r.added, 3);
+    let stats = e.stats();
+    assert_eq!((stats.raw_entries, stats.raw_vectors), (3, 2));
+    assert_eq!(e.search(&SearchRequest { scope: Scope::Raw, ..query("123") }).unwrap()[0].id(), "s#1");
+    // A memory with nothing to embed is still rejected: a memory is meant to be found by meaning.
+    assert_eq!(e.add(mem("\u{200b} 42")).unwrap_err().code, ErrorCode::InvalidInput);
+}

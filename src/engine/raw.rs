@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 use super::{resolve_namespace, Engram};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::index::DocId;
 use crate::model::time::Millis;
 use crate::model::{speaker_text, validate, RawEntry};
@@ -102,12 +102,29 @@ impl Engram {
             for chunk in to_embed.chunks(32) {
                 let texts: Vec<String> = chunk.iter().map(|&i| speaker_text(session.turns[i].speaker.as_deref(), &session.turns[i].content)).collect();
                 let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
-                let out = embedder.embed(&refs)?;
+                let out: Vec<Option<Vec<f32>>> = match embedder.embed(&refs) {
+                    Ok(out) => out.into_iter().map(Some).collect(),
+                    // A verbatim turn is kept even when it has nothing the model can read (only
+                    // control or zero-width characters): it is stored without a vector, findable by
+                    // keyword only. Other embedder failures fail the call.
+                    Err(e) if e.code == ErrorCode::InvalidInput => refs
+                        .iter()
+                        .map(|t| match embedder.embed(&[t]) {
+                            Ok(mut v) if v.len() == 1 => Ok(v.pop()),
+                            Ok(_) => Err(Error::embedder("embedder returned the wrong number of vectors")),
+                            Err(e) if e.code == ErrorCode::InvalidInput => Ok(None),
+                            Err(e) => Err(e),
+                        })
+                        .collect::<Result<_>>()?,
+                    Err(e) => return Err(e),
+                };
                 if out.len() != chunk.len() {
                     return Err(Error::embedder("embedder returned the wrong number of vectors"));
                 }
                 for (&i, v) in chunk.iter().zip(out) {
-                    vectors[i] = Some(validate::embedding(&v, dims).map_err(|e| Error::embedder(format!("embedder output rejected: {}", e.message)))?);
+                    if let Some(v) = v {
+                        vectors[i] = Some(validate::embedding(&v, dims).map_err(|e| Error::embedder(format!("embedder output rejected: {}", e.message)))?);
+                    }
                 }
             }
         }
@@ -134,6 +151,7 @@ impl Engram {
                 date: session.date,
                 created_at: now,
             };
+            self.note_raw(&entry.id);
             let text = entry.indexed_text();
             let (slot, replaced) = self.raw.put(entry);
             if let Some(old) = replaced {
@@ -155,7 +173,7 @@ impl Engram {
     }
 
     /// Re-indexes a session as one document (the context its turns are read in).
-    fn index_session(&mut self, session_id: &str) {
+    pub(super) fn index_session(&mut self, session_id: &str) {
         let n = self.raw.session_number(session_id);
         let texts: Vec<String> = self.raw.session_slots(session_id).into_iter().filter_map(|s| self.raw.get(s)).map(RawEntry::indexed_text).collect();
         self.session_keyword.insert(n, texts.iter().map(String::as_str));
@@ -185,6 +203,11 @@ impl Engram {
         if self.raw.session_namespace(session_id).is_none() {
             return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
         }
+        for slot in self.raw.session_slots(session_id) {
+            if let Some(id) = self.raw.get(slot).map(|e| e.id.clone()) {
+                self.note_raw(&id);
+            }
+        }
         if let Some(n) = self.raw.existing_session_number(session_id) {
             self.session_keyword.remove(n);
         }
@@ -207,7 +230,8 @@ impl Engram {
                 let mut m = m.clone();
                 m.derived_from = remaining;
                 m.modified_at = now;
-                self.history.append(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None });
+                self.note_memory(&m.id);
+                self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None });
                 self.table.replace(slot, m);
             }
         }

@@ -100,7 +100,12 @@ impl Engram {
         let dims = self.vectors.dims().or(self.raw_vectors.dims());
         let query_vec = match (&req.embedding, text) {
             (Some(v), _) => Some(validate::embedding(v, dims.or_else(|| self.expected_dims()))?),
-            (None, Some(q)) if self.embedder.is_some() => self.vector_for(None, q)?,
+            // A query the model cannot read (digits and symbols only) is still a keyword query.
+            (None, Some(q)) if self.embedder.is_some() => match self.vector_for(None, q) {
+                Ok(v) => v,
+                Err(e) if e.code == crate::error::ErrorCode::InvalidInput => None,
+                Err(e) => return Err(e),
+            },
             _ => None,
         };
         if text.is_none() && query_vec.is_none() {
