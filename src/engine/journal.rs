@@ -26,18 +26,32 @@ pub struct EngineState {
     pub history: Vec<HistoryEvent>,
 }
 
-/// The whole mutable state, moved out by `reset` and moved back by undoing it.
-#[derive(Debug)]
+/// The engine's whole mutable state, held as one value so `reset` can move it out and undoing the
+/// reset can move it back.
+#[derive(Debug, Default)]
 pub(crate) struct Tables {
-    table: MemoryTable,
-    keyword: KeywordIndex,
-    vectors: VectorIndex,
-    history: HistoryLog,
-    raw: RawTable,
-    raw_keyword: KeywordIndex,
-    raw_vectors: VectorIndex,
-    session_keyword: KeywordIndex,
-    linked_from: HashMap<String, Vec<String>>,
+    pub(super) table: MemoryTable,
+    pub(super) keyword: KeywordIndex,
+    pub(super) vectors: VectorIndex,
+    pub(super) history: HistoryLog,
+    pub(super) raw: RawTable,
+    pub(super) raw_keyword: KeywordIndex,
+    pub(super) raw_vectors: VectorIndex,
+    /// Whole sessions as documents (all turns' text), by session number: the context a turn is in.
+    pub(super) session_keyword: KeywordIndex,
+    /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
+    pub(super) linked_from: HashMap<String, Vec<String>>,
+}
+
+impl Tables {
+    /// Empty tables whose vector indexes keep `self`'s options.
+    fn emptied_like(&self) -> Tables {
+        Tables {
+            vectors: VectorIndex::with_options(self.vectors.options().clone()),
+            raw_vectors: VectorIndex::with_options(self.raw_vectors.options().clone()),
+            ..Tables::default()
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -112,16 +126,16 @@ impl Engram {
     /// Starts (or stops) recording changes for persistence. Stopping drops what was recorded.
     pub fn record_changes(&mut self, on: bool) {
         self.journal = on.then(Journal::default);
-        self.table.track_touches(on);
+        self.tables.table.track_touches(on);
     }
 
     /// Ids of memories whose access count or last access time changed in place (search touches)
     /// since the last call; only while recording.
     pub fn take_touched(&mut self) -> Vec<String> {
-        let mut slots = self.table.take_touched();
+        let mut slots = self.tables.table.take_touched();
         slots.sort_unstable();
         slots.dedup();
-        slots.into_iter().filter_map(|s| self.table.get(s).map(|m| m.id.clone())).collect()
+        slots.into_iter().filter_map(|s| self.tables.table.get(s).map(|m| m.id.clone())).collect()
     }
 
     /// What changed since the last call (empty when not recording).
@@ -140,7 +154,7 @@ impl Engram {
             match step {
                 Step::Memory { id, before } => self.restore_memory(&id, before),
                 Step::Raw { id, before } => {
-                    if let Some(e) = self.raw.by_id(&id) {
+                    if let Some(e) = self.tables.raw.by_id(&id) {
                         sessions.insert(e.session_id.clone());
                     }
                     if let Some((e, _)) = &before {
@@ -148,12 +162,12 @@ impl Engram {
                     }
                     self.restore_raw(&id, before);
                 }
-                Step::History { len } => self.history.truncate(len),
+                Step::History { len } => self.tables.history.truncate(len),
                 Step::Reset { before } => self.put_tables(*before),
             }
         }
         for s in sessions {
-            if self.raw.session_namespace(&s).is_some() {
+            if self.tables.raw.session_namespace(&s).is_some() {
                 self.index_session(&s);
             }
         }
@@ -165,7 +179,7 @@ impl Engram {
         if j.memories.contains(id) {
             return;
         }
-        let before = self.table.slot_of(id).and_then(|s| self.table.get(s).map(|m| (s, (m.clone(), self.vectors.get(s).map(<[f32]>::to_vec)))));
+        let before = self.tables.table.slot_of(id).and_then(|s| self.tables.table.get(s).map(|m| (s, (m.clone(), self.tables.vectors.get(s).map(<[f32]>::to_vec)))));
         if let Some(j) = &mut self.journal {
             j.memories.insert(id.to_string());
             j.changes.steps.push(Step::Memory { id: id.to_string(), before });
@@ -178,7 +192,7 @@ impl Engram {
         if j.raw.contains(id) {
             return;
         }
-        let before = self.raw.slot_of(id).and_then(|s| self.raw.get(s).map(|e| (e.clone(), self.raw_vectors.get(s).map(<[f32]>::to_vec))));
+        let before = self.tables.raw.slot_of(id).and_then(|s| self.tables.raw.get(s).map(|e| (e.clone(), self.tables.raw_vectors.get(s).map(<[f32]>::to_vec))));
         if let Some(j) = &mut self.journal {
             j.raw.insert(id.to_string());
             j.changes.steps.push(Step::Raw { id: id.to_string(), before });
@@ -187,20 +201,20 @@ impl Engram {
 
     /// Appends a history event, noting where this call's events start.
     pub(super) fn log(&mut self, event: HistoryEvent) {
-        let len = self.history.len();
+        let len = self.tables.history.len();
         if let Some(j) = &mut self.journal {
             if !j.history_noted {
                 j.history_noted = true;
                 j.changes.steps.push(Step::History { len });
             }
         }
-        self.history.append(event);
+        self.tables.history.append(event);
     }
 
     /// Moves the whole state out (leaving an empty store) and journals it for undo.
     pub(super) fn forget_all(&mut self) {
         let before = self.take_tables();
-        self.table.track_touches(self.journal.is_some());
+        self.tables.table.track_touches(self.journal.is_some());
         if let Some(j) = &mut self.journal {
             j.memories.clear();
             j.raw.clear();
@@ -210,73 +224,54 @@ impl Engram {
     }
 
     fn take_tables(&mut self) -> Tables {
-        let vectors = VectorIndex::with_options(self.vectors.options().clone());
-        let raw_vectors = VectorIndex::with_options(self.raw_vectors.options().clone());
-        Tables {
-            table: std::mem::take(&mut self.table),
-            keyword: std::mem::take(&mut self.keyword),
-            vectors: std::mem::replace(&mut self.vectors, vectors),
-            history: std::mem::take(&mut self.history),
-            raw: std::mem::take(&mut self.raw),
-            raw_keyword: std::mem::take(&mut self.raw_keyword),
-            raw_vectors: std::mem::replace(&mut self.raw_vectors, raw_vectors),
-            session_keyword: std::mem::take(&mut self.session_keyword),
-            linked_from: std::mem::take(&mut self.linked_from),
-        }
+        let empty = self.tables.emptied_like();
+        std::mem::replace(&mut self.tables, empty)
     }
 
     fn put_tables(&mut self, t: Tables) {
-        self.table = t.table;
-        self.keyword = t.keyword;
-        self.vectors = t.vectors;
-        self.history = t.history;
-        self.raw = t.raw;
-        self.raw_keyword = t.raw_keyword;
-        self.raw_vectors = t.raw_vectors;
-        self.session_keyword = t.session_keyword;
-        self.linked_from = t.linked_from;
+        self.tables = t;
     }
 
     pub(super) fn link(&mut self, m: &Memory) {
         for target in &m.links {
-            self.linked_from.entry(target.clone()).or_default().push(m.id.clone());
+            self.tables.linked_from.entry(target.clone()).or_default().push(m.id.clone());
         }
     }
 
     pub(super) fn unlink(&mut self, m: &Memory) {
         for target in &m.links {
-            if let Some(from) = self.linked_from.get_mut(target) {
+            if let Some(from) = self.tables.linked_from.get_mut(target) {
                 from.retain(|x| *x != m.id);
                 if from.is_empty() {
-                    self.linked_from.remove(target);
+                    self.tables.linked_from.remove(target);
                 }
             }
         }
     }
 
     fn restore_memory(&mut self, id: &str, before: Option<(DocId, WithVector<Memory>)>) {
-        if let Some(slot) = self.table.slot_of(id) {
-            if let Some(m) = self.table.remove(slot) {
+        if let Some(slot) = self.tables.table.slot_of(id) {
+            if let Some(m) = self.tables.table.remove(slot) {
                 self.unlink(&m);
             }
-            self.keyword.remove(slot);
-            self.vectors.remove(slot);
+            self.tables.keyword.remove(slot);
+            self.tables.vectors.remove(slot);
         }
         let Some((slot, (m, v))) = before else { return };
         self.link(&m);
-        let slot = if self.table.restore(slot, m.clone()) { slot } else { self.table.insert(m) };
+        let slot = if self.tables.table.restore(slot, m.clone()) { slot } else { self.tables.table.insert(m) };
         self.index(slot);
         if let Some(v) = v {
-            self.vectors.insert(slot, v);
+            self.tables.vectors.insert(slot, v);
         }
     }
 
     fn restore_raw(&mut self, id: &str, before: Option<WithVector<RawEntry>>) {
-        if let Some((slot, _, dropped_session)) = self.raw.remove_entry(id) {
-            self.raw_keyword.remove(slot);
-            self.raw_vectors.remove(slot);
+        if let Some((slot, _, dropped_session)) = self.tables.raw.remove_entry(id) {
+            self.tables.raw_keyword.remove(slot);
+            self.tables.raw_vectors.remove(slot);
             if let Some(n) = dropped_session {
-                self.session_keyword.remove(n);
+                self.tables.session_keyword.remove(n);
             }
         }
         if let Some((e, v)) = before {
@@ -287,42 +282,42 @@ impl Engram {
     /// Stores a raw entry with its indexes (not its session document).
     pub(super) fn put_raw(&mut self, e: RawEntry, v: Option<Vec<f32>>) {
         let text = e.indexed_text();
-        let (slot, replaced) = self.raw.put(e);
+        let (slot, replaced) = self.tables.raw.put(e);
         if let Some(old) = replaced {
-            self.raw_keyword.remove(old);
-            self.raw_vectors.remove(old);
+            self.tables.raw_keyword.remove(old);
+            self.tables.raw_vectors.remove(old);
         }
-        self.raw_keyword.insert(slot, [text.as_str()]);
+        self.tables.raw_keyword.insert(slot, [text.as_str()]);
         if let Some(v) = v {
-            self.raw_vectors.insert(slot, v);
+            self.tables.raw_vectors.insert(slot, v);
         }
     }
 
     /// The memory with this id and its vector.
     pub fn memory_with_vector(&self, id: &str) -> Option<(&Memory, Option<&[f32]>)> {
-        let slot = self.table.slot_of(id)?;
-        self.table.get(slot).map(|m| (m, self.vectors.get(slot)))
+        let slot = self.tables.table.slot_of(id)?;
+        self.tables.table.get(slot).map(|m| (m, self.tables.vectors.get(slot)))
     }
 
     /// The raw entry with this id and its vector.
     pub fn raw_with_vector(&self, id: &str) -> Option<(&RawEntry, Option<&[f32]>)> {
-        let slot = self.raw.slot_of(id)?;
-        self.raw.get(slot).map(|e| (e, self.raw_vectors.get(slot)))
+        let slot = self.tables.raw.slot_of(id)?;
+        self.tables.raw.get(slot).map(|e| (e, self.tables.raw_vectors.get(slot)))
     }
 
     /// Every memory with its vector, in slot order.
     pub fn memories_with_vectors(&self) -> impl Iterator<Item = (&Memory, Option<&[f32]>)> {
-        self.table.iter().map(|(s, m)| (m, self.vectors.get(s)))
+        self.tables.table.iter().map(|(s, m)| (m, self.tables.vectors.get(s)))
     }
 
     /// Every raw entry with its vector, in slot order.
     pub fn raw_with_vectors(&self) -> impl Iterator<Item = (&RawEntry, Option<&[f32]>)> {
-        self.raw.iter().map(|(s, e)| (e, self.raw_vectors.get(s)))
+        self.tables.raw.iter().map(|(s, e)| (e, self.tables.raw_vectors.get(s)))
     }
 
     /// Every history event, oldest first.
     pub fn history_events(&self) -> &[HistoryEvent] {
-        self.history.events()
+        self.tables.history.events()
     }
 
     /// A copy of the whole state (tests, export).
@@ -347,18 +342,18 @@ impl Engram {
         }
         let journal = self.journal.take();
         self.take_tables();
-        self.table.track_touches(journal.is_some());
+        self.tables.table.track_touches(journal.is_some());
         for (m, v) in state.memories {
             self.link(&m);
-            let slot = self.table.insert(m);
+            let slot = self.tables.table.insert(m);
             self.index(slot);
             if let Some(v) = v {
-                self.vectors.insert(slot, v);
+                self.tables.vectors.insert(slot, v);
             }
         }
         let mut sessions: Vec<String> = Vec::new();
         for (e, v) in state.raw {
-            if self.raw.session_namespace(&e.session_id).is_none() {
+            if self.tables.raw.session_namespace(&e.session_id).is_none() {
                 sessions.push(e.session_id.clone());
             }
             self.put_raw(e, v);
@@ -367,7 +362,7 @@ impl Engram {
             self.index_session(&s);
         }
         for h in state.history {
-            self.history.append(h);
+            self.tables.history.append(h);
         }
         self.journal = journal.map(|_| Journal::default());
         Ok(())

@@ -30,9 +30,9 @@ impl Engram {
             _ => Ok(()),
         };
         fits(self.expected_dims(), memory_dims, "memory")?;
-        fits(self.raw_vectors.dims().or_else(|| self.expected_dims()), raw_dims, "raw")?;
+        fits(self.tables.raw_vectors.dims().or_else(|| self.expected_dims()), raw_dims, "raw")?;
         for (e, _) in &state.raw {
-            if let Some(ns) = self.raw.session_namespace(&e.session_id) {
+            if let Some(ns) = self.tables.raw.session_namespace(&e.session_id) {
                 if ns != e.namespace {
                     return Err(Error::invalid(format!("imported session `{}` belongs to namespace `{ns}` here", crate::model::time::truncate(&e.session_id, 40))));
                 }
@@ -42,28 +42,28 @@ impl Engram {
         let mut merged = Merged::default();
         for (m, v) in state.memories {
             self.note_memory(&m.id);
-            match self.table.slot_of(&m.id) {
+            match self.tables.table.slot_of(&m.id) {
                 Some(slot) => {
-                    if let Some(old) = self.table.get(slot).cloned() {
+                    if let Some(old) = self.tables.table.get(slot).cloned() {
                         self.unlink(&old);
                     }
                     self.link(&m);
-                    self.table.replace(slot, m);
+                    self.tables.table.replace(slot, m);
                     self.index(slot);
                     match v {
-                        Some(v) => self.vectors.insert(slot, v),
+                        Some(v) => self.tables.vectors.insert(slot, v),
                         None => {
-                            self.vectors.remove(slot);
+                            self.tables.vectors.remove(slot);
                         }
                     }
                     merged.replaced += 1;
                 }
                 None => {
                     self.link(&m);
-                    let slot = self.table.insert(m);
+                    let slot = self.tables.table.insert(m);
                     self.index(slot);
                     if let Some(v) = v {
-                        self.vectors.insert(slot, v);
+                        self.tables.vectors.insert(slot, v);
                     }
                     merged.added += 1;
                 }
