@@ -91,6 +91,25 @@ pub trait Storage {
     async fn remove_range(&self, prefix: &[String]) -> Result<()>;
 }
 
+/// One adapter shared by several stores (or by a store and the code inspecting it) is an adapter.
+impl<S: Storage + ?Sized> Storage for std::rc::Rc<S> {
+    async fn load(&self, key: &[String]) -> Result<Option<Vec<u8>>> {
+        (**self).load(key).await
+    }
+    async fn save(&self, key: &[String], data: &[u8]) -> Result<()> {
+        (**self).save(key, data).await
+    }
+    async fn remove(&self, key: &[String]) -> Result<()> {
+        (**self).remove(key).await
+    }
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>> {
+        (**self).load_range(prefix).await
+    }
+    async fn remove_range(&self, prefix: &[String]) -> Result<()> {
+        (**self).remove_range(prefix).await
+    }
+}
+
 /// One message of an LLM request.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct LlmMessage {

@@ -45,7 +45,7 @@ pub(crate) struct Tables {
 
 impl Tables {
     /// Empty tables whose vector indexes keep `self`'s options.
-    fn emptied_like(&self) -> Tables {
+    pub(super) fn emptied_like(&self) -> Tables {
         Tables {
             vectors: VectorIndex::with_options(self.vectors.options().clone()),
             raw_vectors: VectorIndex::with_options(self.raw_vectors.options().clone()),

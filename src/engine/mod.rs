@@ -7,6 +7,7 @@ mod journal;
 mod merge;
 mod reembed;
 mod raw;
+mod replay;
 mod search;
 
 use std::collections::BTreeMap;
@@ -15,6 +16,7 @@ use serde::Serialize;
 
 pub use journal::{Changes, EngineState, WithVector};
 pub use merge::Merged;
+pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
 pub use search::{Hit, HitTarget};
 

@@ -28,6 +28,11 @@ pub fn snapshot_key(seq: u64) -> StorageKey {
     vec![ROOT.to_string(), SNAPSHOT.to_string(), format!("{seq:020}")]
 }
 
+/// Where the newest snapshot's sequence number is kept (a hint for other writers, never for load).
+pub fn head_key() -> StorageKey {
+    vec![ROOT.to_string(), "head".to_string()]
+}
+
 /// (kind, seq) of a key this layer wrote; `None` for anything else under the prefix.
 fn parse_key(key: &[String]) -> Option<(RecordKind, u64)> {
     let [root, kind, seq] = key else { return None };
@@ -58,7 +63,7 @@ pub struct Loaded {
 
 /// The ops of a record whose checksum holds (`None` if it does not: torn or damaged); a record that
 /// passes its checksum but does not decode is `Corrupt`.
-fn read(bytes: &[u8], kind: RecordKind, seq: u64) -> Result<Option<Vec<ops::Op>>> {
+pub fn read(bytes: &[u8], kind: RecordKind, seq: u64) -> Result<Option<Vec<ops::Op>>> {
     let Ok((stored_seq, body)) = record::decode_kind(bytes, kind) else { return Ok(None) };
     if stored_seq != seq {
         return Err(Error::corrupt(format!("record stored under sequence {seq} says {stored_seq}")));

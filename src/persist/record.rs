@@ -23,6 +23,10 @@ pub enum RecordKind {
     Snapshot = 2,
     /// A whole store or namespace as one portable file.
     Export = 3,
+    /// Empty body; its sequence number is the newest snapshot's. Written after each snapshot so a
+    /// second writer sharing the storage learns that chunks it has not read may be gone (see
+    /// `Store::sync`). Loading never reads it.
+    Head = 4,
 }
 
 impl RecordKind {
@@ -31,6 +35,7 @@ impl RecordKind {
             1 => Some(RecordKind::Chunk),
             2 => Some(RecordKind::Snapshot),
             3 => Some(RecordKind::Export),
+            4 => Some(RecordKind::Head),
             _ => None,
         }
     }

@@ -7,10 +7,10 @@ use std::collections::BTreeSet;
 
 use super::export;
 use super::identity::EmbedderIdentity;
-use super::load::{self, chunk_key, snapshot_key};
-use super::ops::OpWriter;
+use super::load::{self, chunk_key, head_key, snapshot_key};
+use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
-use crate::engine::{Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput};
+use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Clock, Storage, StorageKey};
 use crate::model::Memory;
@@ -66,8 +66,7 @@ fn storage_error(e: Error) -> Error {
 impl<S: Storage> Store<S> {
     /// Opens the store kept in `storage` (empty storage: a new store).
     pub async fn open(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Self> {
-        let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
-        let mut loaded = load::load(records)?;
+        let loaded = Self::read_image(&storage).await?;
         let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of);
         let mismatch = matches!((&loaded.identity, &wanted), (Some(have), Some(want)) if have != want);
         if mismatch && !options.reembed {
@@ -78,31 +77,125 @@ impl<S: Storage> Store<S> {
                 want.unwrap_or_default()
             )));
         }
-        if mismatch {
-            loaded.state.memories.iter_mut().for_each(|(_, v)| *v = None);
-            loaded.state.raw.iter_mut().for_each(|(_, v)| *v = None);
-        }
         let mut engine = Engram::new(clock, options.engine);
-        engine.load_state(loaded.state)?;
         engine.record_changes(true);
-        let identity_pending = wanted.is_some() && wanted != loaded.identity;
         let mut store = Store {
             engine,
             storage,
-            last: loaded.last,
-            chunks_since_snapshot: (loaded.last - loaded.base) as usize,
+            last: 0,
+            chunks_since_snapshot: 0,
             chunk_bytes: 0,
-            snapshot_bytes: loaded.base_bytes,
+            snapshot_bytes: 0,
             compact_after: options.compact_after.max(1),
-            identity: wanted.or(loaded.identity),
-            identity_pending,
+            identity: None,
+            identity_pending: false,
             touched: BTreeSet::new(),
-            obsolete: loaded.obsolete,
+            obsolete: Vec::new(),
         };
+        store.adopt(loaded, mismatch)?;
+        if let Some(want) = wanted {
+            store.identity_pending = store.identity.as_ref() != Some(&want);
+            store.identity = Some(want);
+        }
         if mismatch {
             store.mutate(|e| e.reembed()).await?;
         }
         Ok(store)
+    }
+
+    async fn read_image(storage: &S) -> Result<load::Loaded> {
+        let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
+        load::load(records)
+    }
+
+    /// Makes a loaded image this store's state (`drop_vectors`: its vectors are of another
+    /// embedder and are about to be remade).
+    fn adopt(&mut self, mut loaded: load::Loaded, drop_vectors: bool) -> Result<()> {
+        if drop_vectors {
+            loaded.state.memories.iter_mut().for_each(|(_, v)| *v = None);
+            loaded.state.raw.iter_mut().for_each(|(_, v)| *v = None);
+        }
+        self.engine.load_state(loaded.state)?;
+        self.last = loaded.last;
+        self.chunks_since_snapshot = (loaded.last - loaded.base) as usize;
+        self.chunk_bytes = 0;
+        self.snapshot_bytes = loaded.base_bytes;
+        self.identity = loaded.identity;
+        self.identity_pending = false;
+        self.touched.clear();
+        self.obsolete = loaded.obsolete;
+        Ok(())
+    }
+
+    /// Brings this store up to date with what other writers sharing its storage (another tab, another
+    /// process) committed since it last looked: their chunks are applied in order; if one of them
+    /// compacted past what this store has read, the whole image is reloaded. Returns whether anything
+    /// changed. Two writers must never commit concurrently: hold the storage's writer lock around
+    /// `sync` and the write that follows it (the JS facade does). Reading without the lock is safe; a
+    /// chunk being written meanwhile is simply not seen yet.
+    pub async fn sync(&mut self) -> Result<bool> {
+        self.note_touches();
+        let head = self.storage.load(&load::head_key()).await.map_err(storage_error)?;
+        // Unreadable head (a non-atomic adapter torn mid-write): assume the worst and reload.
+        let newest_snapshot = head.map_or(0, |b| record::decode_kind(&b, RecordKind::Head).map_or(u64::MAX, |(seq, _)| seq));
+        if newest_snapshot > self.last {
+            let loaded = Self::read_image(&self.storage).await?;
+            self.check_identity(loaded.identity.as_ref())?;
+            let wanted = self.identity.clone();
+            self.adopt(loaded, false)?;
+            if self.identity.is_none() {
+                self.identity_pending = wanted.is_some();
+                self.identity = wanted;
+            }
+            return Ok(true);
+        }
+        let mut changed = false;
+        loop {
+            let seq = self.last + 1;
+            let key = chunk_key(seq);
+            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { break };
+            // A torn chunk is a write in flight (or one that crashed): not committed, not seen.
+            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { break };
+            self.apply_foreign(ops)?;
+            self.last = seq;
+            self.chunks_since_snapshot += 1;
+            self.chunk_bytes += bytes.len();
+            self.obsolete.push(key);
+            changed = true;
+        }
+        Ok(changed)
+    }
+
+    /// Another writer's vectors must come from this store's embedder.
+    fn check_identity(&self, theirs: Option<&EmbedderIdentity>) -> Result<()> {
+        match (&self.identity, theirs) {
+            (Some(mine), Some(theirs)) if mine != theirs => Err(Error::embedder(format!(
+                "another writer switched this store's vectors to {theirs}; this instance makes {mine}: reopen it with that embedder"
+            ))),
+            _ => Ok(()),
+        }
+    }
+
+    fn apply_foreign(&mut self, ops: Vec<Op>) -> Result<()> {
+        let mut changes = Vec::with_capacity(ops.len());
+        for op in ops {
+            changes.push(match op {
+                Op::Reset => RecordChange::Reset,
+                Op::PutMemory(m, v) => RecordChange::Memory { id: m.id.clone(), value: Some((m, v)) },
+                Op::DeleteMemory(id) => RecordChange::Memory { id, value: None },
+                Op::PutRaw(e, v) => RecordChange::Raw { id: e.id.clone(), value: Some((e, v)) },
+                Op::DeleteRaw(id) => RecordChange::Raw { id, value: None },
+                Op::History(h) => RecordChange::History(h),
+                Op::Embedder(id) => {
+                    self.check_identity(Some(&id))?;
+                    // The other writer stored the identity; it is ours too, nothing left to write.
+                    self.identity = Some(id);
+                    self.identity_pending = false;
+                    continue;
+                }
+            });
+        }
+        self.engine.replay(changes)
     }
 
     pub fn engine(&self) -> &Engram {
@@ -291,6 +384,9 @@ impl<S: Storage> Store<S> {
         self.chunks_since_snapshot = 0;
         self.chunk_bytes = 0;
         self.snapshot_bytes = bytes.len();
+        // Other writers must learn of the snapshot before the chunks it covers go (see `sync`); if
+        // they cannot, the chunks stay until a later compaction.
+        self.storage.save(&head_key(), &record::encode(RecordKind::Head, seq, &[])).await.map_err(storage_error)?;
         let mut obsolete = std::mem::take(&mut self.obsolete);
         obsolete.retain(|k| *k != key);
         while let Some(k) = obsolete.pop() {
