@@ -26,11 +26,14 @@ pub struct OpenOptions {
     pub reembed: bool,
     /// Chunks since the last snapshot that trigger a compaction (at least 1).
     pub compact_after: usize,
+    /// The embedder whose vectors the host passes in, when `engine.embedder` is not set (a host
+    /// embedder in JS): recorded and checked like a local embedder's identity.
+    pub identity: Option<EmbedderIdentity>,
 }
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        OpenOptions { engine: EngineOptions::default(), reembed: false, compact_after: DEFAULT_COMPACT_AFTER }
+        OpenOptions { engine: EngineOptions::default(), reembed: false, compact_after: DEFAULT_COMPACT_AFTER, identity: None }
     }
 }
 
@@ -67,7 +70,7 @@ impl<S: Storage> Store<S> {
     /// Opens the store kept in `storage` (empty storage: a new store).
     pub async fn open(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Self> {
         let loaded = Self::read_image(&storage).await?;
-        let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of);
+        let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of).or(options.identity);
         let mismatch = matches!((&loaded.identity, &wanted), (Some(have), Some(want)) if have != want);
         if mismatch && !options.reembed {
             let (have, want) = (loaded.identity.as_ref().map(ToString::to_string), wanted.as_ref().map(ToString::to_string));

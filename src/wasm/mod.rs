@@ -1,20 +1,36 @@
-//! The only code that names wasm-bindgen / js_sys. It exposes `EngramCore`, a synchronous handle over
-//! the engine that speaks JSON strings (parsed strictly by `crate::api`) and `Float32Array` vectors;
-//! the JS facade in `pkg-template/` adds the async API, host embedders and typed errors on top.
+//! The only code that names wasm-bindgen / js_sys. It exposes `EngramCore`, a handle over the engine
+//! that speaks JSON strings (parsed strictly by `crate::api`) and `Float32Array` vectors; the JS
+//! facade in `pkg-template/` adds host embedders, locks, the call queue and typed errors on top.
+//!
+//! Reads are synchronous. Writes return promises: with a storage adapter attached (`open`) a write
+//! resolves once its chunk is acknowledged by the adapter, and a failed write is undone (see
+//! `persist::Store`); without one they resolve at once.
+
+// A write's future holds the store's `RefMut` across the adapter's await on purpose: the store must
+// not change mid-write, and an overlapping call fails `try_borrow_mut` with a typed error instead.
+#![allow(clippy::await_holding_refcell_ref)]
 
 #[cfg(feature = "embedder")]
 mod embedder;
 mod error;
+mod storage;
 
+use std::cell::{RefCell, RefMut};
+use std::rc::Rc;
+
+use js_sys::Promise;
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::future_to_promise;
 
 use crate::api;
 use crate::engine::{EngineOptions, Engram};
 use crate::error::{Error, Result};
-use crate::host::Clock;
+use crate::host::{Clock, Embedder};
+use crate::persist::{export, EmbedderIdentity, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
 
 use error::to_js;
+use storage::{JsAdapter, JsStorage};
 
 struct JsClock;
 
@@ -36,132 +52,325 @@ fn to_json(v: &Value) -> String {
     v.to_string()
 }
 
+fn json_js(v: &Value) -> JsValue {
+    JsValue::from_str(&to_json(v))
+}
+
+/// An engine alone, or one bound to host storage.
+enum Backend {
+    Memory(Box<Engram>),
+    Stored(Box<Store<JsStorage>>),
+}
+
+impl Backend {
+    fn engine(&self) -> &Engram {
+        match self {
+            Backend::Memory(e) => e,
+            Backend::Stored(s) => s.engine(),
+        }
+    }
+
+    /// A write: persisted (and undone if the adapter rejects it) when storage is attached.
+    async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
+        match self {
+            Backend::Memory(e) => op(e),
+            Backend::Stored(s) => s.mutate(op).await,
+        }
+    }
+
+    /// A read that may touch access counts (kept for the next write when storage is attached).
+    fn read<T>(&mut self, f: impl FnOnce(&mut Engram) -> T) -> T {
+        match self {
+            Backend::Memory(e) => f(e),
+            Backend::Stored(s) => s.read(f),
+        }
+    }
+}
+
 /// The engine handle behind the JS `Engram` class.
 #[wasm_bindgen]
 pub struct EngramCore {
-    engine: Engram,
+    /// Shared with the futures of pending writes. The facade runs one call at a time; a call made
+    /// while a write is pending gets an error, never a second borrow.
+    inner: Rc<RefCell<Backend>>,
+    id_seed: Option<u64>,
+    /// The local embedder, kept to hand to the store on `open`.
+    local: Option<Rc<dyn Embedder>>,
+    /// Identity of vectors a host embedder passes in (`{embedder: {id, dims}}`).
+    declared: Option<EmbedderIdentity>,
+}
+
+fn busy() -> JsValue {
+    to_js(Error::invalid("another call on this store has not finished (calls must be awaited in turn)"))
+}
+
+fn borrow(inner: &Rc<RefCell<Backend>>) -> std::result::Result<RefMut<'_, Backend>, JsValue> {
+    inner.try_borrow_mut().map_err(|_| busy())
+}
+
+/// Runs a write to completion as a promise of its JSON (or `undefined`) result.
+macro_rules! write_promise {
+    ($self:ident, |$backend:ident| $body:expr) => {{
+        let inner = $self.inner.clone();
+        future_to_promise(async move {
+            let mut guard = borrow(&inner)?;
+            let $backend: &mut Backend = &mut guard;
+            let out: Result<JsValue> = $body;
+            out.map_err(to_js)
+        })
+    }};
 }
 
 #[wasm_bindgen]
 impl EngramCore {
-    /// `options`: JSON `{idSeed?: number}`.
+    /// `options`: JSON `{idSeed?: number, embedder?: {id: string, dims: number}}` — `embedder`
+    /// names the host embedder whose vectors will be passed in.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> std::result::Result<EngramCore, JsValue> {
         let opts = parse_opt(options, "open options").map_err(to_js)?;
-        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed"]).map_err(to_js)?;
-        let id_seed = f.map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
-        Ok(EngramCore { engine: Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None }) })
+        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed", "embedder"]).map_err(to_js)?;
+        let id_seed = f.as_ref().map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
+        let declared = opts.as_ref().and_then(|o| o.get("embedder")).filter(|v| !v.is_null()).map(parse_declared).transpose().map_err(to_js)?;
+        Ok(EngramCore {
+            inner: Rc::new(RefCell::new(Backend::Memory(Box::new(Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None }))))),
+            id_seed,
+            local: None,
+            declared,
+        })
     }
 
-    /// Makes `embedder` produce the vectors of new memories, turns and queries of this store.
+    /// Makes `embedder` produce the vectors of new memories, turns and queries of this store (call
+    /// before `open`).
     #[cfg(feature = "embedder")]
     #[wasm_bindgen(js_name = setEmbedder)]
     pub fn set_embedder(&mut self, embedder: &embedder::LocalEmbedder) -> std::result::Result<(), JsValue> {
-        self.engine.set_embedder(Box::new(embedder.shared())).map_err(to_js)
+        let shared: Rc<dyn Embedder> = embedder.shared();
+        match &mut *borrow(&self.inner)? {
+            Backend::Memory(e) => e.set_embedder(Box::new(shared.clone())).map_err(to_js)?,
+            Backend::Stored(_) => return Err(to_js(Error::invalid("setEmbedder: the store is already open"))),
+        }
+        self.local = Some(shared);
+        Ok(())
+    }
+
+    /// Binds this (still empty) handle to the store kept by `adapter`, loading what it holds.
+    /// `options`: JSON `{reembed?: boolean, compactAfter?: number}`.
+    pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
+        let inner = self.inner.clone();
+        let (id_seed, local, declared) = (self.id_seed, self.local.clone(), self.declared.clone());
+        future_to_promise(async move {
+            let opts = parse_opt(options, "open options").map_err(to_js)?;
+            let f = api::Fields::of(opts.as_ref(), "open options", &["reembed", "compactAfter"]).map_err(to_js)?;
+            let reembed = f.as_ref().map(|f| f.bool("reembed")).transpose().map_err(to_js)?.flatten().unwrap_or(false);
+            let compact_after = f.as_ref().map(|f| f.usize("compactAfter")).transpose().map_err(to_js)?.flatten().unwrap_or(DEFAULT_COMPACT_AFTER);
+            let mut guard = borrow(&inner)?;
+            if matches!(&*guard, Backend::Stored(_)) || guard.engine().stats().memories > 0 || guard.engine().stats().raw_entries > 0 {
+                return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
+            }
+            let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder }, reembed, compact_after, identity: declared };
+            let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
+            *guard = Backend::Stored(Box::new(store));
+            Ok(JsValue::UNDEFINED)
+        })
     }
 
     /// Returns the stored (or reinforced) memory as JSON, with `deduplicated`.
-    pub fn add(&mut self, input: &str, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
-        let mut req = api::parse_add(&parse(input, "add").map_err(to_js)?).map_err(to_js)?;
-        if embedding.is_some() {
-            req.embedding = embedding;
+    pub fn add(&self, input: String, embedding: Option<Vec<f32>>) -> Promise {
+        write_promise!(self, |b| async {
+            let mut req = api::parse_add(&parse(&input, "add")?)?;
+            if embedding.is_some() {
+                req.embedding = embedding;
+            }
+            b.mutate(|e| e.add(req)).await.map(|a| json_js(&api::added_view(&a)))
         }
-        self.engine.add(req).map(|a| to_json(&api::added_view(&a))).map_err(to_js)
+        .await)
     }
 
-    pub fn get(&self, id: &str) -> Option<String> {
-        self.engine.get(id).map(|m| to_json(&api::memory_view(m)))
+    pub fn get(&self, id: &str) -> std::result::Result<Option<String>, JsValue> {
+        Ok(borrow(&self.inner)?.engine().get(id).map(|m| to_json(&api::memory_view(m))))
     }
 
     #[wasm_bindgen(js_name = getAll)]
     pub fn get_all(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "getAll options").map_err(to_js)?;
         let (ns, limit, offset) = api::parse_page(opts.as_ref()).map_err(to_js)?;
-        let items = self.engine.get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
+        let items = borrow(&self.inner)?.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
         Ok(to_json(&Value::Array(items.iter().map(api::memory_view).collect())))
     }
 
-    pub fn update(&mut self, id: &str, patch: &str, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
-        let mut p = api::parse_patch(&parse(patch, "update").map_err(to_js)?).map_err(to_js)?;
-        if embedding.is_some() {
-            p.embedding = embedding;
+    pub fn update(&self, id: String, patch: String, embedding: Option<Vec<f32>>) -> Promise {
+        write_promise!(self, |b| async {
+            let mut p = api::parse_patch(&parse(&patch, "update")?)?;
+            if embedding.is_some() {
+                p.embedding = embedding;
+            }
+            b.mutate(|e| e.update(&id, p)).await.map(|m| json_js(&api::memory_view(&m)))
         }
-        self.engine.update(id, p).map(|m| to_json(&api::memory_view(&m))).map_err(to_js)
+        .await)
     }
 
-    pub fn delete(&mut self, id: &str) -> std::result::Result<(), JsValue> {
-        self.engine.delete(id).map_err(to_js)
+    pub fn delete(&self, id: String) -> Promise {
+        write_promise!(self, |b| b.mutate(|e| e.delete(&id)).await.map(|_| JsValue::UNDEFINED))
     }
 
     #[wasm_bindgen(js_name = deleteAll)]
-    pub fn delete_all(&mut self, options: Option<String>) -> std::result::Result<u32, JsValue> {
-        let opts = parse_opt(options, "deleteAll options").map_err(to_js)?;
-        let ns = api::parse_namespace_only(opts.as_ref(), "deleteAll options").map_err(to_js)?;
-        self.engine.delete_all(ns.as_deref()).map(|n| n as u32).map_err(to_js)
+    pub fn delete_all(&self, options: Option<String>) -> Promise {
+        write_promise!(self, |b| async {
+            let opts = parse_opt(options, "deleteAll options")?;
+            let ns = api::parse_namespace_only(opts.as_ref(), "deleteAll options")?;
+            b.mutate(|e| e.delete_all(ns.as_deref())).await.map(|n| JsValue::from(n as u32))
+        }
+        .await)
     }
 
     pub fn history(&self, id: &str) -> std::result::Result<String, JsValue> {
-        let events = self.engine.history(id).map_err(to_js)?;
+        let events = borrow(&self.inner)?.engine().history(id).map_err(to_js)?;
         Ok(to_json(&Value::Array(events.iter().map(api::history_view).collect())))
     }
 
-    pub fn search(&mut self, query: Option<String>, options: Option<String>, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
+    pub fn search(&self, query: Option<String>, options: Option<String>, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "search options").map_err(to_js)?;
         let mut req = api::parse_search(query.as_deref(), opts.as_ref()).map_err(to_js)?;
         if embedding.is_some() {
             req.embedding = embedding;
         }
-        let hits = self.engine.search(&req).map_err(to_js)?;
+        let hits = borrow(&self.inner)?.read(|e| e.search(&req)).map_err(to_js)?;
         Ok(to_json(&Value::Array(hits.iter().map(api::hit_view).collect())))
     }
 
     /// Keeps a session verbatim; returns what was added / replaced / unchanged.
-    pub fn ingest(&mut self, session: &str) -> std::result::Result<String, JsValue> {
-        let input = api::parse_session(&parse(session, "ingest").map_err(to_js)?).map_err(to_js)?;
-        self.engine.ingest(input).map(|r| to_json(&api::ingested_view(&r))).map_err(to_js)
+    pub fn ingest(&self, session: String) -> Promise {
+        write_promise!(self, |b| async {
+            let input = api::parse_session(&parse(&session, "ingest")?)?;
+            b.mutate(|e| e.ingest(input)).await.map(|r| json_js(&api::ingested_view(&r)))
+        }
+        .await)
     }
 
     /// The turns of a session, in order.
     pub fn session(&self, id: &str) -> std::result::Result<String, JsValue> {
-        let entries = self.engine.session(id).map_err(to_js)?;
+        let entries = borrow(&self.inner)?.engine().session(id).map_err(to_js)?;
         Ok(to_json(&Value::Array(entries.iter().map(api::raw_view).collect())))
     }
 
     pub fn sessions(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "sessions options").map_err(to_js)?;
         let ns = api::parse_namespace_only(opts.as_ref(), "sessions options").map_err(to_js)?;
-        self.engine.sessions(ns.as_deref()).map(|v| to_json(&serde_json::json!(v))).map_err(to_js)
+        borrow(&self.inner)?.engine().sessions(ns.as_deref()).map(|v| to_json(&serde_json::json!(v))).map_err(to_js)
     }
 
     #[wasm_bindgen(js_name = deleteSession)]
-    pub fn delete_session(&mut self, id: &str) -> std::result::Result<String, JsValue> {
-        self.engine.delete_session(id).map(|r| to_json(&serde_json::to_value(r).unwrap_or(Value::Null))).map_err(to_js)
+    pub fn delete_session(&self, id: String) -> Promise {
+        write_promise!(self, |b| b.mutate(|e| e.delete_session(&id)).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null))))
     }
 
     /// `options`: JSON `{maxTokens, namespace?}`.
     #[wasm_bindgen(js_name = recallContext)]
-    pub fn recall_context(&mut self, query: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+    pub fn recall_context(&self, query: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "recallContext options").map_err(to_js)?;
         let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "recallContext options").map_err(to_js)?;
-        self.engine.recall_context(query, ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+        let context = borrow(&self.inner)?.read(|e| e.recall_context(query, ns.as_deref(), max_tokens)).map_err(to_js)?;
+        Ok(to_json(&api::context_view(&context)))
     }
 
     /// `options`: JSON `{maxTokens, namespace?}`.
     pub fn resume(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "resume options").map_err(to_js)?;
         let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "resume options").map_err(to_js)?;
-        self.engine.resume(ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+        borrow(&self.inner)?.engine().resume(ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
     }
 
     /// Engine stats plus the size of this wasm instance's linear memory (shared by every store
     /// opened from the same module).
-    pub fn stats(&self) -> String {
-        let mut v = serde_json::to_value(self.engine.stats()).unwrap_or(Value::Null);
+    pub fn stats(&self) -> std::result::Result<String, JsValue> {
+        let mut v = serde_json::to_value(borrow(&self.inner)?.engine().stats()).unwrap_or(Value::Null);
         v["wasmMemoryBytes"] = Value::from(core::arch::wasm32::memory_size(0) as u64 * 65_536);
-        to_json(&v)
+        Ok(to_json(&v))
     }
 
-    pub fn reset(&mut self) {
-        self.engine.reset()
+    pub fn reset(&self) -> Promise {
+        write_promise!(self, |b| b
+            .mutate(|e| {
+                e.reset();
+                Ok(())
+            })
+            .await
+            .map(|_| JsValue::UNDEFINED))
     }
+
+    /// Writes what is not yet in storage (search touches); after it resolves everything done before
+    /// it survives a crash (as far as the adapter's own acknowledgement goes).
+    pub fn flush(&self) -> Promise {
+        write_promise!(self, |b| match b {
+            Backend::Memory(_) => Ok(JsValue::UNDEFINED),
+            Backend::Stored(s) => s.flush().await.map(|_| JsValue::UNDEFINED),
+        })
+    }
+
+    /// Rewrites the store as one snapshot and removes what it replaces.
+    pub fn compact(&self) -> Promise {
+        write_promise!(self, |b| match b {
+            Backend::Memory(_) => Ok(JsValue::UNDEFINED),
+            Backend::Stored(s) => s.compact().await.map(|_| JsValue::UNDEFINED),
+        })
+    }
+
+    /// Applies what other writers sharing the storage committed; resolves to whether anything changed.
+    pub fn sync(&self) -> Promise {
+        write_promise!(self, |b| match b {
+            Backend::Memory(_) => Ok(JsValue::FALSE),
+            Backend::Stored(s) => s.sync().await.map(JsValue::from_bool),
+        })
+    }
+
+    /// The whole store or one namespace as one portable file.
+    pub fn export(&self, namespace: Option<String>) -> std::result::Result<Vec<u8>, JsValue> {
+        if let Some(ns) = namespace.as_deref() {
+            crate::model::validate::namespace(ns).map_err(to_js)?;
+        }
+        let guard = borrow(&self.inner)?;
+        Ok(match &*guard {
+            Backend::Memory(e) => export::export(e, self.identity().as_ref(), namespace.as_deref()),
+            Backend::Stored(s) => s.export(namespace.as_deref()),
+        })
+    }
+
+    /// Validates an export file and merges it by id, as one write.
+    pub fn import(&self, bytes: Vec<u8>) -> Promise {
+        let identity = self.identity();
+        write_promise!(self, |b| {
+            let merged = match b {
+                Backend::Memory(e) => import_into(e, identity.as_ref(), &bytes),
+                Backend::Stored(s) => s.import(&bytes).await,
+            };
+            merged.map(|m| json_js(&serde_json::to_value(m).unwrap_or(Value::Null)))
+        })
+    }
+}
+
+impl EngramCore {
+    /// Which embedder this handle's vectors come from.
+    fn identity(&self) -> Option<EmbedderIdentity> {
+        self.local.as_deref().map(EmbedderIdentity::of).or_else(|| self.declared.clone())
+    }
+}
+
+/// `{id, dims}` of a host embedder.
+fn parse_declared(v: &Value) -> Result<EmbedderIdentity> {
+    let f = api::Fields::of(Some(v), "open options: embedder", &["id", "dims"])?.ok_or_else(|| Error::invalid("open options: embedder must be an object"))?;
+    let model = f.str("id")?.filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid("open options: embedder.id must be a non-empty string"))?;
+    let dims = f.usize("dims")?.filter(|d| (1..=65_536).contains(d)).ok_or_else(|| Error::invalid("open options: embedder.dims must be an integer from 1 to 65536"))?;
+    Ok(EmbedderIdentity { model: model.to_string(), dims: dims as u32 })
+}
+
+/// Import into a store without storage: the same checks as `Store::import`.
+fn import_into(engine: &mut Engram, identity: Option<&EmbedderIdentity>, bytes: &[u8]) -> Result<crate::engine::Merged> {
+    let file = export::decode_export(bytes)?;
+    if let (Some(have), Some(given)) = (identity, &file.identity) {
+        if have != given {
+            return Err(Error::embedder(format!("the file's vectors were made by {given}; this store's by {have}")));
+        }
+    }
+    engine.merge_state(file.state)
 }

@@ -1,0 +1,103 @@
+//! A JS storage adapter seen as the core's [`Storage`] trait. The JS facade hands over an adapter
+//! whose methods always return promises and reject with `{code, message}` errors; this side still
+//! checks every value it gets back, since a host adapter is outside our control.
+
+use js_sys::{Array, Promise, Reflect, Uint8Array};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_futures::JsFuture;
+
+use crate::error::{Error, ErrorCode, Result};
+use crate::host::{Storage, StorageKey};
+
+#[wasm_bindgen]
+extern "C" {
+    /// `{load, save, remove, loadRange, removeRange}` of the automerge-repo adapter shape.
+    pub type JsAdapter;
+
+    #[wasm_bindgen(method, catch)]
+    fn load(this: &JsAdapter, key: Array) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn save(this: &JsAdapter, key: Array, data: Uint8Array) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn remove(this: &JsAdapter, key: Array) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = loadRange)]
+    fn load_range(this: &JsAdapter, prefix: Array) -> std::result::Result<Promise, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeRange)]
+    fn remove_range(this: &JsAdapter, prefix: Array) -> std::result::Result<Promise, JsValue>;
+}
+
+pub struct JsStorage {
+    adapter: JsAdapter,
+}
+
+impl JsStorage {
+    pub fn new(adapter: JsAdapter) -> Self {
+        JsStorage { adapter }
+    }
+}
+
+fn key_array(key: &[String]) -> Array {
+    key.iter().map(|s| JsValue::from_str(s)).collect()
+}
+
+/// A rejection from the adapter: `StorageFull` keeps its code, anything else is `Storage`.
+fn storage_error(what: &str, e: JsValue) -> Error {
+    let field = |name: &str| Reflect::get(&e, &JsValue::from_str(name)).ok().and_then(|v| v.as_string());
+    let message = field("message").or_else(|| e.as_string()).unwrap_or_else(|| "unknown error".into());
+    let code = if field("code").as_deref() == Some("StorageFull") { ErrorCode::StorageFull } else { ErrorCode::Storage };
+    Error::new(code, format!("storage {what} failed: {message}"))
+}
+
+async fn settle(what: &str, call: std::result::Result<Promise, JsValue>) -> Result<JsValue> {
+    let promise = call.map_err(|e| storage_error(what, e))?;
+    JsFuture::from(promise).await.map_err(|e| storage_error(what, e))
+}
+
+fn bad_result(what: &str) -> Error {
+    Error::new(ErrorCode::Storage, format!("storage {what} returned something other than the adapter contract says"))
+}
+
+fn bytes(v: JsValue, what: &str) -> Result<Vec<u8>> {
+    v.dyn_into::<Uint8Array>().map(|a| a.to_vec()).map_err(|_| bad_result(what))
+}
+
+fn key_of(v: JsValue, what: &str) -> Result<StorageKey> {
+    let arr = v.dyn_into::<Array>().map_err(|_| bad_result(what))?;
+    arr.iter().map(|s| s.as_string().ok_or_else(|| bad_result(what))).collect()
+}
+
+impl Storage for JsStorage {
+    async fn load(&self, key: &[String]) -> Result<Option<Vec<u8>>> {
+        let v = settle("load", self.adapter.load(key_array(key))).await?;
+        if v.is_undefined() || v.is_null() {
+            return Ok(None);
+        }
+        bytes(v, "load").map(Some)
+    }
+
+    async fn save(&self, key: &[String], data: &[u8]) -> Result<()> {
+        // A copy in JS memory: a view into wasm memory would go stale if the memory grows.
+        settle("save", self.adapter.save(key_array(key), Uint8Array::from(data))).await.map(drop)
+    }
+
+    async fn remove(&self, key: &[String]) -> Result<()> {
+        settle("remove", self.adapter.remove(key_array(key))).await.map(drop)
+    }
+
+    async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>> {
+        let v = settle("loadRange", self.adapter.load_range(key_array(prefix))).await?;
+        let entries = v.dyn_into::<Array>().map_err(|_| bad_result("loadRange"))?;
+        let mut out = Vec::with_capacity(entries.length() as usize);
+        for entry in entries.iter() {
+            let key = Reflect::get(&entry, &JsValue::from_str("key")).map_err(|_| bad_result("loadRange"))?;
+            let data = Reflect::get(&entry, &JsValue::from_str("data")).map_err(|_| bad_result("loadRange"))?;
+            out.push((key_of(key, "loadRange")?, bytes(data, "loadRange")?));
+        }
+        Ok(out)
+    }
+
+    async fn remove_range(&self, prefix: &[String]) -> Result<()> {
+        settle("removeRange", self.adapter.remove_range(key_array(prefix))).await.map(drop)
+    }
+}
