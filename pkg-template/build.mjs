@@ -57,6 +57,11 @@ const common = { bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logL
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.mjs"), format: "esm", platform: "node" });
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node" });
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-browser.js")], outfile: join(out, "dist", "engram.browser.mjs"), format: "esm", platform: "browser" });
+// Node-only file-system storage, its own entry (engram-wasm/node-fs) so browser bundles never see
+// `fs`. It bundles its own copy of errors.js; errors.js shares one EngramError class per realm.
+for (const [ext, format] of [["mjs", "esm"], ["cjs", "cjs"]]) {
+  await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
+}
 // The worker imports the browser build as a separate module, so both share one copy of the glue.
 await esbuild({ ...common, external: [...common.external, "./engram.browser.mjs"], entryPoints: [join(template, "src", "worker.js")], outfile: join(out, "dist", "engram.worker.mjs"), format: "esm", platform: "browser",
   plugins: [{ name: "browser-entry-external", setup(b) { b.onResolve({ filter: /entry-browser\.js$/ }, () => ({ path: "./engram.browser.mjs", external: true })); } }] });
@@ -65,5 +70,6 @@ const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
 pkg.version = version;
 writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
 cpSync(join(template, "index.d.ts"), join(out, "index.d.ts"));
+cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
 console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

@@ -372,3 +372,90 @@ export type EngramWorker = Pick<
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */
 export function openInWorker(options?: WorkerOptions): Promise<EngramWorker>;
+
+// Storage adapters
+
+/** A record's key: one or more non-empty strings (any characters). Prefixes may be `[]` (every key). */
+export type StorageKey = string[];
+
+export interface StorageRecord {
+  key: StorageKey;
+  data: Uint8Array;
+}
+
+/**
+ * Where Engram persists: the automerge-repo storage-adapter shape. Every rejection is an EngramError:
+ * `InvalidInput` (malformed key or data), `StorageFull` (quota or disk full), `Storage` (any other
+ * I/O failure; `cause` holds the original error).
+ */
+export interface StorageAdapter {
+  /** The bytes saved under `key`, or undefined. */
+  load(key: StorageKey): Promise<Uint8Array | undefined>;
+  /** Stores a copy of `data` (the caller may reuse its buffer at once); resolves once the write is acknowledged. */
+  save(key: StorageKey, data: Uint8Array): Promise<void>;
+  /** Resolves also when there was no such key. */
+  remove(key: StorageKey): Promise<void>;
+  /**
+   * Every record whose key starts with `prefix`, segment by segment (`["a"]` matches `["a"]` and
+   * `["a", "b"]`, not `["ab"]`), in key order (segment by segment, by UTF-16 code units).
+   */
+  loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
+  /** Deletes every record `loadRange(prefix)` would return. */
+  removeRange(prefix: StorageKey): Promise<void>;
+  /** Releases what the adapter holds open; a later call opens it again. */
+  close?(): Promise<void> | void;
+  /** Durability barrier: once it resolves, every write acknowledged before the call survives a power loss. */
+  flush?(): Promise<void>;
+  /**
+   * Runs `fn` holding this store's exclusive writer lock (across tabs in browsers, across processes
+   * in Node) and resolves to its result. Not reentrant.
+   */
+  lock?<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * "relaxed": a write is acknowledged once the browser / OS has it (survives a crash of the page or
+ * process, not necessarily a power loss; `flush()` makes it durable). "strict": once it is on disk.
+ */
+export type StorageDurability = "relaxed" | "strict";
+
+/** Records in a Map: nothing persists past the process. `close()` keeps them, so the instance can be reopened. */
+export class MemoryStorage implements StorageAdapter {
+  constructor();
+  load(key: StorageKey): Promise<Uint8Array | undefined>;
+  save(key: StorageKey, data: Uint8Array): Promise<void>;
+  remove(key: StorageKey): Promise<void>;
+  loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
+  removeRange(prefix: StorageKey): Promise<void>;
+  close(): Promise<void>;
+  flush(): Promise<void>;
+  lock<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+export interface IndexedDBStorageOptions {
+  /** Durability of write transactions; default "relaxed". */
+  durability?: StorageDurability;
+  /** An IDBFactory other than the global `indexedDB` (e.g. fake-indexeddb's). */
+  indexedDB?: { open(name: string, version?: number): unknown };
+  /** The IDBKeyRange class that goes with `indexedDB`, if it is not the global one. */
+  IDBKeyRange?: { bound(lower: unknown, upper: unknown, lowerOpen?: boolean, upperOpen?: boolean): unknown };
+}
+
+/**
+ * Records in one IndexedDB object store (database `dbName`, default "engram"), opened on first use.
+ * `lock` is the Web Lock "engram:<dbName>" (all tabs and workers of the origin). When another tab
+ * upgrades the database this connection closes, so it is never blocked.
+ */
+export class IndexedDBStorage implements StorageAdapter {
+  constructor(dbName?: string, options?: IndexedDBStorageOptions);
+  readonly dbName: string;
+  readonly durability: StorageDurability;
+  load(key: StorageKey): Promise<Uint8Array | undefined>;
+  save(key: StorageKey, data: Uint8Array): Promise<void>;
+  remove(key: StorageKey): Promise<void>;
+  loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
+  removeRange(prefix: StorageKey): Promise<void>;
+  close(): Promise<void>;
+  flush(): Promise<void>;
+  lock<T>(fn: () => Promise<T>): Promise<T>;
+}

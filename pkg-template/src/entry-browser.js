@@ -83,4 +83,6 @@ async function readSource(source, { name, progress, signal }) {
 registerEnvironment({ loadCore: () => initWasm(), readSource });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { MemoryStorage } from "./storage/memory.js";
+export { IndexedDBStorage } from "./storage/indexeddb.js";
 export { openInWorker } from "./worker-client.js";

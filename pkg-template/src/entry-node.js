@@ -65,6 +65,8 @@ async function defaultEmbedder() {
 registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { MemoryStorage } from "./storage/memory.js";
+export { IndexedDBStorage } from "./storage/indexeddb.js";
 
 /** Browser-only: Node hosts use worker_threads around `Engram` themselves. */
 export async function openInWorker() {

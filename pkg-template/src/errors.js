@@ -6,13 +6,17 @@ export const ERROR_CODES = Object.freeze([
 ]);
 const KNOWN = new Set(ERROR_CODES);
 
-export class EngramError extends Error {
+// One class per JS realm, whichever bundle defines it first: the package's entries (main, node-fs)
+// each bundle this file, and `instanceof EngramError` must hold for errors from any of them.
+const REGISTERED = Symbol.for("engram.EngramError");
+
+export const EngramError = (globalThis[REGISTERED] ??= class EngramError extends Error {
   constructor(code, message, options) {
     super(message, options);
     this.name = code;
     this.code = code;
   }
-}
+});
 
 export function invalid(message) {
   return new EngramError("InvalidInput", message);
