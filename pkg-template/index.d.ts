@@ -250,6 +250,12 @@ export interface EngramStats {
 export interface HostEmbedder {
   embedDocuments(texts: string[]): Promise<Vector[]> | Vector[];
   embedQuery(text: string): Promise<Vector> | Vector;
+  /**
+   * Stable name of the model. With `dims`, a persisted store records it and refuses (`Embedder`)
+   * to be opened later with another embedder's vectors, as it does for the local `Embedder`.
+   */
+  readonly id?: string;
+  readonly dims?: number;
 }
 
 /** Progress of a model load (the transformers.js convention). */
@@ -302,6 +308,25 @@ export interface OpenOptions {
   embedder?: Embedder | HostEmbedder | null;
   /** Seed for reproducible ids (tests). */
   idSeed?: number;
+  /**
+   * Where the store is kept: `MemoryStorage`, `IndexedDBStorage` (browsers), `NodeFSStorage`
+   * (`engram-wasm/node-fs`) or any adapter of that shape. Without it the store lives in memory only.
+   * The store owns the adapter: `close()` closes it. See the README for what each adapter's
+   * acknowledgement guarantees.
+   */
+  storage?: StorageAdapter | null;
+  /** The stored vectors came from another embedder: re-embed every record instead of refusing to open. */
+  reembed?: boolean;
+  /** Stored change records between two automatic compactions (default 1024). */
+  compactAfter?: number;
+}
+
+/** What `import` merged. */
+export interface ImportResult {
+  added: number;
+  replaced: number;
+  rawEntries: number;
+  historyEvents: number;
 }
 
 export type ErrorCode =
@@ -348,6 +373,17 @@ export class Engram {
   deleteSession(id: string): Promise<DeletedSession>;
   stats(): Promise<EngramStats>;
   reset(): Promise<void>;
+  /** Writes what is pending (search touches), then the adapter's strict durability barrier. */
+  flush(): Promise<void>;
+  /** Rewrites the stored form as one snapshot (also automatic as change records accumulate). */
+  compact(): Promise<void>;
+  /** Catches up with writes made by other tabs or processes to the same storage. */
+  refresh(): Promise<boolean>;
+  /** The whole store, or one namespace, as one portable checksummed file. */
+  export(options?: { namespace?: string }): Promise<Uint8Array>;
+  /** Merges an export file by id, as one write; `Corrupt` / `Embedder` change nothing. */
+  import(bytes: Uint8Array): Promise<ImportResult>;
+  /** Writes what is pending, frees the wasm memory and closes the storage adapter. */
   close(): Promise<void>;
 }
 
@@ -361,13 +397,16 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
   workerUrl?: string | URL;
   /** Without model URLs: null for keyword-only (the default in browsers). */
   embedder?: null;
+  /** Adapters cannot cross into a worker: name the IndexedDB database the worker's store is kept in. */
+  indexedDB?: string;
+  storage?: never;
 }
 
 /** An Engram running in a module Web Worker: the same async methods, plus `terminate()`. */
 export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
-  | "deleteSession" | "recallContext" | "resume" | "stats" | "reset" | "close"
+  | "deleteSession" | "recallContext" | "resume" | "stats" | "reset" | "flush" | "compact" | "refresh" | "export" | "import" | "close"
 > & { terminate(): void };
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */
@@ -411,6 +450,12 @@ export interface StorageAdapter {
    * in Node) and resolves to its result. Not reentrant.
    */
   lock?<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * Set when other contexts of the same origin can share this storage: Engram posts its commits on
+   * a BroadcastChannel of this name and others re-read only after one. Without it, an adapter
+   * with `lock` is re-read (two small loads) before every read call.
+   */
+  readonly channel?: string;
 }
 
 /**
@@ -450,6 +495,8 @@ export class IndexedDBStorage implements StorageAdapter {
   constructor(dbName?: string, options?: IndexedDBStorageOptions);
   readonly dbName: string;
   readonly durability: StorageDurability;
+  /** Broadcast channel name: contexts sharing the database learn of each other's commits on it. */
+  readonly channel: string;
   load(key: StorageKey): Promise<Uint8Array | undefined>;
   save(key: StorageKey, data: Uint8Array): Promise<void>;
   remove(key: StorageKey): Promise<void>;

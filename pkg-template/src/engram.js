@@ -6,34 +6,54 @@ import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, loadCore } from "./core.js";
+import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter"]);
+const CHANNEL_PREFIX = "engram-store:";
 
 export class Engram {
   #core;
   #embedder;
+  #storage;
+  #channel = null;
+  /** Another context wrote to the shared storage since this one last looked. */
+  #stale = false;
   #queue = Promise.resolve();
   #closed = false;
   #trapped = null;
 
-  constructor(token, core, embedder) {
+  constructor(token, core, embedder, storage) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
+    this.#storage = storage;
+    // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
+    if (storage && typeof storage.channel === "string" && typeof BroadcastChannel === "function") {
+      this.#channel = new BroadcastChannel(CHANNEL_PREFIX + storage.channel);
+      this.#channel.onmessage = () => {
+        this.#stale = true;
+      };
+    }
   }
 
   /**
-   * Opens a store; it lives in memory. `embedder`: an `Embedder` (Engram's local model, run inside
-   * the core), a host embedder `{embedDocuments, embedQuery}`, or `null` for keyword-only search.
-   * Left out: in Node the local model from `ENGRAM_MODEL_DIR` or `./models`; in browsers keyword-only.
+   * Opens a store. `storage`: a storage adapter (`MemoryStorage`, `IndexedDBStorage`,
+   * `NodeFSStorage` from `engram-wasm/node-fs`, or your own); without it the store lives in memory.
+   * `embedder`: an `Embedder` (Engram's local model, run inside the core), a host embedder
+   * `{embedDocuments, embedQuery, id?, dims?}`, or `null` for keyword-only search. Left out: in Node
+   * the local model from `ENGRAM_MODEL_DIR` or `./models`; in browsers keyword-only. A store whose
+   * vectors came from another embedder refuses to open (`Embedder`) unless `reembed: true`.
    */
   static async open(options = {}) {
     if (!isPlainObject(options)) throw invalid("open: expected an options object");
     for (const key of Object.keys(options)) {
       if (!OPEN_OPTIONS.has(key)) throw invalid(`open: unknown option \`${key}\` (allowed: ${[...OPEN_OPTIONS].join(", ")})`);
     }
+    const storage = options.storage ?? null;
+    const adapter = storage === null ? null : checkedAdapter(storage);
+    if (options.reembed !== undefined && typeof options.reembed !== "boolean") throw invalid("open: `reembed` must be a boolean");
     const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
     const local = chosen instanceof Embedder ? Embedder.handleOf(chosen) : null;
     const embedder = local ? null : resolveEmbedder(chosen);
@@ -43,19 +63,28 @@ export class Engram {
     } catch (e) {
       throw asEngramError(e);
     }
-    const coreOptions = options.idSeed === undefined ? undefined : toJson({ idSeed: options.idSeed }, "open");
+    const coreOptions = {};
+    if (options.idSeed !== undefined) coreOptions.idSeed = options.idSeed;
+    // A host embedder that names itself gets the same protection as the local one.
+    if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
     let core;
     try {
-      core = new glue.EngramCore(coreOptions);
+      core = new glue.EngramCore(toJson(coreOptions, "open"));
       if (local) core.setEmbedder(local);
+      if (adapter) {
+        const storeOptions = {};
+        if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
+        if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
+        await withLock(storage, () => core.open(adapter, toJson(storeOptions, "open")));
+      }
     } catch (e) {
       core?.free();
       throw asEngramError(e);
     }
-    return new Engram(OPEN, core, embedder);
+    return new Engram(OPEN, core, embedder, storage);
   }
 
-  #run(work) {
+  #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw new EngramError("Closed", "this Engram has been closed");
       if (this.#trapped) throw new EngramError("Internal", `the wasm instance stopped after an internal fault: ${this.#trapped}`);
@@ -70,16 +99,48 @@ export class Engram {
     return result;
   }
 
+  /** A read: first catches up with other writers on shared storage when they may have written. */
+  #run(work) {
+    return this.#enqueue(async (core) => {
+      if (this.#storage && (this.#stale || (typeof this.#storage.lock === "function" && !this.#channel))) {
+        this.#stale = false;
+        await core.sync();
+      }
+      return work(core);
+    });
+  }
+
+  /**
+   * A write. `prepare` runs first, outside the storage lock (embedding can be slow); `commit` runs
+   * under the lock after catching up with other writers, so two contexts never commit over each other.
+   */
+  #write(prepare, commit) {
+    return this.#enqueue(async (core) => {
+      const prepared = await prepare();
+      if (!this.#storage) return commit(core, prepared);
+      const out = await withLock(this.#storage, async () => {
+        this.#stale = false;
+        await core.sync();
+        return commit(core, prepared);
+      });
+      this.#channel?.postMessage("commit");
+      return out;
+    });
+  }
+
   /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
   add(input) {
-    return this.#run(async (core) => {
-      const { json, vector } = splitEmbedding(input, "add");
-      let v = vector;
-      if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
-        v = await embedDocument(this.#embedder, input.content);
-      }
-      return JSON.parse(core.add(json, v));
-    });
+    return this.#write(
+      async () => {
+        const { json, vector } = splitEmbedding(input, "add");
+        let v = vector;
+        if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
+          v = await embedDocument(this.#embedder, input.content);
+        }
+        return { json, v };
+      },
+      async (core, { json, v }) => JSON.parse(await core.add(json, v)),
+    );
   }
 
   /** The memory with this id, or null. */
@@ -97,27 +158,36 @@ export class Engram {
 
   /** Changes fields of a memory; a new `content` is re-indexed (and re-embedded with an embedder). */
   update(id, patch) {
-    return this.#run(async (core) => {
-      requireString(id, "update: id");
-      const { json, vector } = splitEmbedding(patch, "update");
-      let v = vector;
-      if (!v && this.#embedder && typeof patch.content === "string" && patch.content.trim() !== "") {
-        v = await embedDocument(this.#embedder, patch.content);
-      }
-      return JSON.parse(core.update(id, json, v));
-    });
+    return this.#write(
+      async () => {
+        requireString(id, "update: id");
+        const { json, vector } = splitEmbedding(patch, "update");
+        let v = vector;
+        if (!v && this.#embedder && typeof patch.content === "string" && patch.content.trim() !== "") {
+          v = await embedDocument(this.#embedder, patch.content);
+        }
+        return { json, v };
+      },
+      async (core, { json, v }) => JSON.parse(await core.update(id, json, v)),
+    );
   }
 
   /** Deletes one memory; rejects with NotFound if there is none with this id. */
   delete(id) {
-    return this.#run(async (core) => {
-      core.delete(requireString(id, "delete: id"));
-    });
+    return this.#write(
+      async () => requireString(id, "delete: id"),
+      async (core, checked) => {
+        await core.delete(checked);
+      },
+    );
   }
 
   /** Deletes every memory of a namespace (`default` when omitted); resolves to how many. */
   deleteAll(options) {
-    return this.#run(async (core) => core.deleteAll(optionsJson(options, "deleteAll")));
+    return this.#write(
+      async () => optionsJson(options, "deleteAll"),
+      (core, json) => core.deleteAll(json),
+    );
   }
 
   /** ADD / UPDATE / DELETE / REINFORCE events of a memory, oldest first. */
@@ -147,16 +217,26 @@ export class Engram {
    * Each turn becomes a raw entry `<session id>#<turn index>`; re-ingesting is idempotent per turn.
    */
   ingest(session) {
-    return this.#run(async (core) => {
-      if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
-      let turns = session.turns;
-      if (this.#embedder && Array.isArray(turns) && turns.every((t) => isPlainObject(t) && typeof t.content === "string" && t.embedding === undefined)) {
-        const texts = turns.map((t) => (typeof t.speaker === "string" ? `${t.speaker}: ${t.content}` : t.content));
-        const vectors = await embedDocuments(this.#embedder, texts);
-        turns = turns.map((t, i) => ({ ...t, embedding: Array.from(vectors[i]) }));
-      }
-      return JSON.parse(core.ingest(toJson({ ...session, turns }, "ingest")));
-    });
+    return this.#write(
+      async () => {
+        if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
+        let turns = session.turns;
+        if (this.#embedder && Array.isArray(turns) && turns.every(isPlainObject)) {
+          // Turns the caller gave no vector get one from the host embedder, in one batch.
+          const missing = turns.flatMap((t, i) => (t.embedding === undefined && typeof t.content === "string" && t.content.trim() !== "" ? [i] : []));
+          if (missing.length > 0) {
+            const texts = missing.map((i) => (typeof turns[i].speaker === "string" ? `${turns[i].speaker}: ${turns[i].content}` : turns[i].content));
+            const vectors = await embedDocuments(this.#embedder, texts);
+            turns = turns.slice();
+            missing.forEach((i, k) => {
+              turns[i] = { ...turns[i], embedding: Array.from(vectors[k]) };
+            });
+          }
+        }
+        return toJson({ ...session, turns }, "ingest");
+      },
+      async (core, json) => JSON.parse(await core.ingest(json)),
+    );
   }
 
   /** The turns of a session, in order (NotFound if there is no such session). */
@@ -171,7 +251,10 @@ export class Engram {
 
   /** Deletes a session's raw entries and the memories derived only from them. */
   deleteSession(id) {
-    return this.#run(async (core) => JSON.parse(core.deleteSession(requireString(id, "deleteSession: id"))));
+    return this.#write(
+      async () => requireString(id, "deleteSession: id"),
+      async (core, checked) => JSON.parse(await core.deleteSession(checked)),
+    );
   }
 
   /**
@@ -192,19 +275,106 @@ export class Engram {
     return this.#run(async (core) => JSON.parse(core.stats()));
   }
 
-  /** Forgets everything in this store. */
+  /** Forgets everything in this store (in storage too). */
   reset() {
-    return this.#run(async (core) => {
-      core.reset();
+    return this.#write(
+      async () => undefined,
+      async (core) => {
+        await core.reset();
+      },
+    );
+  }
+
+  /**
+   * Durability barrier: writes what is not yet stored (search touches), then asks the adapter for
+   * its strict barrier (`flush()`, when it has one). Once it resolves, everything done before it
+   * survives a crash or power loss.
+   */
+  flush() {
+    return this.#write(
+      async () => undefined,
+      async (core) => {
+        await core.flush();
+        if (typeof this.#storage?.flush === "function") {
+          try {
+            await this.#storage.flush();
+          } catch (e) {
+            throw asEngramError(e, "Storage");
+          }
+        }
+      },
+    );
+  }
+
+  /** Rewrites the stored form as one snapshot (also done automatically as chunks accumulate). */
+  compact() {
+    return this.#write(
+      async () => undefined,
+      async (core) => {
+        await core.compact();
+      },
+    );
+  }
+
+  /** Catches up with writes other tabs or processes made to the same storage; resolves to whether anything changed. */
+  refresh() {
+    return this.#enqueue(async (core) => {
+      this.#stale = false;
+      return core.sync();
     });
   }
 
-  /** Releases the wasm memory; later calls reject with `Closed`. Closing twice is harmless. */
+  /**
+   * The whole store, or one namespace (`{namespace}`), as one portable, checksummed file:
+   * memories, history, raw turns, vectors and the embedder id.
+   */
+  export(options) {
+    return this.#run(async (core) => {
+      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("export: expected an options object");
+      const { namespace, ...rest } = options ?? {};
+      const unknown = Object.keys(rest);
+      if (unknown.length) throw invalid(`export: unknown option \`${unknown[0]}\` (allowed: namespace)`);
+      if (namespace !== undefined && namespace !== null) requireString(namespace, "export: namespace");
+      return core.export(namespace ?? undefined);
+    });
+  }
+
+  /**
+   * Merges an export file into this store by id (records with the same id are replaced), as one
+   * write. A damaged file is `Corrupt`, a file of another embedder `Embedder`; either changes nothing.
+   */
+  import(bytes) {
+    return this.#write(
+      async () => {
+        if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
+        return bytes;
+      },
+      async (core, checked) => JSON.parse(await core.import(checked)),
+    );
+  }
+
+  /**
+   * Writes what is pending, then releases the wasm memory and the storage adapter (the store owns
+   * the adapter it was opened with). Later calls reject with `Closed`. Closing twice is harmless.
+   */
   close() {
-    const done = this.#queue.then(() => {
+    const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;
-      this.#core.free();
+      try {
+        if (this.#storage && !this.#trapped) {
+          await withLock(this.#storage, async () => {
+            await this.#core.sync();
+            await this.#core.flush();
+          });
+        }
+      } catch (e) {
+        throw asEngramError(e);
+      } finally {
+        this.#channel?.close();
+        this.#core.free();
+        await this.#storage?.close?.();
+      }
     });
     this.#queue = done.catch(() => {});
     return done;

@@ -4,7 +4,7 @@ import { EngramError, invalid } from "./errors.js";
 import { isPlainObject } from "./wire.js";
 
 const METHODS = ["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "reset", "close"];
+  "deleteSession", "recallContext", "resume", "stats", "reset", "flush", "compact", "refresh", "export", "import", "close"];
 
 /**
  * Starts a worker running Engram. `options`: `model` and `tokenizer` URLs to load the local embedder

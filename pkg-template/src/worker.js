@@ -1,19 +1,21 @@
 // The Web Worker side of `openInWorker`: one Engram (and its embedder) lives in this worker and
 // answers the page's calls by message, so embedding and search never block the page.
-import { Embedder, Engram } from "./entry-browser.js";
+import { Embedder, Engram, IndexedDBStorage } from "./entry-browser.js";
 
 let engram = null;
 
 const methods = new Set(["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "reset", "close"]);
+  "deleteSession", "recallContext", "resume", "stats", "reset", "flush", "compact", "refresh", "export", "import", "close"]);
 
-async function open({ model, tokenizer, ...options }) {
+async function open({ model, tokenizer, indexedDB, ...options }) {
   if (engram) throw Object.assign(new Error("this worker already holds an open Engram"), { code: "InvalidInput" });
   let embedder = options.embedder ?? null;
   if (model !== undefined || tokenizer !== undefined) {
     embedder = await Embedder.load({ model, tokenizer, onProgress: (event) => self.postMessage({ progress: event }) });
   }
-  engram = await Engram.open({ ...options, embedder });
+  // Adapters cannot be posted to a worker; the page names the database and the worker opens it.
+  const storage = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
+  engram = await Engram.open({ ...options, embedder, ...(storage ? { storage } : {}) });
 }
 
 self.onmessage = async ({ data: { id, method, args } }) => {

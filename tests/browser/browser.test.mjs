@@ -45,3 +45,27 @@ test("Engram + local embedder in a Web Worker; model cached for offline reuse", 
   assert.equal(r.secondFromCache, true, "second load is served by the Cache API");
   console.log(`worker: first load + open ${Math.round(r.firstLoadMs)} ms`);
 });
+
+test("IndexedDB: memories survive a page reload", async () => {
+  const url = (phase) => `${server.origin}/tests/browser/persist.html?phase=${phase}&db=reload-test`;
+  await browser.goto(url("write"));
+  const wrote = await browser.result();
+  assert.equal(wrote.ok, true, wrote.failure);
+  await browser.goto(url("verify"));
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.memories, 1);
+  assert.equal(r.rawEntries, 1);
+  assert.equal(r.top, "The spare house key is in the blue flowerpot");
+  assert.equal(r.raw, "My sister Lena moved to Porto");
+});
+
+test("IndexedDB: two frames writing one store at once lose nothing; a third page sees it all", async () => {
+  const n = 60;
+  await browser.goto(`${server.origin}/tests/browser/persist.html?phase=concurrent&n=${n}&db=concurrent-test`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.before, 0);
+  assert.deepEqual(r.missing, []);
+  assert.equal(r.count, 2 * n);
+});

@@ -73,6 +73,14 @@ export class IndexedDBStorage {
     return this.#durability;
   }
 
+  /**
+   * Name shared by every tab, frame and worker of this origin that opens this database: Engram
+   * broadcasts its commits on it, so other contexts re-read only after someone wrote.
+   */
+  get channel() {
+    return `idb:${this.#name}`;
+  }
+
   async load(key) {
     key = checkKey(key, "load");
     return this.#transact("readonly", "load", key, (store) => {

@@ -1,0 +1,82 @@
+// The storage adapter as the wasm core sees it: every method returns a promise, results are checked
+// against the adapter contract, and every failure is an EngramError whose code the core keeps
+// (`StorageFull` for quota / disk full, `Storage` otherwise).
+
+import { EngramError, invalid } from "./errors.js";
+
+const METHODS = ["load", "save", "remove", "loadRange", "removeRange"];
+
+function storageError(e, what) {
+  if (e instanceof EngramError && (e.code === "Storage" || e.code === "StorageFull")) return e;
+  const name = e && typeof e === "object" ? e.name : undefined;
+  const full = name === "QuotaExceededError" || e?.code === "ENOSPC" || e?.code === "EDQUOT" || e?.code === "StorageFull";
+  const message = e instanceof Error ? e.message : String(e);
+  return new EngramError(full ? "StorageFull" : "Storage", `${what}: ${message}`, { cause: e });
+}
+
+function broken(what, detail) {
+  return new EngramError("Storage", `${what} broke the storage adapter contract: ${detail}`);
+}
+
+function isKey(k) {
+  return Array.isArray(k) && k.every((s) => typeof s === "string");
+}
+
+/** Checks `storage` has the adapter shape and returns the wrapper handed to the core. */
+export function checkedAdapter(storage) {
+  if (storage === null || typeof storage !== "object") throw invalid("open: `storage` must be a storage adapter object");
+  for (const m of METHODS) {
+    if (typeof storage[m] !== "function") throw invalid(`open: \`storage\` has no ${m}() method (a storage adapter needs ${METHODS.join(", ")})`);
+  }
+  const call = async (what, run) => {
+    try {
+      return await run();
+    } catch (e) {
+      throw storageError(e, `storage.${what}`);
+    }
+  };
+  return {
+    load: (key) =>
+      call("load", async () => {
+        const v = await storage.load(key);
+        if (v === undefined || v === null) return undefined;
+        if (!(v instanceof Uint8Array)) throw broken("load", "expected a Uint8Array or undefined");
+        return v;
+      }),
+    save: (key, data) => call("save", async () => void (await storage.save(key, data))),
+    remove: (key) => call("remove", async () => void (await storage.remove(key))),
+    loadRange: (prefix) =>
+      call("loadRange", async () => {
+        const out = await storage.loadRange(prefix);
+        if (!Array.isArray(out)) throw broken("loadRange", "expected an array of {key, data}");
+        for (const entry of out) {
+          if (!entry || !isKey(entry.key) || !(entry.data instanceof Uint8Array)) throw broken("loadRange", "an entry is not {key: string[], data: Uint8Array}");
+        }
+        return out;
+      }),
+    removeRange: (prefix) => call("removeRange", async () => void (await storage.removeRange(prefix))),
+  };
+}
+
+/** Runs `fn` under the adapter's writer lock when it has one; `fn`'s own errors pass through as they are. */
+export async function withLock(storage, fn) {
+  if (typeof storage?.lock !== "function") return fn();
+  let failed = false;
+  let error;
+  let result;
+  try {
+    result = await storage.lock(async () => {
+      try {
+        return await fn();
+      } catch (e) {
+        failed = true;
+        error = e;
+        return undefined;
+      }
+    });
+  } catch (e) {
+    throw storageError(e, "storage.lock");
+  }
+  if (failed) throw error;
+  return result;
+}
