@@ -18,6 +18,16 @@ export ENGRAM_NATIVE_VECTORS_OUT="$PWD/target/embed-native-vectors.json"
 rm -f "$ENGRAM_NATIVE_VECTORS_OUT"
 cargo test --quiet --features embedder --lib --test embedder 2>&1 | grep -v '^$'
 
+echo "test: fuzzing import briefly (scripts/fuzz.sh; longer runs: ENGRAM_FUZZ_SECONDS=3600)"
+mkdir -p target
+if ENGRAM_FUZZ_SECONDS=${ENGRAM_FUZZ_SECONDS:-30} bash scripts/fuzz.sh > target/fuzz.log 2>&1; then
+  grep -E '^(Done|stat::new_units_added)' target/fuzz.log | sed 's/^/  /'
+else
+  tail -n 40 target/fuzz.log >&2
+  echo "fuzz: import failed; log in target/fuzz.log, reproducer in fuzz/artifacts/import/" >&2
+  exit 1
+fi
+
 echo "test: building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh
