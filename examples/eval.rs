@@ -181,7 +181,7 @@ fn locomo_date(s: &str) -> Option<i64> {
         "am" if h == 12 => h = 0,
         _ => {}
     }
-    let mut parts = date.split(|c: char| c == ' ' || c == ',').filter(|p| !p.is_empty());
+    let mut parts = date.split([' ', ',']).filter(|p| !p.is_empty());
     let day: u32 = parts.next()?.parse().ok()?;
     let month_name = parts.next()?.to_ascii_lowercase();
     let month = MONTHS.iter().position(|mo| *mo == month_name)? + 1;

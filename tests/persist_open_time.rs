@@ -52,7 +52,7 @@ fn open_time_at_10k_and_50k() {
     for n in [10_000, 50_000] {
         let mut engine = Engram::new(Box::new(clock()), EngineOptions::default());
         engine.load_state(state(n)).unwrap();
-        let body = export::state_ops(&engine, None, None).into_bytes();
+        let body = export::snapshot_ops(&engine, None).into_bytes();
         let record = engram::persist::record::encode(engram::persist::record::RecordKind::Snapshot, 1, &body);
         let records = vec![(load::snapshot_key(1), record.clone())];
 
@@ -64,7 +64,7 @@ fn open_time_at_10k_and_50k() {
         let t_decode = t.elapsed();
         let t = Instant::now();
         let mut fresh = Engram::new(Box::new(clock()), EngineOptions::default());
-        fresh.load_state(loaded.state).unwrap();
+        fresh.load_state_with(loaded.state, loaded.prebuilt).unwrap();
         let t_build = t.elapsed();
         let t = Instant::now();
         let store = open(MemoryStorage::from_records(records), usize::MAX).unwrap();

@@ -134,7 +134,7 @@ fn memories_link_to_close_neighbours_and_links_expand() {
     let a = e.add(NewMemory { embedding: v(1.0, 0.0), ..mem("Sam is learning the cello") }).unwrap().memory;
     let far = e.add(NewMemory { embedding: v(0.0, 1.0), ..mem("the office moved to Berlin") }).unwrap().memory;
     let b = e.add(NewMemory { embedding: v(0.9, 0.3), ..mem("Sam practices every evening after work") }).unwrap().memory;
-    assert_eq!(b.links, [a.id.clone()]);
+    assert_eq!(b.links, std::slice::from_ref(&a.id));
     assert!(!b.links.contains(&far.id));
     let hits = e.search(&SearchRequest { expand_links: true, limit: Some(1), ..query("cello") }).unwrap();
     assert_eq!(hits.iter().map(|h| h.id().to_string()).collect::<Vec<_>>(), [a.id.clone(), b.id.clone()]);

@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
+use super::prebuilt::{self, Prebuilt};
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::index::{DocId, KeywordIndex, VectorIndex};
@@ -332,6 +333,11 @@ impl Engram {
     /// Replaces the whole state with `state` (loaded or imported bytes: every record is checked, so
     /// a bad one is `Corrupt` and leaves this engine as it was). Indexes are rebuilt.
     pub fn load_state(&mut self, state: EngineState) -> Result<()> {
+        self.load_state_with(state, Prebuilt::default())
+    }
+
+    /// [`Engram::load_state`] reusing keyword entries a snapshot persisted for its records.
+    pub fn load_state_with(&mut self, state: EngineState, prebuilt: Prebuilt) -> Result<()> {
         state.check()?;
         for (dims, what) in [(first_dims(&state.memories), "memory"), (first_dims(&state.raw), "raw")] {
             if let (Some(d), Some(e)) = (dims, self.embedder.as_deref()) {
@@ -343,29 +349,61 @@ impl Engram {
         let journal = self.journal.take();
         self.take_tables();
         self.tables.table.track_touches(journal.is_some());
-        for (m, v) in state.memories {
+        let mut ids = Vec::new();
+        for (i, (m, v)) in state.memories.into_iter().enumerate() {
             self.link(&m);
             let slot = self.tables.table.insert(m);
-            self.index(slot);
+            if !prebuilt::insert_counted(prebuilt.memories.as_ref(), &mut ids, i, &mut self.tables.keyword, slot) {
+                self.index(slot);
+            }
             if let Some(v) = v {
                 self.tables.vectors.insert(slot, v);
             }
         }
         let mut sessions: Vec<String> = Vec::new();
-        for (e, v) in state.raw {
+        let mut ids = Vec::new();
+        for (i, (e, v)) in state.raw.into_iter().enumerate() {
             if self.tables.raw.session_namespace(&e.session_id).is_none() {
                 sessions.push(e.session_id.clone());
             }
-            self.put_raw(e, v);
+            let (slot, replaced) = self.tables.raw.put(e);
+            if let Some(old) = replaced {
+                self.tables.raw_keyword.remove(old);
+                self.tables.raw_vectors.remove(old);
+            }
+            if !prebuilt::insert_counted(prebuilt.raw.as_ref(), &mut ids, i, &mut self.tables.raw_keyword, slot) {
+                let text = self.tables.raw.get(slot).map(RawEntry::indexed_text).unwrap_or_default();
+                self.tables.raw_keyword.insert(slot, [text.as_str()]);
+            }
+            if let Some(v) = v {
+                self.tables.raw_vectors.insert(slot, v);
+            }
         }
+        // Sessions are summed from their turns' entries: the turns were just counted.
+        let vocabulary = self.tables.raw_keyword.vocabulary();
+        let mut ids = Vec::new();
         for s in sessions {
-            self.index_session(&s);
+            let n = self.tables.raw.session_number(&s);
+            let slots = self.tables.raw.session_slots(&s);
+            prebuilt::insert_session(&self.tables.raw_keyword, &vocabulary, &mut ids, &mut self.tables.session_keyword, n, &slots);
         }
         for h in state.history {
             self.tables.history.append(h);
         }
         self.journal = journal.map(|_| Journal::default());
         Ok(())
+    }
+
+    /// A keyword index and the slots of the records it covers, in the order
+    /// [`Engram::memories_with_vectors`] (or [`Engram::raw_with_vectors`]) lists them: what a
+    /// snapshot persists beside those records.
+    pub fn memory_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
+        (&self.tables.keyword, self.tables.table.iter().map(|(s, _)| s))
+    }
+
+    /// See [`Engram::memory_keywords`].
+    pub fn raw_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
+        (&self.tables.raw_keyword, self.tables.raw.iter().map(|(s, _)| s))
     }
 }
 

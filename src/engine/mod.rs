@@ -5,6 +5,7 @@
 mod context;
 mod journal;
 mod merge;
+mod prebuilt;
 mod reembed;
 mod raw;
 mod replay;
@@ -16,6 +17,7 @@ use serde::Serialize;
 
 pub use journal::{Changes, EngineState, WithVector};
 pub use merge::Merged;
+pub use prebuilt::{Counted, Prebuilt};
 pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
 pub use search::{Hit, HitTarget};

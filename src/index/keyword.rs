@@ -12,7 +12,11 @@ use super::tokenize::tokenize_into;
 pub const K1: f32 = 1.2;
 pub const B: f32 = 0.75;
 
-type TermId = u32;
+pub type TermId = u32;
+
+/// Version of tokenization and stemming (`tokenize.rs`, `stem.rs`): a persisted index made by
+/// another version is rebuilt from the text rather than trusted. Bump on any change to either.
+pub const TOKENIZER_VERSION: u32 = 1;
 pub type DocId = u32;
 
 #[derive(Default, Debug)]
@@ -110,32 +114,63 @@ impl KeywordIndex {
 
     /// Indexes `doc` with the given texts (content, tags, …), replacing what it had before.
     pub fn insert<'a>(&mut self, doc: DocId, texts: impl IntoIterator<Item = &'a str>) {
-        self.remove(doc);
         let mut toks = Vec::new();
         for t in texts {
             tokenize_into(t, &mut toks);
         }
-        let mut counts: HashMap<TermId, u32> = HashMap::new();
-        for tok in toks.iter() {
-            let next = self.term_ids.len() as TermId;
-            let id = *self.term_ids.entry(tok.clone()).or_insert(next);
-            if id as usize == self.postings.len() {
-                self.postings.push(Vec::new());
-            }
-            *counts.entry(id).or_default() += 1;
+        let len = toks.len() as u32;
+        let ids: Vec<(TermId, u32)> = toks.iter().map(|tok| (self.intern(tok), 1)).collect();
+        self.insert_counted(doc, ids, len);
+    }
+
+    /// The id of `term`, adding it to the vocabulary if new (ids are this index's own).
+    pub fn intern(&mut self, term: &str) -> TermId {
+        if let Some(&id) = self.term_ids.get(term) {
+            return id;
         }
-        let mut terms: Vec<(TermId, u32)> = counts.into_iter().collect();
-        terms.sort_unstable();
+        let id = self.postings.len() as TermId;
+        self.term_ids.insert(term.to_string(), id);
+        self.postings.push(Vec::new());
+        id
+    }
+
+    /// Indexes `doc` from (term id, frequency) pairs already counted — by a persisted index or by
+    /// another index's entries — replacing what it had before. Repeated ids are summed; `len` is the
+    /// document's token count. Ids must come from [`KeywordIndex::intern`] on this index.
+    pub fn insert_counted(&mut self, doc: DocId, mut terms: Vec<(TermId, u32)>, len: u32) {
+        self.remove(doc);
+        terms.retain(|&(t, _)| (t as usize) < self.postings.len());
+        terms.sort_unstable_by_key(|&(t, _)| t);
+        terms.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 = kept.1.saturating_add(next.1);
+            }
+            same
+        });
         for &(t, tf) in &terms {
             self.postings[t as usize].push((doc, tf));
         }
-        let len = toks.len() as u32;
         if self.docs.len() <= doc as usize {
             self.docs.resize_with(doc as usize + 1, || None);
         }
         self.docs[doc as usize] = Some(DocEntry { terms, len });
         self.doc_count += 1;
         self.total_len += u64::from(len);
+    }
+
+    /// Every term by id (for persisting: ids index this table).
+    pub fn vocabulary(&self) -> Vec<&str> {
+        let mut by_id = vec![""; self.postings.len()];
+        for (term, &id) in &self.term_ids {
+            by_id[id as usize] = term;
+        }
+        by_id
+    }
+
+    /// A document's (term id, frequency) pairs, sorted by id, and its token count.
+    pub fn doc_terms(&self, doc: DocId) -> Option<(&[(TermId, u32)], u32)> {
+        self.docs.get(doc as usize)?.as_ref().map(|e| (e.terms.as_slice(), e.len))
     }
 
     /// Removes `doc` and all its postings. Returns whether it was indexed.

@@ -63,6 +63,10 @@ impl<'a> Reader<'a> {
     pub fn is_empty(&self) -> bool {
         self.rest.is_empty()
     }
+    /// Bytes left: bounds any capacity taken from an untrusted count.
+    pub fn remaining(&self) -> usize {
+        self.rest.len()
+    }
     pub fn take(&mut self, n: usize) -> Result<&'a [u8]> {
         if n > self.rest.len() {
             return Err(short());

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use super::identity::EmbedderIdentity;
 use super::image::Image;
-use super::ops::{self, Op, OpWriter};
+use super::ops::{self, IndexTarget, Op, OpWriter};
 use super::record::{self, RecordKind};
 use crate::engine::{EngineState, Engram};
 use crate::error::{Error, Result};
@@ -33,6 +33,16 @@ pub fn state_ops(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace
     w
 }
 
+/// A snapshot body: the whole state, then its keyword indexes (so opening need not rebuild them).
+pub fn snapshot_ops(engine: &Engram, identity: Option<&EmbedderIdentity>) -> OpWriter {
+    let mut w = state_ops(engine, identity, None);
+    let (index, slots) = engine.memory_keywords();
+    w.keyword_terms(IndexTarget::Memories, index, slots);
+    let (index, slots) = engine.raw_keywords();
+    w.keyword_terms(IndexTarget::Raw, index, slots);
+    w
+}
+
 /// The export file of a store or namespace.
 pub fn export(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>) -> Vec<u8> {
     record::encode(RecordKind::Export, 0, &state_ops(engine, identity, namespace).into_bytes())
@@ -50,12 +60,12 @@ pub fn decode_export(bytes: &[u8]) -> Result<Exported> {
     let (_, body) = record::decode_kind(bytes, RecordKind::Export)?;
     let mut image = Image::default();
     for op in ops::decode(body)? {
-        if matches!(op, Op::Reset | Op::DeleteMemory(_) | Op::DeleteRaw(_)) {
+        if matches!(op, Op::Reset | Op::DeleteMemory(_) | Op::DeleteRaw(_) | Op::KeywordTerms(_)) {
             return Err(Error::corrupt("an export file holds only records, not changes"));
         }
         image.apply(op);
     }
-    let (state, identity) = image.into_state();
+    let (state, identity, _) = image.into_state();
     state.check()?;
     Ok(Exported { state, identity })
 }

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use super::image::Image;
 use super::ops;
 use super::record::{self, RecordKind};
-use crate::engine::EngineState;
+use crate::engine::{EngineState, Prebuilt};
 use crate::error::{Error, Result};
 use crate::host::StorageKey;
 
@@ -51,6 +51,8 @@ fn parse_key(key: &[String]) -> Option<(RecordKind, u64)> {
 pub struct Loaded {
     pub state: EngineState,
     pub identity: Option<EmbedderIdentity>,
+    /// Keyword entries the base snapshot persisted, for the records no chunk changed since.
+    pub prebuilt: Prebuilt,
     /// Sequence number of the base snapshot (0 without one).
     pub base: u64,
     /// Last chunk applied (`base` if none).
@@ -124,6 +126,6 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
         )));
     }
     let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
-    let (state, identity) = image.into_state();
-    Ok(Loaded { state, identity, base, last, base_bytes, obsolete })
+    let (state, identity, prebuilt) = image.into_state();
+    Ok(Loaded { state, identity, prebuilt, base, last, base_bytes, obsolete })
 }

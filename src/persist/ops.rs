@@ -6,6 +6,7 @@
 use super::bytes::{Reader, Writer};
 use super::identity::EmbedderIdentity;
 use crate::error::{Error, Result};
+use crate::index::keyword::{KeywordIndex, TOKENIZER_VERSION};
 use crate::model::{Memory, RawEntry};
 use crate::store::HistoryEvent;
 
@@ -16,6 +17,7 @@ const PUT_RAW: u8 = 4;
 const DELETE_RAW: u8 = 5;
 const HISTORY: u8 = 6;
 const EMBEDDER: u8 = 7;
+const KEYWORD_TERMS: u8 = 8;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -31,6 +33,28 @@ pub enum Op {
     History(HistoryEvent),
     /// The embedder that made the vectors.
     Embedder(EmbedderIdentity),
+    /// Snapshots only: a keyword index's entries for the records put before it (see [`KeywordTerms`]).
+    KeywordTerms(KeywordTerms),
+}
+
+/// Which records a persisted keyword index covers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IndexTarget {
+    Memories = 0,
+    Raw = 1,
+}
+
+/// A keyword index as a snapshot persists it: the vocabulary and, for each record of the target
+/// kind in the order the snapshot puts them, its (term, frequency) pairs and token count. Opening
+/// then indexes records from these counts instead of tokenizing every text again. Only an index of
+/// the current [`TOKENIZER_VERSION`] is used; any other is ignored and rebuilt from the text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KeywordTerms {
+    pub target: IndexTarget,
+    pub version: u32,
+    pub vocabulary: Vec<String>,
+    /// Per record: (vocabulary index, frequency) sorted by index, and the token count.
+    pub docs: Vec<(Vec<(u32, u32)>, u32)>,
 }
 
 /// Writes operations without copying the records they come from.
@@ -79,6 +103,46 @@ impl OpWriter {
         self.tag(HISTORY);
         self.w.json(h);
     }
+    /// `index`'s entries for `docs` (the slots of the records already written, in their order).
+    pub fn keyword_terms(&mut self, target: IndexTarget, index: &KeywordIndex, docs: impl Iterator<Item = u32>) {
+        let vocabulary = index.vocabulary();
+        self.keyword_entries(target, TOKENIZER_VERSION, &vocabulary, docs.map(|d| index.doc_terms(d).unwrap_or((&[], 0))));
+    }
+    fn keyword_entries<'a, S: AsRef<str>>(&mut self, target: IndexTarget, version: u32, vocabulary: &[S], docs: impl Iterator<Item = (&'a [(u32, u32)], u32)>) {
+        self.tag(KEYWORD_TERMS);
+        self.w.u8(target as u8);
+        self.w.u32(version);
+        self.w.u32(vocabulary.len() as u32);
+        for term in vocabulary {
+            self.w.str(term.as_ref());
+        }
+        let count_at = self.w.buf.len();
+        self.w.u32(0);
+        let mut count = 0u32;
+        for (terms, len) in docs {
+            self.w.u32(len);
+            self.w.u32(terms.len() as u32);
+            for &(t, tf) in terms {
+                self.w.u32(t);
+                self.w.u32(tf);
+            }
+            count += 1;
+        }
+        self.w.buf[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
+    }
+    /// Any operation (tests and tools re-encode decoded bodies with it).
+    pub fn op(&mut self, op: &Op) {
+        match op {
+            Op::Reset => self.reset(),
+            Op::PutMemory(m, v) => self.put_memory(m, v.as_deref()),
+            Op::DeleteMemory(id) => self.delete_memory(id),
+            Op::PutRaw(e, v) => self.put_raw(e, v.as_deref()),
+            Op::DeleteRaw(id) => self.delete_raw(id),
+            Op::History(h) => self.history(h),
+            Op::Embedder(id) => self.embedder(id),
+            Op::KeywordTerms(k) => self.keyword_entries(k.target, k.version, &k.vocabulary, k.docs.iter().map(|(t, len)| (t.as_slice(), *len))),
+        }
+    }
     pub fn embedder(&mut self, id: &EmbedderIdentity) {
         self.tag(EMBEDDER);
         self.w.str(&id.model);
@@ -99,8 +163,48 @@ pub fn decode(body: &[u8]) -> Result<Vec<Op>> {
             DELETE_RAW => Op::DeleteRaw(r.str()?),
             HISTORY => Op::History(r.json("history event")?),
             EMBEDDER => Op::Embedder(EmbedderIdentity { model: r.str()?, dims: r.u32()? }),
+            KEYWORD_TERMS => Op::KeywordTerms(keyword_terms(&mut r)?),
             t => return Err(Error::corrupt(format!("unknown operation tag {t}"))),
         });
     }
     Ok(ops)
+}
+
+/// Decodes a persisted keyword index, checking what an index needs to be safe to install: term
+/// indexes inside the vocabulary, each once per record in increasing order, frequencies adding up to
+/// the token count. Counts are untrusted: capacity never exceeds what the bytes left could hold.
+fn keyword_terms(r: &mut Reader) -> Result<KeywordTerms> {
+    let bad = |what: &str| Error::corrupt(format!("stored keyword index: {what}"));
+    let target = match r.u8()? {
+        0 => IndexTarget::Memories,
+        1 => IndexTarget::Raw,
+        t => return Err(bad(&format!("unknown target {t}"))),
+    };
+    let version = r.u32()?;
+    let terms = r.u32()? as usize;
+    let mut vocabulary = Vec::with_capacity(terms.min(r.remaining() / 4));
+    for _ in 0..terms {
+        vocabulary.push(r.str()?);
+    }
+    let count = r.u32()? as usize;
+    let mut docs = Vec::with_capacity(count.min(r.remaining() / 8));
+    for _ in 0..count {
+        let len = r.u32()?;
+        let n = r.u32()? as usize;
+        let mut pairs = Vec::with_capacity(n.min(r.remaining() / 8));
+        let mut sum = 0u64;
+        for _ in 0..n {
+            let (t, tf) = (r.u32()?, r.u32()?);
+            if t as usize >= terms || pairs.last().is_some_and(|&(p, _)| p >= t) || tf == 0 {
+                return Err(bad("a term is out of range, repeated or counted zero times"));
+            }
+            sum += u64::from(tf);
+            pairs.push((t, tf));
+        }
+        if sum != u64::from(len) {
+            return Err(bad("term frequencies do not add up to the token count"));
+        }
+        docs.push((pairs, len));
+    }
+    Ok(KeywordTerms { target, version, vocabulary, docs })
 }

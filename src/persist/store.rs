@@ -118,7 +118,7 @@ impl<S: Storage> Store<S> {
             loaded.state.memories.iter_mut().for_each(|(_, v)| *v = None);
             loaded.state.raw.iter_mut().for_each(|(_, v)| *v = None);
         }
-        self.engine.load_state(loaded.state)?;
+        self.engine.load_state_with(loaded.state, loaded.prebuilt)?;
         self.last = loaded.last;
         self.chunks_since_snapshot = (loaded.last - loaded.base) as usize;
         self.chunk_bytes = 0;
@@ -196,6 +196,8 @@ impl<S: Storage> Store<S> {
                     self.identity_pending = false;
                     continue;
                 }
+                // Only snapshots carry index entries, and a chunk's records are indexed as replayed.
+                Op::KeywordTerms(_) => continue,
             });
         }
         self.engine.replay(changes)
@@ -405,7 +407,7 @@ impl<S: Storage> Store<S> {
     }
 
     fn snapshot_body(&self) -> Vec<u8> {
-        export::state_ops(&self.engine, self.identity.as_ref(), None).into_bytes()
+        export::snapshot_ops(&self.engine, self.identity.as_ref()).into_bytes()
     }
 
     /// The whole store, or one namespace, as one portable file (see [`super::export`]).
