@@ -1,16 +1,24 @@
 // The main demo: an assistant's memory across a few conversations, then the searches it would run
-// before answering. Uses the local embedding model (models/, fetched by scripts/fetch-models.sh) for
-// search by meaning; without it, falls back to keyword-only search and says so.
+// before answering. The store persists in a directory (ENGRAM_DEMO_DIR, default target/demo-store):
+// run it twice and the second run answers from what the first one stored (`--fresh` starts over).
+// Uses the local embedding model (models/, fetched by scripts/fetch-models.sh) for search by
+// meaning; without it, falls back to keyword-only search and says so.
 import { Engram } from "engram-wasm";
+import { NodeFSStorage } from "engram-wasm/node-fs";
 
+const dir = process.env.ENGRAM_DEMO_DIR ?? "target/demo-store";
 let db;
 try {
-  db = await Engram.open();
-  console.log(`embedder: ${(await db.stats()).embedder.slice(0, 40)}…  (hybrid keyword + vector search)\n`);
+  db = await Engram.open({ storage: new NodeFSStorage(dir) });
+  console.log(`embedder: ${(await db.stats()).embedder.slice(0, 40)}…  (hybrid keyword + vector search)`);
 } catch (e) {
-  console.log(`embedder: none (${e.code}: ${e.message.split(".")[0]}) — keyword-only search\n`);
-  db = await Engram.open({ embedder: null });
+  if (e.code !== "Embedder") throw e;
+  console.log(`embedder: none (${e.code}: ${e.message.split(".")[0]}) — keyword-only search`);
+  db = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
 }
+if (process.argv.includes("--fresh")) await db.reset();
+const earlier = (await db.stats()).memories;
+console.log(`store: ${dir} (${earlier ? `${earlier} memories from an earlier run` : "new"})\n`);
 
 const memories = [
   { content: "The user's name is Priya; she works as a data engineer in Lisbon", importance: 0.9 },
@@ -23,14 +31,17 @@ const memories = [
   { content: "Priya prefers answers with code examples in Python." }, // said again: reinforced, not duplicated
 ];
 
-for (const m of memories) {
-  const r = await db.add(m);
-  console.log(`${r.deduplicated ? "reinforced" : "stored    "}  [${r.namespace}/${r.kind}] ${r.content}`);
+const [pipelineFact] = earlier ? await db.search("kafka topic", { namespace: "pipeline", limit: 1, dryRun: true }) : [];
+if (!earlier) {
+  for (const m of memories) {
+    const r = await db.add(m);
+    console.log(`${r.deduplicated ? "reinforced" : "stored    "}  [${r.namespace}/${r.kind}] ${r.content}`);
+  }
+  // A fact changed: update keeps the id and the history.
+  const [fact] = await db.search("kafka topic", { namespace: "pipeline", limit: 1, dryRun: true });
+  await db.update(fact.memory.id, { content: "The pipeline reads from Kafka topic orders-v3 and writes to BigQuery" });
 }
-
-// A fact changed: update keeps the id and the history.
-const [pipelineFact] = await db.search("kafka topic", { namespace: "pipeline", limit: 1, dryRun: true });
-await db.update(pipelineFact.memory.id, { content: "The pipeline reads from Kafka topic orders-v3 and writes to BigQuery" });
+const factId = pipelineFact?.memory.id ?? (await db.search("kafka topic", { namespace: "pipeline", limit: 1, dryRun: true }))[0].memory.id;
 
 const queries = [
   ["is Priya allergic to anything?", "default"],
@@ -46,7 +57,7 @@ for (const [q, namespace] of queries) {
   }
 }
 
-const history = await db.history(pipelineFact.memory.id);
+const history = await db.history(factId);
 console.log(`\nhistory of the pipeline fact: ${history.map((h) => h.event).join(" → ")}`);
 console.log("stats:", JSON.stringify(await db.stats()));
 await db.close();
