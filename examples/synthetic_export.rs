@@ -3,7 +3,14 @@
 //! vocabulary, one or two tags, a random unit 384-dim vector and its `add` history event, so a store
 //! built by importing it has the shape of one built by `add`, in seconds instead of hours.
 //!
-//! `cargo run --release --example synthetic_export -- N OUT [DIMS]`
+//! `--vectors FILE` takes the vectors, in order, from an embedding cache written by the eval harness
+//! (`.cache/embeddings/*.bin`: records of an 8-byte text hash and 384 f32), so vector benchmarks can
+//! run on real embeddings of conversation turns; `--skip K` starts at the K-th vector.
+//!
+//! `--uniform` gives every memory the same kind and time, so search ranks them by similarity alone
+//! (what a vector-index benchmark compares against an exact nearest-neighbour answer).
+//!
+//! `cargo run --release --example synthetic_export -- N OUT [--vectors FILE [--skip K]] [--uniform]`
 
 use engram::model::{Kind, Layer, Memory};
 use engram::persist::ops::OpWriter;
@@ -52,10 +59,22 @@ fn zipf(rng: &mut Rng, n: usize) -> usize {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (Some(n), Some(out)) = (args.first().and_then(|s| s.parse::<usize>().ok()), args.get(1)) else {
-        eprintln!("usage: synthetic_export N OUT [DIMS]");
+        eprintln!("usage: synthetic_export N OUT [--vectors FILE [--skip K]]");
         std::process::exit(2);
     };
-    let dims: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(384);
+    let dims = 384;
+    let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1));
+    let real: Option<Vec<u8>> = flag("--vectors").map(|p| std::fs::read(p).unwrap_or_else(|e| panic!("cannot read {p}: {e}")));
+    let skip: usize = flag("--skip").and_then(|s| s.parse().ok()).unwrap_or(0);
+    let uniform = args.iter().any(|a| a == "--uniform");
+    let record = 8 + 4 * dims;
+    if let Some(bytes) = &real {
+        let have = bytes.len() / record;
+        if have < skip + n {
+            eprintln!("synthetic_export: {have} vectors in the file, asked for {} from {skip}", n);
+            std::process::exit(1);
+        }
+    }
     let mut rng = Rng(0x5eed_0000 ^ n as u64);
     let words = vocabulary(5_000, &mut rng);
     let t0: i64 = 1_700_000_000_000;
@@ -65,16 +84,19 @@ fn main() {
         let len = 8 + rng.below(33);
         let content = (0..len).map(|_| words[zipf(&mut rng, words.len())].as_str()).collect::<Vec<_>>().join(" ");
         let tags = (0..1 + rng.below(2)).map(|_| words[rng.below(200)].clone()).collect();
-        let mut v: Vec<f32> = (0..dims).map(|_| rng.unit() as f32 * 2.0 - 1.0).collect();
+        let mut v: Vec<f32> = match &real {
+            Some(bytes) => bytes[(skip + i) * record + 8..(skip + i + 1) * record].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
+            None => (0..dims).map(|_| rng.unit() as f32 * 2.0 - 1.0).collect(),
+        };
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();
         v.iter_mut().for_each(|x| *x /= norm);
-        let at = t0 + i as i64 * 60_000;
+        let at = if uniform { t0 } else { t0 + i as i64 * 60_000 };
         let id = format!("{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}", i, rng.below(1 << 16), rng.below(1 << 12), rng.below(1 << 12), rng.next() >> 16);
         let m = Memory {
             id: id.clone(),
             namespace: "default".into(),
             content: content.clone(),
-            kind: [Kind::Semantic, Kind::Episodic, Kind::Procedural][rng.below(3)],
+            kind: if uniform { Kind::Semantic } else { [Kind::Semantic, Kind::Episodic, Kind::Procedural][rng.below(3)] },
             layer: Layer::Buffer,
             importance: 0.5,
             tags,
