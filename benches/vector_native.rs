@@ -39,7 +39,8 @@ fn us(d: Duration) -> String {
 fn run(label: &str, data: &[Vec<f32>], queries: &[Vec<f32>], parallel: bool) {
     let n = data.len();
     let labelled: Vec<(u32, Vec<f32>)> = data.iter().cloned().enumerate().map(|(i, v)| (i as u32, v)).collect();
-    let mut build = BuildOptions { parallel, ..BuildOptions::default() };
+    // The graph tier is measured even where the calibration would keep the scan (its verdict is printed).
+    let mut build = BuildOptions { parallel, always_graph: true, ..BuildOptions::default() };
     if let Some(ef) = std::env::var("EF_CONSTRUCTION").ok().and_then(|v| v.parse().ok()) {
         build.ef_construction = ef;
     }
@@ -66,14 +67,15 @@ fn run(label: &str, data: &[Vec<f32>], queries: &[Vec<f32>], parallel: bool) {
 
     let snapshot = exact.snapshot_for_build();
     let t = Instant::now();
-    let graph = snapshot.build(&build);
+    let output = snapshot.build_with(parallel);
     let build_time = t.elapsed();
-    exact.install(graph).unwrap();
+    let cal = output.calibration;
+    exact.install(output).unwrap();
     let (hnsw_50, hnsw_95) = time_queries(queries, |q| exact.search(q, 10, |_| true).len());
     let (hnsw50_50, _) = time_queries(queries, |q| exact.search(q, 50, |_| true).len());
     let (filt_50, filt_95) = time_queries(queries, |q| exact.search(q, 10, |d| d % 20 == 0).len());
     let graph_bytes = exact.stats().memory_bytes;
-    let graph_len = exact.graph().map_or(0, |g| g.to_bytes().len());
+    let graph_len: usize = exact.segments().map(|(_, g)| g.to_bytes().len()).sum();
     let recall = |k: usize| {
         queries.iter().map(|q| {
             let truth: Vec<u32> = exact_top(&labelled, q, k, |_| true).into_iter().map(|h| h.0).collect();
@@ -90,7 +92,16 @@ fn run(label: &str, data: &[Vec<f32>], queries: &[Vec<f32>], parallel: bool) {
     println!("  HNSW k=10           p50 {:>9}  p95 {:>9}   recall@10 {:.3} (worst {:.1})", us(hnsw_50), us(hnsw_95), r10 / qn, w10);
     println!("  HNSW k=50           p50 {:>9}               recall@50 {:.3} (worst {:.2})", us(hnsw50_50), r50 / qn, w50);
     println!("  HNSW, filter 1/20   p50 {:>9}  p95 {:>9}   (selective → exact scan of accepted)", us(filt_50), us(filt_95));
-    println!("  HNSW build {:.2?} (ef_construction {}, ef_search {}); graph bytes {}", build_time, build.ef_construction, build.ef_search, graph_len);
+    println!("  HNSW build {:.2?} (ef_construction {}, ef_search {}); graph bytes {}", build_time, build.ef_construction, cal.ef_search, graph_len);
+    println!(
+        "  calibration: {} samples, recall mean {:.3} worst {:.2}, {:.0} distance evaluations per query vs {} for a scan → {}",
+        cal.samples,
+        cal.recall_mean,
+        cal.recall_min,
+        cal.evals,
+        cal.points,
+        if cal.evals * engram::index::vector::GRAPH_EVAL_COST < cal.points as f32 && cal.recall_mean >= 0.97 { "graph" } else { "scan" }
+    );
     println!(
         "  bytes/vector: f32+int8 {:.0}, int8 only {:.0}, f32+int8+graph {:.0} (plain f32 today: {})",
         exact_bytes as f64 / n as f64,
@@ -119,14 +130,14 @@ fn main() {
         let mut all = read_cache(std::path::Path::new(&path), DIMS).expect("embedding cache");
         all.retain(|v| v.iter().all(|x| x.is_finite()));
         let all: Vec<Vec<f32>> = all.into_iter().map(normalize).collect();
-        let mut rng = Rng::new(7);
-        // Near-duplicates of stored turns: a paraphrase-like query lands close to its source.
-        let mut queries = Vec::with_capacity(QUERIES);
-        for _ in 0..QUERIES {
-            let v = all[rng.below(all.len())].clone();
-            queries.push(normalize(v.iter().map(|x| x + 0.03 * rng.gauss()).collect()));
+        // Queries are held-out turns (new text asking about stored text), the last QUERIES vectors.
+        let (data, queries) = all.split_at(all.len() - QUERIES);
+        if sizes.is_empty() {
+            sizes.push(data.len());
         }
-        run(&format!("real MiniLM embeddings ({path})"), &all, &queries, parallel);
+        for n in sizes {
+            run("real MiniLM embeddings of conversation turns", &data[..n.min(data.len())], queries, parallel);
+        }
         return;
     }
     if sizes.is_empty() {

@@ -159,7 +159,7 @@ impl Embedder for SharedEmbedder {
 
 /// A fresh engine per conversation, with a clock the harness sets to when questions are asked.
 fn new_engine(now: i64, embedder: &Option<Rc<CachedEmbedder>>) -> (Engram, Rc<ManualClock>) {
-    let options = EngineOptions { id_seed: Some(7), embedder: embedder.as_ref().map(|e| Box::new(SharedEmbedder(e.clone())) as Box<dyn Embedder>) };
+    let options = EngineOptions { id_seed: Some(7), embedder: embedder.as_ref().map(|e| Box::new(SharedEmbedder(e.clone())) as Box<dyn Embedder>), ..EngineOptions::default() };
     let clock = Rc::new(ManualClock::new(now));
     (Engram::new(Box::new(clock.clone()), options), clock)
 }

@@ -11,7 +11,7 @@ const T0: i64 = 1_700_000_000_000;
 
 fn engine() -> (Engram, Rc<ManualClock>) {
     let clock = Rc::new(ManualClock::new(T0));
-    (Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(1), embedder: None }), clock)
+    (Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(1), embedder: None, ..EngineOptions::default() }), clock)
 }
 
 fn add(e: &mut Engram, content: &str) -> String {

@@ -33,7 +33,7 @@ fn ranked(search: &mut dyn FnMut(&SearchRequest) -> Vec<engram::Hit>, q: &str) -
 }
 
 fn rebuilt(state: EngineState) -> Engram {
-    let mut e = Engram::new(Box::new(clock()), EngineOptions { id_seed: Some(7), embedder: None });
+    let mut e = Engram::new(Box::new(clock()), EngineOptions { id_seed: Some(7), embedder: None, ..EngineOptions::default() });
     e.load_state(state).unwrap();
     e
 }

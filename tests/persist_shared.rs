@@ -12,7 +12,7 @@ use engram::{EngineOptions, NewMemory, SearchRequest};
 use persist_common::*;
 
 fn open_writer(storage: &Rc<MemoryStorage>, seed: u64, compact_after: usize) -> Store<Rc<MemoryStorage>> {
-    let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed), embedder: None }, reembed: false, compact_after, identity: None };
+    let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed), embedder: None, ..EngineOptions::default() }, reembed: false, compact_after, identity: None };
     block_on(Store::open(storage.clone(), Box::new(clock()), options)).unwrap()
 }
 

@@ -11,7 +11,7 @@ const T0: i64 = 1_750_000_000_000;
 
 fn engine() -> (Engram, Rc<ManualClock>) {
     let clock = Rc::new(ManualClock::new(T0));
-    (Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(3), embedder: None }), clock)
+    (Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(3), embedder: None, ..EngineOptions::default() }), clock)
 }
 
 fn mem(content: &str) -> NewMemory {
@@ -215,7 +215,7 @@ impl engram::host::Embedder for KeywordVectors {
 #[test]
 fn a_turn_with_nothing_to_embed_is_kept_without_a_vector() {
     let clock = Rc::new(ManualClock::new(T0));
-    let mut e = Engram::new(Box::new(clock), EngineOptions { id_seed: Some(1), embedder: Some(Box::new(KeywordVectors)) });
+    let mut e = Engram::new(Box::new(clock), EngineOptions { id_seed: Some(1), embedder: Some(Box::new(KeywordVectors)), ..EngineOptions::default() });
     let plain = |c: &str| TurnInput { role: "user".into(), content: c.into(), ..Default::default() };
     let r = e.ingest(SessionInput { id: "s".into(), turns: vec![plain("my cat sleeps a lot"), plain("\u{200b}\u{200b} 123"), plain("taxes are due")], ..Default::default() }).unwrap();
     assert_eq!(r.added, 3);

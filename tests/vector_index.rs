@@ -6,6 +6,7 @@
 #[path = "support/vectors.rs"]
 mod vectors;
 
+use engram::index::vector::{BuildOutput, Installed};
 use engram::index::{BuildOptions, BuiltGraph, DocId, VectorIndex, VectorOptions};
 use std::collections::BTreeMap;
 use vectors::*;
@@ -14,10 +15,14 @@ use vectors::*;
 /// ignored large runs use an optimized profile and the real defaults.
 fn test_build_options() -> BuildOptions {
     if cfg!(debug_assertions) {
-        BuildOptions { ef_construction: 32, ..BuildOptions::default() }
+        BuildOptions { ef_construction: 32, always_graph: true, ..BuildOptions::default() }
     } else {
         BuildOptions::default()
     }
+}
+
+fn first_graph(ix: &VectorIndex) -> Option<&BuiltGraph> {
+    ix.segments().next().map(|(_, g)| g)
 }
 
 fn index_with(data: &[(u32, Vec<f32>)], graph_min: usize) -> VectorIndex {
@@ -116,7 +121,7 @@ fn model_run(ops: usize, seed: u64) {
     const DIMS: usize = 12;
     let mut rng = Rng::new(seed);
     // Cheap builds (this runs in debug): correctness, not recall, is under test here.
-    let build = BuildOptions { ef_construction: 16, ef_search: 64, ..BuildOptions::default() };
+    let build = BuildOptions { ef_construction: 16, ef_search: 64, always_graph: true, ..BuildOptions::default() };
     let mut ix = VectorIndex::with_options(VectorOptions { graph_min: 40, build: build.clone(), ..VectorOptions::default() });
     let mut model: BTreeMap<DocId, Vec<f32>> = BTreeMap::new();
     let mut pending = None;
@@ -151,26 +156,33 @@ fn model_run(ops: usize, seed: u64) {
                     assert_eq!(h.cosine, v.iter().zip(&q).map(|(a, b)| a * b).sum::<f32>(), "rescored exactly");
                 }
                 searches += 1;
-                graph_searches += ix.graph().is_some() as usize;
+                graph_searches += (ix.stats().segments > 0) as usize;
             }
             // Builds are the slow part in debug (instant-distance links each point to up to 64
             // others): a few dozen per run, with many operations and tombstones in between.
             94 if rng.below(4) == 0 => ix.rebuild(),
+            // Off-path builds, full or incremental (segments), with changes between plan and install.
             95..=96 if rng.below(4) == 0 => match pending.take() {
-                None => pending = Some(ix.snapshot_for_build()),
-                Some(snap) => {
-                    let opts = BuildOptions { seed: rng.next_u64(), ..build.clone() };
-                    let graph = engram::index::BuildInput::build(snap, &opts);
-                    ix.install(graph).unwrap();
+                None => pending = if rng.below(2) == 0 { Some(ix.snapshot_for_build()) } else { ix.plan_build(rng.below(2) == 0) },
+                Some(input) => {
+                    let bytes = input.build().to_bytes();
+                    let output = BuildOutput::from_bytes(&bytes).unwrap();
+                    let before = ix.stats();
+                    match ix.install(output).unwrap() {
+                        Installed::Stale => assert_eq!(ix.stats(), before),
+                        Installed::Segment { points } => assert!(points > 0 && ix.stats().segments >= 1),
+                        Installed::Scan => {}
+                    }
                 }
             },
             97 => {
-                if let Some(g) = ix.graph() {
-                    let bytes = g.to_bytes();
+                let first = ix.segments().next().map(|(id, g)| (id, g.to_bytes()));
+                if let Some((id, bytes)) = first {
                     let back = BuiltGraph::from_bytes(&bytes).unwrap();
                     assert_eq!(back.to_bytes(), bytes);
                     let before = (ix.indexed_len(), ix.tombstones());
-                    ix.install(back).unwrap();
+                    // Its points already serve from the installed copy: a second copy adopts none.
+                    assert_eq!(ix.install_segment(id ^ 1, back).unwrap(), Installed::Stale);
                     assert_eq!((ix.indexed_len(), ix.tombstones()), before);
                 }
             }
@@ -198,7 +210,7 @@ fn corrupt_or_truncated_graph_bytes_are_typed_errors() {
     let data = labelled(uniform(120, 8, 9));
     let mut ix = index_with(&data, 1);
     ix.rebuild();
-    let bytes = ix.graph().unwrap().to_bytes();
+    let bytes = first_graph(&ix).unwrap().to_bytes();
     assert!(BuiltGraph::from_bytes(&bytes).is_ok());
     let step = (bytes.len() / 500).max(1);
     for cut in (0..bytes.len()).step_by(step) {
@@ -213,7 +225,7 @@ fn corrupt_or_truncated_graph_bytes_are_typed_errors() {
         assert_eq!(BuiltGraph::from_bytes(&b).unwrap_err().code, engram::ErrorCode::Corrupt);
     }
     assert!(BuiltGraph::from_bytes(&[]).is_err());
-    assert!(BuiltGraph::from_bytes(b"EGVG\x01\0\0\0").is_err());
+    assert!(BuiltGraph::from_bytes(b"EGVG\x02\0\0\0").is_err());
 }
 
 fn large_recall(n: usize) {
@@ -227,12 +239,13 @@ fn large_recall(n: usize) {
         let t = std::time::Instant::now();
         ix.rebuild();
         let build = t.elapsed();
+        println!("{name} n={n}: build {build:.1?}, {:?}", ix.stats());
         for k in [10, 50] {
             let r = recall(&ix, &data, &queries, k);
-            println!("{name} n={n}: build {build:.1?}, recall@{k} mean {:.4} worst {:.2}", r.mean, r.worst);
-            // Uniform random 384-d vectors are HNSW's worst case (no structure to exploit): reported,
-            // not asserted. Clustered data stands in for real embeddings.
-            if k == 10 && name == "clustered" {
+            println!("{name} n={n}: recall@{k} mean {:.4} worst {:.2}", r.mean, r.worst);
+            // Uniform random 384-d vectors are HNSW's worst case (no structure to exploit): the
+            // build's calibration keeps them on the exact scan, so recall holds there too.
+            if k == 10 {
                 assert!(r.mean >= 0.95 && r.worst >= 0.6, "{name} n={n}: recall@10 mean {:.4} worst {:.2}", r.mean, r.worst);
             }
         }

@@ -38,7 +38,7 @@ impl Embedder for Bytes4 {
 
 fn open(seed: u64, embedder: bool) -> Store<MemoryStorage> {
     let embedder: Option<Box<dyn Embedder>> = if embedder { Some(Box::new(Bytes4)) } else { None };
-    let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed), embedder }, ..OpenOptions::default() };
+    let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed), embedder, ..EngineOptions::default() }, ..OpenOptions::default() };
     block_on(Store::open(MemoryStorage::new(), Box::new(ManualClock::new(T0)), options)).expect("open")
 }
 

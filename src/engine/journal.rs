@@ -45,6 +45,10 @@ pub(crate) struct Tables {
 }
 
 impl Tables {
+    pub(super) fn with_vector_options(options: &crate::index::VectorOptions) -> Tables {
+        Tables { vectors: VectorIndex::with_options(options.clone()), raw_vectors: VectorIndex::with_options(options.clone()), ..Tables::default() }
+    }
+
     /// Empty tables whose vector indexes keep `self`'s options.
     pub(super) fn emptied_like(&self) -> Tables {
         Tables {
@@ -389,6 +393,13 @@ impl Engram {
         }
         for h in state.history {
             self.tables.history.append(h);
+        }
+        // Graph segments are derived data: one that does not decode or fit is skipped (its vectors
+        // stay in the exact tier until the next build).
+        for seg in prebuilt.vector_segments {
+            if let Ok(graph) = crate::index::BuiltGraph::from_bytes(&seg.graph) {
+                let _ = self.install_vector_segment(seg.target, seg.id, &seg.ids, graph);
+            }
         }
         self.journal = journal.map(|_| Journal::default());
         Ok(())

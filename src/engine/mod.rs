@@ -10,6 +10,7 @@ mod reembed;
 mod raw;
 mod replay;
 mod search;
+mod vectors;
 
 use std::collections::BTreeMap;
 
@@ -17,10 +18,11 @@ use serde::Serialize;
 
 pub use journal::{Changes, EngineState, WithVector};
 pub use merge::Merged;
-pub use prebuilt::{Counted, Prebuilt};
+pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
 pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
 pub use search::{Hit, HitTarget};
+pub use vectors::{ReindexStep, VectorTarget};
 
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
@@ -96,6 +98,8 @@ pub struct EngineOptions {
     pub id_seed: Option<u64>,
     /// Embeds content on `add` and queries on `search` when the caller gives no vector.
     pub embedder: Option<Box<dyn Embedder>>,
+    /// Options of both vector indexes (memories, raw turns): when graphs pay off and how they build.
+    pub vectors: crate::index::VectorOptions,
 }
 
 pub struct Engram {
@@ -119,7 +123,7 @@ impl Engram {
             clock,
             ids: options.id_seed.map_or(IdSource::Os, IdSource::Seeded),
             embedder: options.embedder,
-            tables: journal::Tables::default(),
+            tables: journal::Tables::with_vector_options(&options.vectors),
             journal: None,
         }
     }

@@ -16,11 +16,23 @@ pub struct Counted {
     pub rows: Vec<Option<u32>>,
 }
 
+/// A vector graph segment read back from storage, installed after the records are loaded.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PersistedSegment {
+    pub target: super::VectorTarget,
+    pub id: u64,
+    /// The record id of each graph point.
+    pub ids: Vec<String>,
+    /// [`crate::index::BuiltGraph::to_bytes`] output.
+    pub graph: Vec<u8>,
+}
+
 /// What a load may reuse instead of rebuilding.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Prebuilt {
     pub memories: Option<Counted>,
     pub raw: Option<Counted>,
+    pub vector_segments: Vec<PersistedSegment>,
 }
 
 /// Indexes record `i` of a load into `doc` of `index` from its persisted counts; `false` when it

@@ -75,7 +75,10 @@ fn gather(
     }
     if let Some(v) = query_vec {
         for h in vectors.search(v, pool, accept) {
-            evidence.entry(h.doc).or_default().1 = Some(fusion::vector_relevance(h.cosine));
+            // Without keyword evidence to weigh it against, the cosine itself is the relevance: a
+            // pure vector search returns the nearest vectors, however far.
+            let relevance = if query.is_some() { fusion::vector_relevance(h.cosine) } else { f64::from(h.cosine).clamp(0.0, 1.0) };
+            evidence.entry(h.doc).or_default().1 = Some(relevance);
         }
     }
     evidence

@@ -100,7 +100,7 @@ impl Image {
         let (memories, memory_rows) = self.memories.into_parts();
         let (raw, raw_rows) = self.raw.into_parts();
         let counted = |terms: Option<KeywordTerms>, rows: Vec<Option<u32>>| terms.map(|k| Counted { vocabulary: k.vocabulary, docs: k.docs, rows });
-        let prebuilt = Prebuilt { memories: counted(self.memory_terms, memory_rows), raw: counted(self.raw_terms, raw_rows) };
+        let prebuilt = Prebuilt { memories: counted(self.memory_terms, memory_rows), raw: counted(self.raw_terms, raw_rows), vector_segments: Vec::new() };
         (EngineState { memories, raw, history: self.history }, self.identity, prebuilt)
     }
 }

@@ -7,10 +7,11 @@
 
 use std::collections::BTreeMap;
 
+use super::graphs;
 use super::image::Image;
 use super::ops;
 use super::record::{self, RecordKind};
-use crate::engine::{EngineState, Prebuilt};
+use crate::engine::{EngineState, PersistedSegment, Prebuilt};
 use crate::error::{Error, Result};
 use crate::host::StorageKey;
 
@@ -61,6 +62,10 @@ pub struct Loaded {
     pub base_bytes: usize,
     /// Every stored key except the base snapshot: removed once a newer snapshot is written.
     pub obsolete: Vec<StorageKey>,
+    /// Graph segments the segment list names (also handed to the engine in `prebuilt`).
+    pub segments: Vec<(crate::engine::VectorTarget, u64)>,
+    /// Segment keys the list does not name (left by an interrupted install): removed by the next one.
+    pub stale_segments: Vec<StorageKey>,
 }
 
 /// The ops of a record whose checksum holds (`None` if it does not: torn or damaged); a record that
@@ -76,7 +81,17 @@ pub fn read(bytes: &[u8], kind: RecordKind, seq: u64) -> Result<Option<Vec<ops::
 pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
     let mut chunks: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
     let mut snapshots: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
+    let mut segment_values = BTreeMap::new();
+    let mut segment_list = None;
     for (key, bytes) in records {
+        if let Some(seg) = graphs::parse_segment_key(&key) {
+            segment_values.insert(seg, (key, bytes));
+            continue;
+        }
+        if graphs::is_list_key(&key) {
+            segment_list = graphs::decode_list(&bytes);
+            continue;
+        }
         match parse_key(&key) {
             Some((RecordKind::Chunk, seq)) => {
                 chunks.insert(seq, (key, bytes));
@@ -126,6 +141,16 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
         )));
     }
     let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
-    let (state, identity, prebuilt) = image.into_state();
-    Ok(Loaded { state, identity, prebuilt, base, last, base_bytes, obsolete })
+    let (state, identity, mut prebuilt) = image.into_state();
+    let listed = segment_list.unwrap_or_default();
+    let mut segments = Vec::new();
+    for &(target, id) in &listed {
+        let Some((_, bytes)) = segment_values.remove(&(target, id)) else { continue };
+        if let Some((ids, graph)) = graphs::decode_segment(&bytes) {
+            prebuilt.vector_segments.push(PersistedSegment { target, id, ids, graph: graph.to_vec() });
+            segments.push((target, id));
+        }
+    }
+    let stale_segments = segment_values.into_values().map(|(k, _)| k).collect();
+    Ok(Loaded { state, identity, prebuilt, base, last, base_bytes, obsolete, segments, stale_segments })
 }

@@ -44,6 +44,7 @@ pub mod block_on;
 mod bytes;
 pub mod crc32c;
 pub mod export;
+pub mod graphs;
 mod identity;
 mod image;
 pub mod load;

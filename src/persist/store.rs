@@ -10,7 +10,9 @@ use super::identity::EmbedderIdentity;
 use super::load::{self, chunk_key, head_key, snapshot_key};
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
-use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput};
+use super::graphs;
+use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, ReindexStep, SessionInput, VectorTarget};
+use crate::index::vector::{BuildInput, BuildOutput, Installed};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Clock, Storage, StorageKey};
 use crate::model::Memory;
@@ -55,6 +57,10 @@ pub struct Store<S: Storage> {
     touched: BTreeSet<String>,
     /// Keys made obsolete by the base snapshot or to be made obsolete by the next one.
     obsolete: Vec<StorageKey>,
+    /// Vector graph segments in storage and named by its segment list.
+    segments_stored: BTreeSet<(VectorTarget, u64)>,
+    /// Segment keys no list names (an install interrupted before its cleanup).
+    stale_segments: Vec<StorageKey>,
 }
 
 /// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
@@ -94,6 +100,8 @@ impl<S: Storage> Store<S> {
             identity_pending: false,
             touched: BTreeSet::new(),
             obsolete: Vec::new(),
+            segments_stored: BTreeSet::new(),
+            stale_segments: Vec::new(),
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -127,6 +135,8 @@ impl<S: Storage> Store<S> {
         self.identity_pending = false;
         self.touched.clear();
         self.obsolete = loaded.obsolete;
+        self.segments_stored = loaded.segments.into_iter().collect();
+        self.stale_segments = loaded.stale_segments;
         Ok(())
     }
 
@@ -408,6 +418,66 @@ impl<S: Storage> Store<S> {
 
     fn snapshot_body(&self) -> Vec<u8> {
         export::snapshot_ops(&self.engine, self.identity.as_ref()).into_bytes()
+    }
+
+    /// The next vector index build worth doing (see [`Engram::plan_vector_build`]); build it
+    /// anywhere, then hand the output to [`Store::install_vector_build`].
+    pub fn plan_vector_build(&mut self, force: bool) -> Option<BuildInput> {
+        self.engine.plan_vector_build(force)
+    }
+
+    /// Installs a build's output and persists the segments: new segments first, then the list that
+    /// names them, then the removal of segments no longer listed. A failed write leaves the
+    /// installed graph serving queries (it is derived data; the records are untouched) and returns
+    /// the storage error; the store on disk still names only complete segments.
+    pub async fn install_vector_build(&mut self, output: BuildOutput) -> Result<(VectorTarget, Installed)> {
+        let out = self.engine.install_vector_build(output)?;
+        self.persist_segments().await?;
+        Ok(out)
+    }
+
+    /// Plans, builds (here, blocking) and installs until nothing is left to build: for hosts with
+    /// no other thread to build on.
+    pub async fn reindex(&mut self) -> Result<Vec<ReindexStep>> {
+        let mut steps = Vec::new();
+        for _ in 0..16 {
+            let Some(input) = self.engine.plan_vector_build(true) else { break };
+            let points = input.len();
+            let output = input.build();
+            let calibration = output.calibration;
+            let (target, installed) = self.install_vector_build(output).await?;
+            steps.push(ReindexStep { target, points, installed, calibration });
+        }
+        Ok(steps)
+    }
+
+    async fn persist_segments(&mut self) -> Result<()> {
+        let mut current = BTreeSet::new();
+        for target in VectorTarget::ALL {
+            for (id, graph) in self.engine.vector_segments(target) {
+                current.insert((target, id));
+                if self.segments_stored.contains(&(target, id)) {
+                    continue;
+                }
+                let value = graphs::encode_segment(&self.engine.vector_segment_ids(target, graph), &graph.to_bytes());
+                self.storage.save(&graphs::segment_key(target, id), &value).await.map_err(storage_error)?;
+            }
+        }
+        if current == self.segments_stored && self.stale_segments.is_empty() {
+            return Ok(());
+        }
+        let list: Vec<(VectorTarget, u64)> = current.iter().copied().collect();
+        self.storage.save(&graphs::list_key(), &graphs::encode_list(&list)).await.map_err(storage_error)?;
+        let dropped: Vec<(VectorTarget, u64)> = self.segments_stored.difference(&current).copied().collect();
+        self.segments_stored = current;
+        self.stale_segments.extend(dropped.into_iter().map(|(t, id)| graphs::segment_key(t, id)));
+        while let Some(key) = self.stale_segments.pop() {
+            if let Err(e) = self.storage.remove(&key).await {
+                self.stale_segments.push(key);
+                return Err(storage_error(e));
+            }
+        }
+        Ok(())
     }
 
     /// The whole store, or one namespace, as one portable file (see [`super::export`]).

@@ -132,7 +132,7 @@ impl EngramCore {
         let id_seed = f.as_ref().map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
         let declared = opts.as_ref().and_then(|o| o.get("embedder")).filter(|v| !v.is_null()).map(parse_declared).transpose().map_err(to_js)?;
         Ok(EngramCore {
-            inner: Rc::new(RefCell::new(Backend::Memory(Box::new(Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None }))))),
+            inner: Rc::new(RefCell::new(Backend::Memory(Box::new(Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, ..EngineOptions::default() }))))),
             id_seed,
             local: None,
             declared,
@@ -168,7 +168,7 @@ impl EngramCore {
                 return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
-            let options = OpenOptions { engine: EngineOptions { id_seed, embedder }, reembed, compact_after, identity: declared };
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, ..EngineOptions::default() }, reembed, compact_after, identity: declared };
             let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)

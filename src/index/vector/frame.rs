@@ -5,9 +5,10 @@ use crate::error::{Error, Result};
 
 pub const GRAPH_MAGIC: [u8; 4] = *b"EGVG";
 pub const SNAPSHOT_MAGIC: [u8; 4] = *b"EGVS";
+pub const OUTPUT_MAGIC: [u8; 4] = *b"EGVO";
 /// Bumped whenever the body encoding changes (including an instant-distance upgrade that changes
 /// its serde layout).
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 const HEADER: usize = 4 + 4 + 4 + 8;
 
 pub fn wrap(magic: [u8; 4], body: &[u8]) -> Vec<u8> {

@@ -50,6 +50,20 @@ impl BuiltGraph {
         BuiltGraph { dims, ef_search, docs: docs_by_point, hnsw, searches: Mutex::new(Vec::new()) }
     }
 
+    /// The document of every point, by point.
+    pub fn point_docs(&self) -> &[DocId] {
+        &self.docs
+    }
+
+    /// The same graph with its points mapped to other documents (`docs[point]`; a document the
+    /// owner no longer has can be any id it never uses, such as `DocId::MAX`).
+    pub fn with_docs(self, docs: Vec<DocId>) -> Result<BuiltGraph> {
+        if docs.len() != self.docs.len() {
+            return Err(Error::corrupt("vector graph: document list does not match its points"));
+        }
+        Ok(BuiltGraph { docs, ..self })
+    }
+
     pub(super) fn doc(&self, point: u32) -> DocId {
         self.docs[point as usize]
     }
@@ -71,6 +85,15 @@ impl BuiltGraph {
             }
         }
         out
+    }
+
+    /// The same graph answering with `ef` candidates per query. instant-distance keeps `ef_search`
+    /// in the graph with no setter, so the graph goes through its own byte form (first field).
+    pub(super) fn with_ef_search(self, ef: usize) -> BuiltGraph {
+        let mut bytes = super::binary::to_vec(&self.hnsw).expect("graph shapes are all supported by the codec");
+        bytes[..8].copy_from_slice(&(ef as u64).to_le_bytes());
+        let hnsw = super::binary::from_slice(&bytes).expect("bytes just written read back");
+        BuiltGraph { dims: self.dims, ef_search: ef, docs: self.docs, hnsw, searches: Mutex::new(Vec::new()) }
     }
 
     /// Approximate heap bytes: codes, links (64 ids on layer 0, 32 per upper-layer node), doc map.

@@ -26,7 +26,7 @@ mod frame;
 mod graph;
 mod quantize;
 
-pub use build::{BuildInput, BuildOptions};
+pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_COST};
 pub use graph::BuiltGraph;
 pub use quantize::dot;
 
@@ -62,18 +62,35 @@ impl Default for VectorOptions {
 /// below 1, so the graph waits until the scan approaches a millisecond.
 pub const GRAPH_MIN: usize = 20_000;
 
+/// Most points one build takes (a 64k build is minutes in wasm): bigger stores get several segments.
+pub const SEGMENT_MAX: usize = 65_536;
+
 /// Counts for stats and rebuild decisions.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct VectorStats {
     pub len: usize,
-    /// Live vectors served by the graph.
+    /// Live vectors served by graph segments.
     pub indexed: usize,
     /// Live vectors in the exact tier.
     pub delta: usize,
     /// Graph points whose vector was since replaced or removed.
     pub tombstones: usize,
+    pub segments: usize,
     /// Approximate heap bytes of the whole index.
     pub memory_bytes: usize,
+}
+
+/// What installing a build did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Installed {
+    /// A new segment now serves this many points.
+    Segment { points: usize },
+    /// The build found a graph does not pay off for its points: they are scanned exactly, and the
+    /// next build waits until the exact tier doubles.
+    Scan,
+    /// The index changed under the build (a segment it replaces is gone, or none of its points is
+    /// still current): nothing was installed.
+    Stale,
 }
 
 /// Where a document's current vector lives.
@@ -81,7 +98,15 @@ pub struct VectorStats {
 enum Loc {
     Empty,
     Delta(u32),
-    Graph(u32),
+    Graph(u16, u32),
+}
+
+#[derive(Debug)]
+struct Segment {
+    id: u64,
+    graph: BuiltGraph,
+    /// Points still serving their document (the rest are tombstones).
+    live: usize,
 }
 
 #[derive(Debug)]
@@ -92,8 +117,9 @@ pub struct VectorIndex {
     locs: Vec<Loc>,
     exact: Vec<Option<Box<[f32]>>>,
     delta: Delta,
-    graph: Option<BuiltGraph>,
-    tombstones: usize,
+    segments: Vec<Segment>,
+    /// After a build chose the scan, the exact tier must reach this size before the next one.
+    retry_at: usize,
 }
 
 impl Default for VectorIndex {
@@ -110,7 +136,7 @@ impl VectorIndex {
     }
 
     pub fn with_options(options: VectorOptions) -> Self {
-        VectorIndex { options, dims: None, count: 0, locs: Vec::new(), exact: Vec::new(), delta: Delta::default(), graph: None, tombstones: 0 }
+        VectorIndex { options, dims: None, count: 0, locs: Vec::new(), exact: Vec::new(), delta: Delta::default(), segments: Vec::new(), retry_at: 0 }
     }
 
     pub fn options(&self) -> &VectorOptions {
@@ -149,8 +175,8 @@ impl VectorIndex {
         match self.locs[slot] {
             Loc::Delta(row) => self.delta.set(row, &unit),
             old => {
-                if let Loc::Graph(_) = old {
-                    self.tombstones += 1;
+                if let Loc::Graph(s, _) = old {
+                    self.segments[s as usize].live -= 1;
                 } else {
                     self.count += 1;
                 }
@@ -174,7 +200,7 @@ impl VectorIndex {
                     self.locs[moved as usize] = Loc::Delta(row);
                 }
             }
-            Loc::Graph(_) => self.tombstones += 1,
+            Loc::Graph(s, _) => self.segments[s as usize].live -= 1,
         }
         self.locs[doc as usize] = Loc::Empty;
         if let Some(v) = self.exact.get_mut(doc as usize) {
@@ -191,13 +217,14 @@ impl VectorIndex {
     pub fn stats(&self) -> VectorStats {
         let dims = self.dims.unwrap_or(0);
         let exact = if self.options.keep_exact { self.exact.capacity() * 16 + self.count * dims * 4 } else { 0 };
-        let graph = self.graph.as_ref().map_or(0, BuiltGraph::memory_bytes);
+        let graphs: usize = self.segments.iter().map(|s| s.graph.memory_bytes()).sum();
         VectorStats {
             len: self.count,
-            indexed: self.count - self.delta.len(),
+            indexed: self.indexed_len(),
             delta: self.delta.len(),
-            tombstones: self.tombstones,
-            memory_bytes: self.locs.capacity() * std::mem::size_of::<Loc>() + exact + self.delta.memory_bytes() + graph,
+            tombstones: self.tombstones(),
+            segments: self.segments.len(),
+            memory_bytes: self.locs.capacity() * std::mem::size_of::<Loc>() + exact + self.delta.memory_bytes() + graphs,
         }
     }
 
@@ -210,111 +237,257 @@ impl VectorIndex {
     }
 
     pub fn tombstones(&self) -> usize {
-        self.tombstones
+        self.segments.iter().map(|s| s.graph.len() - s.live).sum()
     }
 
-    /// The installed graph, e.g. to persist it with [`BuiltGraph::to_bytes`].
-    pub fn graph(&self) -> Option<&BuiltGraph> {
-        self.graph.as_ref()
+    /// The installed graph segments as (id, graph), e.g. to persist them with
+    /// [`BuiltGraph::to_bytes`].
+    pub fn segments(&self) -> impl Iterator<Item = (u64, &BuiltGraph)> + '_ {
+        self.segments.iter().map(|s| (s.id, &s.graph))
     }
 
-    /// Whether a build would pay off now: the store crossed [`VectorOptions::graph_min`] without a
-    /// graph, the exact tier grew past a quarter of that, tombstones exceed a quarter of the graph, or
-    /// the store shrank well below the graph size. The owner decides when to act on it.
+    fn delta_threshold(&self) -> usize {
+        (self.options.graph_min / 4).max(1)
+    }
+
+    fn heavy(s: &Segment) -> bool {
+        (s.graph.len() - s.live) * 4 > s.graph.len()
+    }
+
+    /// Whether [`VectorIndex::plan_build`] has work now without being forced: the exact tier passed
+    /// a quarter of [`VectorOptions::graph_min`] (and the size a scan decision asked to wait for) in a
+    /// store of at least `graph_min`, a segment is more than a quarter tombstones, or the store
+    /// shrank below half of `graph_min` while it still has segments.
     pub fn needs_rebuild(&self) -> bool {
         let min = self.options.graph_min;
-        match &self.graph {
-            None => self.count >= min,
-            Some(g) => self.count < min / 2 || self.delta.len() > (min / 4).max(1) || self.tombstones > g.len() / 4,
+        if self.count < min {
+            return !self.segments.is_empty() && self.count < min / 2;
         }
+        let delta = self.delta.len();
+        (delta >= self.delta_threshold() && delta >= self.retry_at) || self.segments.iter().any(Self::heavy)
     }
 
-    /// Builds and installs a graph synchronously (or drops it below the graph size). Blocks for the
-    /// whole build: hosts that must stay responsive use the snapshot/build/install path instead.
+    /// The next build worth doing, as an owned input to build anywhere and hand back to
+    /// [`VectorIndex::install`]: the exact tier's vectors (at most [`SEGMENT_MAX`], in slot order),
+    /// any segment that is mostly tombstones, and every segment no bigger than what the build
+    /// already holds (so segment sizes grow geometrically and a store keeps few of them). `force`
+    /// (an explicit reindex) builds the exact tier whatever its size, unless a scan decision said
+    /// to wait. Below `graph_min / 2` vectors the segments are dropped here (cheap) and `None` is
+    /// returned.
+    pub fn plan_build(&mut self, force: bool) -> Option<BuildInput> {
+        let min = self.options.graph_min;
+        if self.count < min {
+            if !self.segments.is_empty() && self.count < min / 2 {
+                self.relocate(&vec![false; self.segments.len()], None);
+            }
+            return None;
+        }
+        let delta = self.delta.len();
+        let take_delta = if delta > 0 && delta >= self.retry_at && (force || delta >= self.delta_threshold()) { delta.min(SEGMENT_MAX) } else { 0 };
+        let mut chosen: Vec<usize> = Vec::new();
+        let mut total = take_delta;
+        for (i, s) in self.segments.iter().enumerate() {
+            if Self::heavy(s) && (chosen.is_empty() && take_delta == 0 || total + s.live <= SEGMENT_MAX) {
+                chosen.push(i);
+                total += s.live;
+            }
+        }
+        if total == 0 && chosen.is_empty() {
+            return None;
+        }
+        let mut rest: Vec<usize> = (0..self.segments.len()).filter(|i| !chosen.contains(i)).collect();
+        rest.sort_by_key(|&i| (self.segments[i].live, i));
+        for i in rest {
+            let live = self.segments[i].live;
+            if live > total || total + live > SEGMENT_MAX {
+                break;
+            }
+            chosen.push(i);
+            total += live;
+        }
+        let mut from_delta: Vec<DocId> = self.delta.rows().map(|(d, _, _)| d).collect();
+        from_delta.sort_unstable();
+        from_delta.truncate(take_delta);
+        let mut docs = from_delta;
+        for &i in &chosen {
+            docs.extend(self.live_points(i).map(|(_, d)| d));
+        }
+        Some(self.input_for(docs, chosen.iter().map(|&i| self.segments[i].id).collect(), take_delta))
+    }
+
+    fn live_points(&self, seg: usize) -> impl Iterator<Item = (u32, DocId)> + '_ {
+        let g = &self.segments[seg].graph;
+        (0..g.len() as u32).map(move |p| (p, g.doc(p))).filter(move |&(p, d)| self.locs.get(d as usize) == Some(&Loc::Graph(seg as u16, p)))
+    }
+
+    fn input_for(&self, docs: Vec<DocId>, replaces: Vec<u64>, from_delta: usize) -> BuildInput {
+        let codes = docs
+            .iter()
+            .map(|&d| {
+                let (q, scale) = self.code_of(d).expect("planned documents are live");
+                Code { scale, q: q.into() }
+            })
+            .collect();
+        BuildInput { dims: self.dims.unwrap_or(0), docs, codes, replaces, from_delta, label: 0, options: self.options.build.clone() }
+    }
+
+    /// Builds one segment over every live vector, synchronously, replacing all segments (or drops
+    /// them below `graph_min`). Blocks for the whole build: hosts that must stay responsive use
+    /// [`VectorIndex::plan_build`] → [`BuildInput::build`] → [`VectorIndex::install`] off the
+    /// query path instead.
     pub fn rebuild(&mut self) {
         if self.count < self.options.graph_min {
-            self.relocate(None, &[]);
+            self.relocate(&vec![false; self.segments.len()], None);
             return;
         }
-        let graph = self.snapshot_for_build().build(&self.options.build);
-        self.install(graph).expect("a graph built from this index fits it");
+        let parallel = self.options.build.parallel;
+        let output = self.snapshot_for_build().build_with(parallel);
+        self.install(output).expect("a build of this index fits it");
     }
 
-    /// The live vectors as an owned build input (slot order).
+    /// Every live vector as one build input that replaces all segments (slot order).
     pub fn snapshot_for_build(&self) -> BuildInput {
-        let mut docs = Vec::with_capacity(self.count);
-        let mut codes = Vec::with_capacity(self.count);
-        for (doc, _) in self.locs.iter().enumerate().filter(|(_, l)| **l != Loc::Empty) {
-            if let Some((q, scale)) = self.code_of(doc as DocId) {
-                docs.push(doc as DocId);
-                codes.push(Code { scale, q: q.into() });
-            }
-        }
-        BuildInput { dims: self.dims.unwrap_or(0), docs, codes }
+        let docs: Vec<DocId> = self.locs.iter().enumerate().filter(|(_, l)| **l != Loc::Empty).map(|(d, _)| d as DocId).collect();
+        self.input_for(docs, self.segments.iter().map(|s| s.id).collect(), self.delta.len())
     }
 
-    /// Swaps in a graph. A point serves its document only if the document still has exactly that
-    /// code; everything else (vectors added, replaced or removed since the snapshot) stays in or moves
-    /// to the exact tier, or becomes a tombstone.
-    pub fn install(&mut self, graph: BuiltGraph) -> Result<()> {
-        if graph.is_empty() {
-            self.relocate(None, &[]);
-            return Ok(());
+    /// Swaps in a build's result. A point serves its document only if the document still has
+    /// exactly that code and is in the exact tier or in a segment this build replaces; everything
+    /// else (vectors added, replaced or removed since the plan) stays where it is or moves to the
+    /// exact tier.
+    pub fn install(&mut self, output: BuildOutput) -> Result<Installed> {
+        let Some(dims) = self.dims else { return Ok(Installed::Stale) };
+        if output.dims != dims {
+            return Err(Error::invalid(format!("vector graph has {} dimensions; this index has {dims}", output.dims)));
         }
-        let Some(dims) = self.dims else { return Ok(()) };
-        if graph.dims() != dims {
-            return Err(Error::invalid(format!("vector graph has {} dimensions; this index has {dims}", graph.dims())));
+        let replaced: Option<Vec<bool>> = {
+            let mut mask = vec![false; self.segments.len()];
+            let all_found = output.replaces.iter().all(|id| match self.segments.iter().position(|s| s.id == *id) {
+                Some(i) => {
+                    mask[i] = true;
+                    true
+                }
+                None => false,
+            });
+            all_found.then_some(mask)
+        };
+        let Some(replaced) = replaced else { return Ok(Installed::Stale) };
+        let keep: Vec<bool> = replaced.iter().map(|r| !r).collect();
+        let Some(graph) = output.graph else {
+            // A graph would not pay off for these points: scan them, and wait for more.
+            self.relocate(&keep, None);
+            self.retry_at = (2 * output.calibration.points as usize).max(self.delta_threshold());
+            return Ok(Installed::Scan);
+        };
+        if self.segments.iter().any(|s| s.id == output.id) || self.segments.len() >= u16::MAX as usize {
+            return Ok(Installed::Stale);
         }
         let mut point_of = vec![NO_POINT; self.locs.len()];
+        let mut adopted = 0;
         for (pid, doc, code) in graph.points() {
             let Some(slot) = point_of.get_mut(doc as usize) else { continue };
-            if *slot == NO_POINT && self.code_of(doc).is_some_and(|(q, s)| s.to_bits() == code.scale.to_bits() && *q == *code.q) {
+            let movable = match self.locs[doc as usize] {
+                Loc::Delta(_) => true,
+                Loc::Graph(s, _) => replaced[s as usize],
+                Loc::Empty => false,
+            };
+            if *slot == NO_POINT && movable && self.code_of(doc).is_some_and(|(q, s)| s.to_bits() == code.scale.to_bits() && *q == *code.q) {
                 *slot = pid;
+                adopted += 1;
             }
         }
-        self.relocate(Some(graph), &point_of);
-        Ok(())
+        if adopted == 0 {
+            return Ok(Installed::Stale);
+        }
+        self.relocate(&keep, Some((output.id, graph, point_of)));
+        self.retry_at = 0;
+        Ok(Installed::Segment { points: adopted })
     }
 
-    /// Moves every live vector to its new home: `point_of[doc]` in `graph`, or the exact tier.
-    fn relocate(&mut self, graph: Option<BuiltGraph>, point_of: &[u32]) {
+    /// Installs a segment read back from storage: it serves the exact-tier documents whose code it
+    /// holds unchanged.
+    pub fn install_segment(&mut self, id: u64, graph: BuiltGraph) -> Result<Installed> {
+        let calibration = Calibration { points: graph.len() as u32, use_graph: true, ..Calibration::default() };
+        self.install(BuildOutput { dims: graph.dims(), replaces: Vec::new(), from_delta: 0, label: 0, id, graph: Some(graph), calibration })
+    }
+
+    /// Rebuilds the placement of every live vector: in the new segment if `point_of[doc]` says so,
+    /// in its old segment if that one is kept, otherwise in a fresh, dense exact tier.
+    fn relocate(&mut self, keep: &[bool], new: Option<(u64, BuiltGraph, Vec<u32>)>) {
+        let old_segments = std::mem::take(&mut self.segments);
+        let mut remap = vec![u16::MAX; old_segments.len()];
+        // Old indexes stay valid during the move (codes are read from dropped segments too);
+        // `remap` gives a kept segment's index in the new list.
+        let mut kept_count = 0u16;
+        for (i, _) in old_segments.iter().enumerate() {
+            if keep.get(i).copied().unwrap_or(false) {
+                remap[i] = kept_count;
+                kept_count += 1;
+            }
+        }
+        let segments = old_segments;
+        let new_index = kept_count;
+        let (new_id, new_graph, point_of) = match new {
+            Some((id, g, p)) => (Some(id), Some(g), p),
+            None => (None, None, Vec::new()),
+        };
         let mut delta = Delta::new(self.dims.unwrap_or(0));
         let mut locs = vec![Loc::Empty; self.locs.len()];
-        let mut adopted = 0;
+        let mut live_new = 0;
+        let mut kept_live = vec![0usize; segments.len()];
         for (doc, loc) in locs.iter_mut().enumerate() {
-            if self.locs[doc] == Loc::Empty {
+            let old = self.locs[doc];
+            if old == Loc::Empty {
                 continue;
             }
-            match point_of.get(doc) {
-                Some(&pid) if pid != NO_POINT => {
-                    *loc = Loc::Graph(pid);
-                    adopted += 1;
+            if let Some(&pid) = point_of.get(doc).filter(|p| **p != NO_POINT) {
+                *loc = Loc::Graph(new_index, pid);
+                live_new += 1;
+                continue;
+            }
+            match old {
+                Loc::Graph(s, pid) if remap[s as usize] != u16::MAX => {
+                    *loc = Loc::Graph(remap[s as usize], pid);
+                    kept_live[s as usize] += 1;
                 }
                 _ => {
-                    let (q, scale) = self.code_of(doc as DocId).expect("live documents have a code");
+                    let (q, scale) = Self::code_in(&segments, &self.delta, old).expect("live documents have a code");
                     *loc = Loc::Delta(delta.push_code(doc as DocId, q, scale));
                 }
             }
         }
+        let mut kept: Vec<Segment> = Vec::new();
+        for (i, mut s) in segments.into_iter().enumerate() {
+            if remap[i] != u16::MAX {
+                s.live = kept_live[i];
+                kept.push(s);
+            }
+        }
+        if let (Some(id), Some(graph)) = (new_id, new_graph) {
+            kept.push(Segment { id, graph, live: live_new });
+        }
         delta.shrink_to_fit();
-        self.tombstones = graph.as_ref().map_or(0, |g| g.len() - adopted);
         self.locs = locs;
         self.delta = delta;
-        self.graph = graph;
+        self.segments = kept;
     }
 
-    fn code_of(&self, doc: DocId) -> Option<(&[i8], f32)> {
-        match self.locs.get(doc as usize)? {
+    fn code_in<'a>(segments: &'a [Segment], delta: &'a Delta, loc: Loc) -> Option<(&'a [i8], f32)> {
+        match loc {
             Loc::Empty => None,
-            Loc::Delta(row) => Some(self.delta.row(*row)),
-            Loc::Graph(pid) => self.graph.as_ref().map(|g| {
-                let c = g.code(*pid);
+            Loc::Delta(row) => Some(delta.row(row)),
+            Loc::Graph(s, pid) => segments.get(s as usize).map(|s| {
+                let c = s.graph.code(pid);
                 (&c.q[..], c.scale)
             }),
         }
     }
 
-    /// Top `limit` by cosine among the documents `accept` admits, best first. Exact below the graph
+    fn code_of(&self, doc: DocId) -> Option<(&[i8], f32)> {
+        Self::code_in(&self.segments, &self.delta, *self.locs.get(doc as usize)?)
+    }
+
+/// Top `limit` by cosine among the documents `accept` admits, best first. Exact below the graph
     /// size; with a graph, approximate for the graph tier unless the filter is selective, in which
     /// case the accepted set is scanned exactly.
     pub fn search(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
@@ -324,25 +497,31 @@ impl VectorIndex {
         let q = Code::new(query);
         let pool = limit * 4 + 32;
         let mut candidates = best(self.delta.rows().filter(|(d, _, _)| accept(*d)).map(|(d, c, s)| (d, q.scale * s * dot_i8(&q.q, c) as f32)), pool);
-        if let Some(g) = &self.graph {
-            let live = |pid: u32, doc: DocId| self.locs.get(doc as usize) == Some(&Loc::Graph(pid));
+        for (si, seg) in self.segments.iter().enumerate() {
+            let (g, si) = (&seg.graph, si as u16);
+            if seg.live == 0 {
+                continue;
+            }
+            let live = |pid: u32, doc: DocId| self.locs.get(doc as usize) == Some(&Loc::Graph(si, pid));
             let scan = || best(g.points().filter(|(p, d, _)| live(*p, *d) && accept(*d)).map(|(_, d, c)| (d, q.cosine(c))), pool);
-            let from_graph = if self.selective(g, &accept, limit) {
+            let from_graph = if self.selective(si, g, &accept, limit) {
                 scan()
             } else {
                 let hits: Vec<(DocId, f32)> = g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)).collect();
                 // Too few survivors after tombstones and the filter: only a scan is sure to find all.
-                if hits.len() < limit { scan() } else { hits }
+                if hits.len() < limit.min(seg.live) { scan() } else { hits }
             };
             candidates.extend(from_graph);
         }
+        // Estimates are within ~1e-3 of the exact cosine: only the best of them are worth rescoring.
+        let candidates = if self.segments.is_empty() { candidates } else { best(candidates.into_iter(), pool) };
         let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
 
     /// Whether too few graph results would pass `accept` for HNSW to fill `limit`: estimated from a
     /// strided sample of the graph's points, against the ef candidates a query returns.
-    fn selective(&self, g: &BuiltGraph, accept: &impl Fn(DocId) -> bool, limit: usize) -> bool {
+    fn selective(&self, seg: u16, g: &BuiltGraph, accept: &impl Fn(DocId) -> bool, limit: usize) -> bool {
         const SAMPLE: usize = 256;
         let n = g.len();
         let step = (n / SAMPLE).max(1);
@@ -350,7 +529,7 @@ impl VectorIndex {
         for pid in (0..n).step_by(step) {
             let doc = g.doc(pid as u32);
             seen += 1;
-            if self.locs.get(doc as usize) == Some(&Loc::Graph(pid as u32)) && accept(doc) {
+            if self.locs.get(doc as usize) == Some(&Loc::Graph(seg, pid as u32)) && accept(doc) {
                 passed += 1;
             }
         }

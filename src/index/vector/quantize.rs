@@ -56,7 +56,8 @@ pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     use core::arch::wasm32::*;
     let n = a.len().min(b.len());
     let (a, b) = (&a[..n], &b[..n]);
-    let lanes = |c: &[i8]| i8x16(c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14], c[15]);
+    // SAFETY: each chunk is exactly 16 bytes, and v128_load has no alignment requirement.
+    let lanes = |c: &[i8]| unsafe { v128_load(c.as_ptr() as *const v128) };
     let mut acc = i32x4_splat(0);
     let mut ca = a.chunks_exact(16);
     let mut cb = b.chunks_exact(16);
@@ -89,11 +90,22 @@ pub fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
     acc.iter().sum::<i32>() + tail
 }
 
-/// Graph distance: 1 − estimated cosine (instant-distance keeps the smallest).
+/// Graph distance: 1 − estimated cosine (instant-distance keeps the smallest). Each call is counted
+/// per thread, so a build can measure what a graph search costs without a clock.
 impl instant_distance::Point for Code {
     fn distance(&self, other: &Code) -> f32 {
+        EVALS.with(|c| c.set(c.get() + 1));
         1.0 - self.cosine(other)
     }
+}
+
+thread_local! {
+    static EVALS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// Graph distance evaluations made on this thread so far.
+pub fn distance_evals() -> u64 {
+    EVALS.with(|c| c.get())
 }
 
 // Stored as (scale, bytes): a byte string is one length prefix plus raw bytes in the graph codec.
@@ -108,6 +120,13 @@ impl Serialize for Code {
 }
 
 struct Bytes<'a>(&'a [u8]);
+/// A byte string in the codec (one length prefix, raw bytes).
+pub struct ByteString<'a>(pub &'a [u8]);
+impl Serialize for ByteString<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bytes(self.0)
+    }
+}
 impl Serialize for Bytes<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_bytes(self.0)
@@ -132,20 +151,22 @@ impl<'de> Deserialize<'de> for Code {
     }
 }
 
-struct ByteBuf(Vec<u8>);
-impl<'de> Deserialize<'de> for ByteBuf {
+/// An owned byte string read from the codec.
+pub struct OwnedBytes(pub Vec<u8>);
+type ByteBuf = OwnedBytes;
+impl<'de> Deserialize<'de> for OwnedBytes {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ByteBuf, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = ByteBuf;
+            type Value = OwnedBytes;
             fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
                 f.write_str("bytes")
             }
             fn visit_bytes<E: de::Error>(self, v: &[u8]) -> Result<ByteBuf, E> {
-                Ok(ByteBuf(v.to_vec()))
+                Ok(OwnedBytes(v.to_vec()))
             }
             fn visit_byte_buf<E: de::Error>(self, v: Vec<u8>) -> Result<ByteBuf, E> {
-                Ok(ByteBuf(v))
+                Ok(OwnedBytes(v))
             }
         }
         d.deserialize_byte_buf(V)
