@@ -24,7 +24,9 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 use crate::api;
-use crate::engine::{EngineOptions, Engram};
+use crate::engine::{EngineOptions, Engram, VectorTarget};
+use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
+use crate::index::VectorOptions;
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
 use crate::persist::{export, EmbedderIdentity, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
@@ -98,6 +100,7 @@ pub struct EngramCore {
     local: Option<Rc<dyn Embedder>>,
     /// Identity of vectors a host embedder passes in (`{embedder: {id, dims}}`).
     declared: Option<EmbedderIdentity>,
+    vectors: VectorOptions,
 }
 
 fn busy() -> JsValue {
@@ -128,15 +131,12 @@ impl EngramCore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> std::result::Result<EngramCore, JsValue> {
         let opts = parse_opt(options, "open options").map_err(to_js)?;
-        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed", "embedder"]).map_err(to_js)?;
+        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed", "embedder", "vectorIndex"]).map_err(to_js)?;
         let id_seed = f.as_ref().map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
         let declared = opts.as_ref().and_then(|o| o.get("embedder")).filter(|v| !v.is_null()).map(parse_declared).transpose().map_err(to_js)?;
-        Ok(EngramCore {
-            inner: Rc::new(RefCell::new(Backend::Memory(Box::new(Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, ..EngineOptions::default() }))))),
-            id_seed,
-            local: None,
-            declared,
-        })
+        let vectors = parse_vector_options(opts.as_ref().and_then(|o| o.get("vectorIndex")).filter(|v| !v.is_null())).map_err(to_js)?;
+        let engine = Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, vectors: vectors.clone() });
+        Ok(EngramCore { inner: Rc::new(RefCell::new(Backend::Memory(Box::new(engine)))), id_seed, local: None, declared, vectors })
     }
 
     /// Makes `embedder` produce the vectors of new memories, turns and queries of this store (call
@@ -157,7 +157,7 @@ impl EngramCore {
     /// `options`: JSON `{reembed?: boolean, compactAfter?: number}`.
     pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
         let inner = self.inner.clone();
-        let (id_seed, local, declared) = (self.id_seed, self.local.clone(), self.declared.clone());
+        let (id_seed, local, declared, vectors) = (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone());
         future_to_promise(async move {
             let opts = parse_opt(options, "open options").map_err(to_js)?;
             let f = api::Fields::of(opts.as_ref(), "open options", &["reembed", "compactAfter"]).map_err(to_js)?;
@@ -168,7 +168,7 @@ impl EngramCore {
                 return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
-            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, ..EngineOptions::default() }, reembed, compact_after, identity: declared };
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors }, reembed, compact_after, identity: declared };
             let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)
@@ -349,6 +349,87 @@ impl EngramCore {
     }
 }
 
+/// Builds a vector graph segment from `planVectorBuild`'s bytes: pure and CPU-bound (seconds to
+/// minutes), so hosts run it in a worker (any instance of this module will do) and hand the bytes it
+/// returns to `installVectorBuild`.
+#[wasm_bindgen(js_name = buildVectorGraph)]
+pub fn build_vector_graph(input: &[u8]) -> std::result::Result<Vec<u8>, JsValue> {
+    BuildInput::from_bytes(input).map(|i| i.build().to_bytes()).map_err(to_js)
+}
+
+/// `{target, points, replaces}` of a planned build (for progress reports).
+#[wasm_bindgen(js_name = describeVectorBuild)]
+pub fn describe_vector_build(input: &[u8]) -> std::result::Result<String, JsValue> {
+    let i = BuildInput::from_bytes(input).map_err(to_js)?;
+    let target = if i.label == 1 { "raw" } else { "memories" };
+    Ok(to_json(&serde_json::json!({ "target": target, "points": i.len(), "replaces": i.replaces().len() })))
+}
+
+fn vector_stats_view(s: &crate::index::VectorStats) -> Value {
+    serde_json::json!({
+        "vectors": s.len, "indexed": s.indexed, "exact": s.delta, "tombstones": s.tombstones,
+        "segments": s.segments, "memoryBytes": s.memory_bytes,
+    })
+}
+
+fn installed_view(target: VectorTarget, installed: Installed, c: &Calibration) -> Value {
+    let (result, points) = match installed {
+        Installed::Segment { points } => ("segment", points),
+        Installed::Scan => ("scan", 0),
+        Installed::Stale => ("stale", 0),
+    };
+    serde_json::json!({
+        "target": target.as_str(), "result": result, "points": points,
+        "calibration": {
+            "points": c.points, "samples": c.samples, "efSearch": c.ef_search, "recallMean": c.recall_mean,
+            "recallMin": c.recall_min, "distanceEvaluations": c.evals, "useGraph": c.use_graph,
+        },
+    })
+}
+
+#[wasm_bindgen]
+impl EngramCore {
+    /// The next vector index build worth doing, as bytes for `buildVectorGraph`; `undefined` when
+    /// there is none. `force` (an explicit reindex) builds whatever the exact tier holds.
+    #[wasm_bindgen(js_name = planVectorBuild)]
+    pub fn plan_vector_build(&self, force: bool) -> std::result::Result<Option<Vec<u8>>, JsValue> {
+        let mut guard = borrow(&self.inner)?;
+        let input = match &mut *guard {
+            Backend::Memory(e) => e.plan_vector_build(force),
+            Backend::Stored(s) => s.plan_vector_build(force),
+        };
+        Ok(input.map(|i| i.to_bytes()))
+    }
+
+    /// Installs `buildVectorGraph`'s output (persisting the segment when storage is attached);
+    /// resolves to `{target, result: "segment" | "scan" | "stale", points, calibration}`.
+    #[wasm_bindgen(js_name = installVectorBuild)]
+    pub fn install_vector_build(&self, output: Vec<u8>) -> Promise {
+        write_promise!(self, |b| async {
+            let output = BuildOutput::from_bytes(&output)?;
+            let calibration = output.calibration;
+            let (target, installed) = match b {
+                Backend::Memory(e) => e.install_vector_build(output)?,
+                Backend::Stored(s) => s.install_vector_build(output).await?,
+            };
+            Ok(json_js(&installed_view(target, installed, &calibration)))
+        }
+        .await)
+    }
+
+    /// Tiers of both vector indexes, and whether a build is due: `{memories, raw, needsBuild}`.
+    #[wasm_bindgen(js_name = vectorIndexStats)]
+    pub fn vector_index_stats(&self) -> std::result::Result<String, JsValue> {
+        let guard = borrow(&self.inner)?;
+        let e = guard.engine();
+        Ok(to_json(&serde_json::json!({
+            "memories": vector_stats_view(&e.vector_stats(VectorTarget::Memories)),
+            "raw": vector_stats_view(&e.vector_stats(VectorTarget::Raw)),
+            "needsBuild": e.needs_vector_build(),
+        })))
+    }
+}
+
 impl EngramCore {
     /// Which embedder this handle's vectors come from.
     fn identity(&self) -> Option<EmbedderIdentity> {
@@ -357,6 +438,20 @@ impl EngramCore {
 }
 
 /// `{id, dims}` of a host embedder.
+/// `{graphMin?: number}`: the vector count from which graph segments are built (default 20,000).
+fn parse_vector_options(v: Option<&Value>) -> Result<VectorOptions> {
+    let mut out = VectorOptions::default();
+    if let Some(f) = api::Fields::of(v, "open options: vectorIndex", &["graphMin"])? {
+        if let Some(min) = f.usize("graphMin")? {
+            if min == 0 {
+                return Err(Error::invalid("open options: vectorIndex.graphMin must be at least 1"));
+            }
+            out.graph_min = min;
+        }
+    }
+    Ok(out)
+}
+
 fn parse_declared(v: &Value) -> Result<EmbedderIdentity> {
     let f = api::Fields::of(Some(v), "open options: embedder", &["id", "dims"])?.ok_or_else(|| Error::invalid("open options: embedder must be an object"))?;
     let model = f.str("id")?.filter(|s| !s.trim().is_empty()).ok_or_else(|| Error::invalid("open options: embedder.id must be a non-empty string"))?;
