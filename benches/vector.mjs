@@ -11,7 +11,8 @@
 //
 //   node benches/vector.mjs [--sizes 10000,50000,100000] [--queries 200] [--vectors FILE --real-sizes 10000,25000]
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { percentile } from "./corpus.mjs";
@@ -77,38 +78,69 @@ function bruteForce(matrix, n, q, k = 10) {
   return best;
 }
 
-async function measure(label, n, file, vectorsOf, queries) {
-  const { Engram } = await import("engram-wasm");
-  const db = await Engram.open({ embedder: null });
-  await db.import(new Uint8Array(readFileSync(file)));
-  const matrix = new Float32Array(n * DIMS);
-  for (let i = 0; i < n; i++) matrix.set(vectorsOf(i), i * DIMS);
-  const search = (q) => db.search(null, { embedding: q, limit: 10, dryRun: true, scope: "memories" });
-  for (const q of queries.slice(0, 10)) {
-    await search(q);
-    bruteForce(matrix, n, q);
-  }
-  const te = [];
-  const tj = [];
+async function timeQueries(search, queries, exactOf) {
+  for (const q of queries.slice(0, 10)) await search(q);
+  const t = [];
   let recall = 0;
   let worst = 1;
-  for (const q of queries) {
-    let s = performance.now();
+  for (const [i, q] of queries.entries()) {
+    const s = performance.now();
     const hits = await search(q);
-    te.push(performance.now() - s);
-    s = performance.now();
-    const exact = bruteForce(matrix, n, q);
-    tj.push(performance.now() - s);
-    const want = new Set(exact.map(([i]) => i));
+    t.push(performance.now() - s);
+    const want = exactOf[i];
     const got = hits.filter((h) => want.has(parseInt(h.memory.id.slice(0, 8), 16))).length / want.size;
     recall += got;
     worst = Math.min(worst, got);
   }
-  te.sort((a, b) => a - b);
+  t.sort((a, b) => a - b);
+  return { p50: percentile(t, 50), p95: percentile(t, 95), recall: recall / queries.length, worst };
+}
+
+async function measure(label, n, file, vectorsOf, queries) {
+  const { Engram } = await import("engram-wasm");
+  const { NodeFSStorage } = await import("engram-wasm/node-fs");
+  const dir = mkdtempSync(join(tmpdir(), "engram-vector-bench-"));
+  // Graphs from 1,000 vectors, so every size here gets one if its calibration says it pays off.
+  const options = { embedder: null, vectorIndex: { graphMin: 1000 }, autoReindex: false };
+  const db = await Engram.open({ ...options, storage: new NodeFSStorage(dir) });
+  await db.import(new Uint8Array(readFileSync(file)));
+  await db.compact();
+  const matrix = new Float32Array(n * DIMS);
+  for (let i = 0; i < n; i++) matrix.set(vectorsOf(i), i * DIMS);
+  const search = (q) => db.search(null, { embedding: q, limit: 10, dryRun: true, scope: "memories" });
+  for (const q of queries.slice(0, 10)) bruteForce(matrix, n, q);
+  const tj = [];
+  const exactOf = [];
+  for (const q of queries) {
+    const s = performance.now();
+    const exact = bruteForce(matrix, n, q);
+    tj.push(performance.now() - s);
+    exactOf.push(new Set(exact.map(([i]) => i)));
+  }
   tj.sort((a, b) => a - b);
-  const stats = await db.stats();
+  const scan = await timeQueries(search, queries, exactOf);
+  const before = await db.stats();
+  let s = performance.now();
+  const reindex = await db.reindex({ inWorker: false });
+  const buildMs = performance.now() - s;
+  const graph = await timeQueries(search, queries, exactOf);
+  const after = await db.stats();
+  const vstats = await db.vectorIndexStats();
   await db.close();
-  return { label, n, e50: percentile(te, 50), e95: percentile(te, 95), j50: percentile(tj, 50), j95: percentile(tj, 95), recall: recall / queries.length, worst, wasmMB: stats.wasmMemoryBytes / 2 ** 20 };
+  // Open time of the persisted store with its graph segments, in this process (module compiled).
+  s = performance.now();
+  const reopened = await Engram.open({ ...options, storage: new NodeFSStorage(dir) });
+  const openMs = performance.now() - s;
+  const reopenedStats = await reopened.vectorIndexStats();
+  const reopenedQ = await timeQueries((q) => reopened.search(null, { embedding: q, limit: 10, dryRun: true, scope: "memories" }), queries, exactOf);
+  await reopened.close();
+  rmSync(dir, { recursive: true, force: true });
+  const steps = reindex.steps.map((st) => `${st.result} ${st.points} (ef ${st.calibration.efSearch}, sample recall ${st.calibration.recallMean.toFixed(3)}, ${Math.round(st.calibration.distanceEvaluations)} evals)`).join("; ");
+  return {
+    label, n, j50: percentile(tj, 50), j95: percentile(tj, 95), scan, graph, reopenedQ, buildMs, openMs, steps,
+    segments: reopenedStats.memories.segments, indexed: vstats.memories.indexed,
+    wasmMB: before.wasmMemoryBytes / 2 ** 20, wasmMBGraph: after.wasmMemoryBytes / 2 ** 20,
+  };
 }
 
 const nq = Number(opt("--queries", "200"));
@@ -160,9 +192,11 @@ function vectorsFromExport(buf, n) {
 }
 
 const f = (x, d = 2) => x.toFixed(d);
-console.log(`\nvector search, Node ${process.version}, ${nq} queries, top 10`);
-console.log("| vectors | n | engram p50 ms | p95 ms | JS brute force p50 ms | p95 ms | engram ÷ JS (p50) | recall@10 mean / min | wasm memory MB |");
-console.log("|---|---|---|---|---|---|---|---|---|");
+console.log(`\nvector search, Node ${process.version}, ${nq} queries, top 10 (p50 / p95 ms; recall@10 mean / worst against the exact answer)`);
+console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const r of rows) {
-  console.log(`| ${r.label} | ${r.n} | ${f(r.e50)} | ${f(r.e95)} | ${f(r.j50)} | ${f(r.j95)} | ${f(r.e50 / r.j50)}× | ${f(r.recall, 3)} / ${f(r.worst, 2)} | ${f(r.wasmMB, 0)} |`);
+  const q = (x) => `${f(x.p50)} / ${f(x.p95)} (${f(x.recall, 3)} / ${f(x.worst, 1)})`;
+  console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${q(r.scan)} | ${q(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${q(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`);
 }
+for (const r of rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);

@@ -1,11 +1,13 @@
 //! Vector search over unit embeddings in two tiers, both on int8 codes (see `quantize.rs`):
 //!
-//! - an **exact tier**: a dense int8 scan of every vector outside the graph — all of them while the
-//!   store is below [`VectorOptions::graph_min`], afterwards only those added since the last build;
-//! - an **HNSW tier** (`graph.rs`) over the rest, built in one batch when the owner asks
-//!   ([`VectorIndex::rebuild`], or [`VectorIndex::snapshot_for_build`] → [`BuildInput::build`] →
-//!   [`VectorIndex::install`] off the query path). Never on insert, never inside a query.
-//!   Replaced or removed graph points are tombstones until the next build.
+//! - an **exact tier**: a dense int8 scan of every vector outside the graph segments — all of them
+//!   while the store is below [`VectorOptions::graph_min`] (or where a build found a graph does not
+//!   pay off), afterwards those added since the last build;
+//! - an **HNSW tier**: graph *segments* (`graph.rs`), each built in one batch of at most
+//!   [`SEGMENT_MAX`] points when the owner asks ([`VectorIndex::plan_build`] → [`BuildInput::build`]
+//!   → [`VectorIndex::install`], off the query path; or [`VectorIndex::rebuild`] in place) and
+//!   calibrated on its own points (`build.rs`). Never on insert, never inside a query. Replaced or
+//!   removed graph points are tombstones until their segment is rebuilt.
 //!
 //! Every query takes a short list of int8 winners from both tiers and rescores it with the exact f32
 //! dot product, so scores and order are those of a brute-force f32 search over the candidates.
