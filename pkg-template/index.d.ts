@@ -319,6 +319,53 @@ export interface OpenOptions {
   reembed?: boolean;
   /** Stored change records between two automatic compactions (default 1024). */
   compactAfter?: number;
+  /** Vector index tuning: `graphMin` is the vector count from which HNSW graph segments are built (default 20,000; below it an exact int8 scan is as fast); `alwaysGraph` keeps a built graph even where its calibration finds an exact scan as cheap. */
+  vectorIndex?: { graphMin?: number; alwaysGraph?: boolean };
+  /** Build graph segments in the background when enough vectors accumulated (default: true where a worker is available — Node — else false). */
+  autoReindex?: boolean;
+  /** Receives errors of background (automatic) vector index builds. */
+  onBackgroundError?: (error: EngramError) => void;
+}
+
+/** One vector index (memories or raw turns): where its vectors are served from. */
+export interface VectorTierStats {
+  vectors: number;
+  /** Served by graph segments. */
+  indexed: number;
+  /** Scanned exactly (int8). */
+  exact: number;
+  /** Graph points whose vector was deleted or replaced since their segment was built. */
+  tombstones: number;
+  segments: number;
+  memoryBytes: number;
+}
+
+export interface VectorIndexStats {
+  memories: VectorTierStats;
+  raw: VectorTierStats;
+  /** A build is due (automatic reindex starts one after the next write). */
+  needsBuild: boolean;
+}
+
+/** What installing one build did; `scan`: the build found a graph does not pay off for those vectors. */
+export interface ReindexStep {
+  target: "memories" | "raw";
+  result: "segment" | "scan" | "stale";
+  points: number;
+  calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean };
+}
+
+export type ReindexProgress =
+  | { status: "build"; target: "memories" | "raw"; points: number; loaded: number; total: number }
+  | ({ status: "installed"; loaded: number; total: number } & ReindexStep)
+  | { status: "done"; loaded: number; total: number };
+
+export interface ReindexOptions {
+  onProgress?: (event: ReindexProgress) => void;
+  /** Aborting terminates the build worker; nothing is installed; `reindex` rejects with an `AbortError`. */
+  signal?: AbortSignal;
+  /** Build in a worker (default true; where none is available the build runs in-process). */
+  inWorker?: boolean;
 }
 
 /** What `import` merged. */
@@ -372,6 +419,10 @@ export class Engram {
   sessions(options?: NamespaceOptions): Promise<string[]>;
   deleteSession(id: string): Promise<DeletedSession>;
   stats(): Promise<EngramStats>;
+  /** Tiers of the vector indexes and whether a build is due. */
+  vectorIndexStats(): Promise<VectorIndexStats>;
+  /** Builds the vector index's graph segments now (off the query path; persisted with storage). */
+  reindex(options?: ReindexOptions): Promise<{ steps: ReindexStep[]; stats: VectorIndexStats }>;
   reset(): Promise<void>;
   /** Writes what is pending (search touches), then the adapter's strict durability barrier. */
   flush(): Promise<void>;

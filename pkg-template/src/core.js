@@ -6,6 +6,7 @@ const registry = {
   loadCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment")),
   readSource: () => Promise.reject(new EngramError("InvalidInput", "engram-wasm: this environment cannot read model sources")),
   defaultEmbedder: async () => null,
+  vectorBuilder: null,
 };
 
 /** Called by each entry: `{loadCore, readSource, defaultEmbedder}` (all optional). */
@@ -18,3 +19,6 @@ export const loadCore = () => registry.loadCore();
 export const readSource = (source, options) => registry.readSource(source, options);
 /** The environment's default embedder for `Engram.open()` without an `embedder` option. */
 export const defaultEmbedder = () => registry.defaultEmbedder();
+/** A factory of vector graph builders off this thread (`{build(bytes) → Promise<bytes>, terminate()}`),
+ *  or `null` when the environment has none (builds then run in-process). */
+export const vectorBuilder = () => registry.vectorBuilder;

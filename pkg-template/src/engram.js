@@ -5,12 +5,20 @@
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
-import { defaultEmbedder, loadCore } from "./core.js";
+import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
+const REINDEX_STEPS_MAX = 16;
+
+function abortError() {
+  if (typeof DOMException === "function") return new DOMException("the reindex was aborted", "AbortError");
+  const e = new Error("the reindex was aborted");
+  e.name = "AbortError";
+  return e;
+}
 const CHANNEL_PREFIX = "engram-store:";
 
 export class Engram {
@@ -23,12 +31,21 @@ export class Engram {
   #queue = Promise.resolve();
   #closed = false;
   #trapped = null;
+  #glue;
+  #auto;
+  #onBackgroundError;
+  /** The reindex running now (explicit or automatic), and the worker building for it. */
+  #reindexing = null;
+  #builder = null;
 
-  constructor(token, core, embedder, storage) {
+  constructor(token, core, embedder, storage, glue, auto, onBackgroundError) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
     this.#storage = storage;
+    this.#glue = glue;
+    this.#auto = auto;
+    this.#onBackgroundError = onBackgroundError;
     // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
     if (storage && typeof storage.channel === "string" && typeof BroadcastChannel === "function") {
       this.#channel = new BroadcastChannel(CHANNEL_PREFIX + storage.channel);
@@ -65,6 +82,14 @@ export class Engram {
     }
     const coreOptions = {};
     if (options.idSeed !== undefined) coreOptions.idSeed = options.idSeed;
+    if (options.vectorIndex !== undefined) {
+      if (!isPlainObject(options.vectorIndex)) throw invalid("open: `vectorIndex` must be an object like {graphMin: 20000}");
+      coreOptions.vectorIndex = options.vectorIndex;
+    }
+    if (options.autoReindex !== undefined && typeof options.autoReindex !== "boolean") throw invalid("open: `autoReindex` must be a boolean");
+    if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") throw invalid("open: `onBackgroundError` must be a function");
+    // Automatic builds only where they can run off this thread.
+    const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
     if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
     let core;
@@ -81,7 +106,7 @@ export class Engram {
       core?.free();
       throw asEngramError(e);
     }
-    return new Engram(OPEN, core, embedder, storage);
+    return new Engram(OPEN, core, embedder, storage, glue, auto, options.onBackgroundError ?? null);
   }
 
   #enqueue(work) {
@@ -125,7 +150,109 @@ export class Engram {
       });
       this.#channel?.postMessage("commit");
       return out;
+    }).then((out) => {
+      this.#scheduleAutoReindex();
+      return out;
     });
+  }
+
+  /** After a write: start a background build when one is due (one at a time, never blocking). */
+  #scheduleAutoReindex() {
+    if (!this.#auto || this.#reindexing || this.#closed) return;
+    let due = false;
+    try {
+      due = JSON.parse(this.#core.vectorIndexStats()).needsBuild;
+    } catch {
+      return; // a call is in flight; the next write looks again
+    }
+    if (!due) return;
+    this.#startReindex({ force: false }).catch((e) => {
+      if (e?.name === "AbortError" || this.#closed) return;
+      this.#onBackgroundError?.(asEngramError(e));
+    });
+  }
+
+  /** Tiers of the memory and raw-turn vector indexes, and whether a build is due. */
+  vectorIndexStats() {
+    return this.#run(async (core) => JSON.parse(core.vectorIndexStats()));
+  }
+
+  /**
+   * Builds the vector index's graph segments now: plans each build (cheap), builds it in a worker
+   * (Node `worker_threads`; in-process where no worker is available, or with `inWorker: false`,
+   * which blocks this thread for the build), and installs it through the write path (persisted with
+   * storage). Queries keep being answered from the current tiers meanwhile. `onProgress` gets
+   * `{status: "build" | "installed" | "done", target, points, loaded, total, …}`; `signal` aborts
+   * (the worker is terminated; nothing is installed; rejects with an `AbortError`).
+   */
+  async reindex(options = {}) {
+    if (!isPlainObject(options)) throw invalid("reindex: expected an options object");
+    for (const key of Object.keys(options)) {
+      if (!["onProgress", "signal", "inWorker"].includes(key)) throw invalid(`reindex: unknown option \`${key}\``);
+    }
+    const { onProgress, signal, inWorker } = options;
+    if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("reindex: `onProgress` must be a function");
+    if (signal?.aborted) throw abortError();
+    // A running (automatic) reindex finishes first; then this one builds whatever is left.
+    while (this.#reindexing) await this.#reindexing.catch(() => {});
+    return this.#startReindex({ force: true, onProgress, signal, inWorker: inWorker ?? true });
+  }
+
+  #startReindex(options) {
+    const run = this.#reindexLoop(options).finally(() => {
+      if (this.#reindexing === run) this.#reindexing = null;
+    });
+    this.#reindexing = run;
+    return run;
+  }
+
+  async #reindexLoop({ force, onProgress, signal, inWorker = true }) {
+    const steps = [];
+    let loaded = 0;
+    let total = 0;
+    const report = (event) => {
+      try {
+        onProgress?.(event);
+      } catch {
+        // a throwing progress callback must not break the build
+      }
+    };
+    for (let i = 0; i < REINDEX_STEPS_MAX; i++) {
+      if (signal?.aborted) throw abortError();
+      const input = await this.#enqueue(async (core) => core.planVectorBuild(i === 0 ? force : true) ?? null);
+      if (!input) break;
+      const { target, points } = JSON.parse(this.#glue.describeVectorBuild(input));
+      total += points;
+      report({ status: "build", target, points, loaded, total });
+      const output = await this.#build(input, inWorker, signal);
+      if (signal?.aborted) throw abortError();
+      const installed = await this.#write(async () => null, async (core) => JSON.parse(await core.installVectorBuild(output)));
+      loaded += points;
+      steps.push(installed);
+      report({ status: "installed", ...installed, loaded, total });
+    }
+    report({ status: "done", loaded, total });
+    return { steps, stats: await this.vectorIndexStats() };
+  }
+
+  /** One build: in the environment's worker when there is one, otherwise here (blocking). */
+  async #build(input, inWorker, signal) {
+    const make = inWorker ? vectorBuilder() : null;
+    if (!make) return this.#glue.buildVectorGraph(input);
+    const builder = make();
+    this.#builder = builder;
+    const onAbort = () => builder.terminate();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await builder.build(input);
+    } catch (e) {
+      if (signal?.aborted || this.#closed) throw abortError();
+      throw asEngramError(e);
+    } finally {
+      signal?.removeEventListener("abort", onAbort);
+      builder.terminate();
+      if (this.#builder === builder) this.#builder = null;
+    }
   }
 
   /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
@@ -358,6 +485,8 @@ export class Engram {
    * the adapter it was opened with). Later calls reject with `Closed`. Closing twice is harmless.
    */
   close() {
+    // A build in a worker stops at once; its install (queued behind this) then finds the store closed.
+    this.#builder?.terminate();
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;

@@ -3,6 +3,7 @@
 import { readFile, stat } from "node:fs/promises";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 import * as glue from "./wasm-node/engram.js";
 import { registerEnvironment } from "./core.js";
 import { EngramError, asEngramError, invalid } from "./errors.js";
@@ -62,7 +63,45 @@ async function defaultEmbedder() {
   }
 }
 
-registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder });
+// Vector graph builds run in a worker_threads Worker that loads its own copy of the wasm glue, so a
+// build (seconds to minutes) never blocks the thread answering queries.
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const glue = require(workerData.gluePath);
+parentPort.once("message", (input) => {
+  try {
+    const output = glue.buildVectorGraph(input);
+    parentPort.postMessage({ output }, [output.buffer]);
+  } catch (e) {
+    parentPort.postMessage({ error: String((e && e.message) || e), code: e && e.code });
+  }
+});`;
+
+function gluePath() {
+  // eslint-disable-next-line no-undef
+  if (typeof __dirname === "string") return resolve(__dirname, "wasm-node", "engram.js");
+  return fileURLToPath(new URL("./wasm-node/engram.js", import.meta.url));
+}
+
+function nodeVectorBuilder() {
+  let worker = null;
+  return {
+    build(input) {
+      return new Promise((resolveBuild, reject) => {
+        worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { gluePath: gluePath() } });
+        worker.once("message", (m) => (m.error ? reject(new EngramError(m.code ?? "Internal", m.error)) : resolveBuild(m.output)));
+        worker.once("error", reject);
+        worker.once("exit", (code) => reject(new EngramError("Aborted", `the vector build worker stopped (exit code ${code})`)));
+        worker.postMessage(input, [input.buffer]);
+      });
+    },
+    terminate() {
+      worker?.terminate();
+    },
+  };
+}
+
+registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { MemoryStorage } from "./storage/memory.js";

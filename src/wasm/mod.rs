@@ -438,10 +438,13 @@ impl EngramCore {
 }
 
 /// `{id, dims}` of a host embedder.
-/// `{graphMin?: number}`: the vector count from which graph segments are built (default 20,000).
+/// `{graphMin?: number, alwaysGraph?: boolean}`: the vector count from which graph segments are
+/// built (default 20,000), and whether to keep a graph even where the calibration finds an exact scan
+/// as cheap.
 fn parse_vector_options(v: Option<&Value>) -> Result<VectorOptions> {
     let mut out = VectorOptions::default();
-    if let Some(f) = api::Fields::of(v, "open options: vectorIndex", &["graphMin"])? {
+    if let Some(f) = api::Fields::of(v, "open options: vectorIndex", &["graphMin", "alwaysGraph"])? {
+        out.build.always_graph = f.bool("alwaysGraph")?.unwrap_or(false);
         if let Some(min) = f.usize("graphMin")? {
             if min == 0 {
                 return Err(Error::invalid("open options: vectorIndex.graphMin must be at least 1"));
