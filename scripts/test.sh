@@ -50,4 +50,11 @@ else
   exit 1
 fi
 
+echo "test: vector index at scale (optimized build): 10^5-operation model runs, recall against an exact oracle at 10k and 50k"
+cargo test --quiet --profile bench-native --test persist_vectors --test vector_index -- --ignored model_based 2>&1 | grep -v '^$'
+# Random vectors here; real MiniLM vectors need the embedding cache the eval harness fills (hours on
+# a fresh machine): run those with `cargo test --profile bench-native --features embedder --test
+# vector_oracle -- --ignored real`.
+cargo test --quiet --profile bench-native --test vector_oracle -- --ignored random 2>&1 | grep -v '^$'
+
 echo "test: all passed in $(( $(date +%s) - start )) s"
