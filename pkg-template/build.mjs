@@ -55,7 +55,9 @@ writeFileSync(nodeGlue, glueText.replace(wasmPathLine, "const wasmPath = require
 
 const common = { bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logLevel: "warning", target: "es2022", legalComments: "none" };
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.mjs"), format: "esm", platform: "node" });
-await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node" });
+await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node",
+  // The CJS bundle finds its files by __dirname; the `import.meta.url` branch is the ESM bundle's.
+  logOverride: { "empty-import-meta": "silent" } });
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-browser.js")], outfile: join(out, "dist", "engram.browser.mjs"), format: "esm", platform: "browser" });
 // Node-only file-system storage, its own entry (engram-wasm/node-fs) so browser bundles never see
 // `fs`. It bundles its own copy of errors.js; errors.js shares one EngramError class per realm.
@@ -65,6 +67,13 @@ for (const [ext, format] of [["mjs", "esm"], ["cjs", "cjs"]]) {
 // The worker imports the browser build as a separate module, so both share one copy of the glue.
 await esbuild({ ...common, external: [...common.external, "./engram.browser.mjs"], entryPoints: [join(template, "src", "worker.js")], outfile: join(out, "dist", "engram.worker.mjs"), format: "esm", platform: "browser",
   plugins: [{ name: "browser-entry-external", setup(b) { b.onResolve({ filter: /entry-browser\.js$/ }, () => ({ path: "./engram.browser.mjs", external: true })); } }] });
+
+// Vector graph build workers, one per environment, each loading its own instance of the wasm module
+// through the glue next to it: the browser entry starts dist/engram.vector-worker.mjs as a module
+// Worker (`new URL(…, import.meta.url)`, which bundlers that understand workers follow), the Node
+// entries start dist/engram.vector-worker.node.cjs with worker_threads.
+await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker.js")], outfile: join(out, "dist", "engram.vector-worker.mjs"), format: "esm", platform: "browser" });
+await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker-node.js")], outfile: join(out, "dist", "engram.vector-worker.node.cjs"), format: "cjs", platform: "node" });
 
 const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
 pkg.version = version;

@@ -19,6 +19,6 @@ export const loadCore = () => registry.loadCore();
 export const readSource = (source, options) => registry.readSource(source, options);
 /** The environment's default embedder for `Engram.open()` without an `embedder` option. */
 export const defaultEmbedder = () => registry.defaultEmbedder();
-/** A factory of vector graph builders off this thread (`{build(bytes) → Promise<bytes>, terminate()}`),
- *  or `null` when the environment has none (builds then run in-process). */
+/** A factory of vector graph build workers, `({background, url}) → {build(bytes) → Promise<bytes>,
+ *  terminate()}`, or `null` when the environment has none (builds then run in-process). */
 export const vectorBuilder = () => registry.vectorBuilder;

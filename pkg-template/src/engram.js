@@ -2,7 +2,7 @@
 // so a slow host embedder can never interleave two writes, and every failure surfaces as an
 // EngramError with a stable code.
 
-import { EngramError, asEngramError, invalid } from "./errors.js";
+import { EngramError, abortError, asEngramError, invalid, isAbortError } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
@@ -11,13 +11,26 @@ import { Embedder } from "./local-embedder.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
+const REINDEX_OPTIONS = new Set(["onProgress", "signal", "inWorker"]);
+/** Builds per reindex: each is bounded by the segment size; this bounds the loop even if the index keeps changing under it. */
 const REINDEX_STEPS_MAX = 16;
+const ABORTED = Symbol("aborted");
 
-function abortError() {
-  if (typeof DOMException === "function") return new DOMException("the reindex was aborted", "AbortError");
-  const e = new Error("the reindex was aborted");
-  e.name = "AbortError";
-  return e;
+const closedError = () => new EngramError("Closed", "this Engram has been closed");
+
+function isSignal(s) {
+  return s !== null && typeof s === "object" && typeof s.aborted === "boolean" && typeof s.addEventListener === "function";
+}
+
+/** `promise`, or an AbortError as soon as `signal` aborts. */
+function unlessAborted(promise, signal) {
+  if (!signal) return promise;
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortError("the reindex was aborted"));
+    if (signal.aborted) return onAbort();
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
+  });
 }
 const CHANNEL_PREFIX = "engram-store:";
 
@@ -32,20 +45,28 @@ export class Engram {
   #closed = false;
   #trapped = null;
   #glue;
+  /** Automatic builds: on, paused after a failure (until a `reindex()` succeeds), a check scheduled. */
   #auto;
+  #autoPaused = false;
+  #autoTimer = null;
+  /** Writes made through this handle (an automatic build that saw more of them looks again). */
+  #writes = 0;
   #onBackgroundError;
+  #workerUrl;
+  #closing = false;
   /** The reindex running now (explicit or automatic), and the worker building for it. */
   #reindexing = null;
   #builder = null;
 
-  constructor(token, core, embedder, storage, glue, auto, onBackgroundError) {
+  constructor(token, core, embedder, storage, glue, vectors) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
     this.#storage = storage;
     this.#glue = glue;
-    this.#auto = auto;
-    this.#onBackgroundError = onBackgroundError;
+    this.#auto = vectors.auto;
+    this.#onBackgroundError = vectors.onBackgroundError;
+    this.#workerUrl = vectors.workerUrl;
     // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
     if (storage && typeof storage.channel === "string" && typeof BroadcastChannel === "function") {
       this.#channel = new BroadcastChannel(CHANNEL_PREFIX + storage.channel);
@@ -71,6 +92,20 @@ export class Engram {
     const storage = options.storage ?? null;
     const adapter = storage === null ? null : checkedAdapter(storage);
     if (options.reembed !== undefined && typeof options.reembed !== "boolean") throw invalid("open: `reembed` must be a boolean");
+    const coreOptions = {};
+    if (options.idSeed !== undefined) coreOptions.idSeed = options.idSeed;
+    let workerUrl;
+    if (options.vectorIndex !== undefined) {
+      if (!isPlainObject(options.vectorIndex)) throw invalid("open: `vectorIndex` must be an object like {graphMin: 20000}");
+      const { workerUrl: url, ...tuning } = options.vectorIndex; // the rest is checked by the core
+      if (url !== undefined && typeof url !== "string" && !(url instanceof URL)) throw invalid("open: `vectorIndex.workerUrl` must be a string or a URL");
+      workerUrl = url;
+      coreOptions.vectorIndex = tuning;
+    }
+    if (options.autoReindex !== undefined && typeof options.autoReindex !== "boolean") throw invalid("open: `autoReindex` must be a boolean");
+    if (options.onBackgroundError !== undefined && options.onBackgroundError !== null && typeof options.onBackgroundError !== "function") {
+      throw invalid("open: `onBackgroundError` must be a function");
+    }
     const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
     const local = chosen instanceof Embedder ? Embedder.handleOf(chosen) : null;
     const embedder = local ? null : resolveEmbedder(chosen);
@@ -80,14 +115,6 @@ export class Engram {
     } catch (e) {
       throw asEngramError(e);
     }
-    const coreOptions = {};
-    if (options.idSeed !== undefined) coreOptions.idSeed = options.idSeed;
-    if (options.vectorIndex !== undefined) {
-      if (!isPlainObject(options.vectorIndex)) throw invalid("open: `vectorIndex` must be an object like {graphMin: 20000}");
-      coreOptions.vectorIndex = options.vectorIndex;
-    }
-    if (options.autoReindex !== undefined && typeof options.autoReindex !== "boolean") throw invalid("open: `autoReindex` must be a boolean");
-    if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== "function") throw invalid("open: `onBackgroundError` must be a function");
     // Automatic builds only where they can run off this thread.
     const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
@@ -106,12 +133,12 @@ export class Engram {
       core?.free();
       throw asEngramError(e);
     }
-    return new Engram(OPEN, core, embedder, storage, glue, auto, options.onBackgroundError ?? null);
+    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });
   }
 
   #enqueue(work) {
     const result = this.#queue.then(async () => {
-      if (this.#closed) throw new EngramError("Closed", "this Engram has been closed");
+      if (this.#closed) throw closedError();
       if (this.#trapped) throw new EngramError("Internal", `the wasm instance stopped after an internal fault: ${this.#trapped}`);
       try {
         return await work(this.#core);
@@ -140,36 +167,53 @@ export class Engram {
    * under the lock after catching up with other writers, so two contexts never commit over each other.
    */
   #write(prepare, commit) {
-    return this.#enqueue(async (core) => {
-      const prepared = await prepare();
-      if (!this.#storage) return commit(core, prepared);
-      const out = await withLock(this.#storage, async () => {
-        this.#stale = false;
-        await core.sync();
-        return commit(core, prepared);
-      });
-      this.#channel?.postMessage("commit");
-      return out;
-    }).then((out) => {
+    return this.#enqueue(async (core) => this.#commit(core, commit, await prepare())).then((out) => {
+      this.#writes++;
       this.#scheduleAutoReindex();
       return out;
     });
   }
 
-  /** After a write: start a background build when one is due (one at a time, never blocking). */
-  #scheduleAutoReindex() {
-    if (!this.#auto || this.#reindexing || this.#closed) return;
-    let due = false;
-    try {
-      due = JSON.parse(this.#core.vectorIndexStats()).needsBuild;
-    } catch {
-      return; // a call is in flight; the next write looks again
-    }
-    if (!due) return;
-    this.#startReindex({ force: false }).catch((e) => {
-      if (e?.name === "AbortError" || this.#closed) return;
-      this.#onBackgroundError?.(asEngramError(e));
+  /** `commit` under the storage lock after catching up with other writers (inside the queue). */
+  async #commit(core, commit, prepared) {
+    if (!this.#storage) return commit(core, prepared);
+    const out = await withLock(this.#storage, async () => {
+      this.#stale = false;
+      await core.sync();
+      return commit(core, prepared);
     });
+    this.#channel?.postMessage("commit");
+    return out;
+  }
+
+  /**
+   * After a write: once the write has resolved, look (on the queue, cheaply) whether a build is due
+   * and run it in the background. One at a time; never on open; a query never waits for a build.
+   */
+  #scheduleAutoReindex() {
+    if (!this.#auto || this.#autoPaused || this.#closing || this.#reindexing || this.#autoTimer) return;
+    this.#autoTimer = setTimeout(() => {
+      this.#autoTimer = null;
+      if (!this.#auto || this.#autoPaused || this.#closing || this.#reindexing) return;
+      const writes = this.#writes;
+      this.#startReindex({ force: false, inWorker: true, background: true }).then(
+        () => {
+          // Writes made during the build may have made another one due.
+          if (this.#writes !== writes) this.#scheduleAutoReindex();
+        },
+        (e) => {
+          if (this.#closing || isAbortError(e)) return;
+          this.#autoPaused = true; // reported once, not after every later write
+          const error = asEngramError(e);
+          try {
+            if (this.#onBackgroundError) this.#onBackgroundError(error);
+            else console.warn(`engram-wasm: a background vector index build failed; automatic builds pause until reindex() succeeds: ${error.message}`);
+          } catch {
+            // the host's handler failing must not become an unhandled rejection
+          }
+        },
+      );
+    }, 0);
   }
 
   /** Tiers of the memory and raw-turn vector indexes, and whether a build is due. */
@@ -179,23 +223,28 @@ export class Engram {
 
   /**
    * Builds the vector index's graph segments now: plans each build (cheap), builds it in a worker
-   * (Node `worker_threads`; in-process where no worker is available, or with `inWorker: false`,
-   * which blocks this thread for the build), and installs it through the write path (persisted with
-   * storage). Queries keep being answered from the current tiers meanwhile. `onProgress` gets
-   * `{status: "build" | "installed" | "done", target, points, loaded, total, …}`; `signal` aborts
-   * (the worker is terminated; nothing is installed; rejects with an `AbortError`).
+   * (Node `worker_threads`, a module Worker in browsers; in-process where no worker is available, or
+   * with `inWorker: false`, which blocks this thread for the build), and installs it through the
+   * write path (persisted with storage). Queries keep being answered from the current tiers meanwhile.
+   * `onProgress` gets `{status: "build" | "installed" | "done", target, points, loaded, total, …}`;
+   * `signal` aborts (the worker is terminated; nothing is installed; rejects with an `AbortError`).
+   * A running automatic build finishes first. Resolves to `{steps, stats}`.
    */
   async reindex(options = {}) {
     if (!isPlainObject(options)) throw invalid("reindex: expected an options object");
     for (const key of Object.keys(options)) {
-      if (!["onProgress", "signal", "inWorker"].includes(key)) throw invalid(`reindex: unknown option \`${key}\``);
+      if (!REINDEX_OPTIONS.has(key)) throw invalid(`reindex: unknown option \`${key}\` (allowed: ${[...REINDEX_OPTIONS].join(", ")})`);
     }
     const { onProgress, signal, inWorker } = options;
-    if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("reindex: `onProgress` must be a function");
-    if (signal?.aborted) throw abortError();
-    // A running (automatic) reindex finishes first; then this one builds whatever is left.
-    while (this.#reindexing) await this.#reindexing.catch(() => {});
-    return this.#startReindex({ force: true, onProgress, signal, inWorker: inWorker ?? true });
+    if (onProgress !== undefined && onProgress !== null && typeof onProgress !== "function") throw invalid("reindex: `onProgress` must be a function");
+    if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("reindex: `signal` must be an AbortSignal");
+    if (inWorker !== undefined && typeof inWorker !== "boolean") throw invalid("reindex: `inWorker` must be a boolean");
+    if (signal?.aborted) throw abortError("the reindex was aborted");
+    if (this.#closing) throw closedError();
+    while (this.#reindexing) await unlessAborted(this.#reindexing.catch(() => {}), signal ?? undefined);
+    const result = await this.#startReindex({ force: true, onProgress, signal: signal ?? undefined, inWorker: inWorker ?? true, background: false });
+    this.#autoPaused = false;
+    return result;
   }
 
   #startReindex(options) {
@@ -206,7 +255,13 @@ export class Engram {
     return run;
   }
 
-  async #reindexLoop({ force, onProgress, signal, inWorker = true }) {
+  #checkRunning(signal) {
+    if (this.#closing) throw closedError();
+    if (signal?.aborted) throw abortError("the reindex was aborted");
+  }
+
+  /** plan → build (off the queue) → install (a queued write) until nothing is left to build. */
+  async #reindexLoop({ force, onProgress, signal, inWorker, background }) {
     const steps = [];
     let loaded = 0;
     let total = 0;
@@ -217,42 +272,54 @@ export class Engram {
         // a throwing progress callback must not break the build
       }
     };
-    for (let i = 0; i < REINDEX_STEPS_MAX; i++) {
-      if (signal?.aborted) throw abortError();
-      const input = await this.#enqueue(async (core) => core.planVectorBuild(i === 0 ? force : true) ?? null);
-      if (!input) break;
-      const { target, points } = JSON.parse(this.#glue.describeVectorBuild(input));
-      total += points;
-      report({ status: "build", target, points, loaded, total });
-      const output = await this.#build(input, inWorker, signal);
-      if (signal?.aborted) throw abortError();
-      const installed = await this.#write(async () => null, async (core) => JSON.parse(await core.installVectorBuild(output)));
-      loaded += points;
-      steps.push(installed);
-      report({ status: "installed", ...installed, loaded, total });
-    }
-    report({ status: "done", loaded, total });
-    return { steps, stats: await this.vectorIndexStats() };
-  }
-
-  /** One build: in the environment's worker when there is one, otherwise here (blocking). */
-  async #build(input, inWorker, signal) {
     const make = inWorker ? vectorBuilder() : null;
-    if (!make) return this.#glue.buildVectorGraph(input);
-    const builder = make();
-    this.#builder = builder;
-    const onAbort = () => builder.terminate();
-    signal?.addEventListener("abort", onAbort, { once: true });
+    let builder = null;
     try {
-      return await builder.build(input);
-    } catch (e) {
-      if (signal?.aborted || this.#closed) throw abortError();
-      throw asEngramError(e);
+      for (let i = 0; i < REINDEX_STEPS_MAX; i++) {
+        this.#checkRunning(signal);
+        const input = await this.#enqueue(async (core) => core.planVectorBuild(force) ?? null);
+        if (!input) break;
+        const { target, points } = JSON.parse(this.#glue.describeVectorBuild(input));
+        total += points;
+        report({ status: "build", target, points, loaded, total });
+        let output;
+        if (make) {
+          // One worker serves every build of this reindex; it is terminated when the loop ends.
+          builder ??= this.#builder = make({ background, url: this.#workerUrl });
+          output = await this.#buildIn(builder, input, signal);
+        } else {
+          output = this.#glue.buildVectorGraph(input);
+        }
+        this.#checkRunning(signal);
+        const installed = await this.#enqueue((core) =>
+          signal?.aborted ? ABORTED : this.#commit(core, async (c) => JSON.parse(await c.installVectorBuild(output))),
+        );
+        if (installed === ABORTED) throw abortError("the reindex was aborted");
+        loaded += points;
+        steps.push(installed);
+        report({ status: "installed", ...installed, loaded, total });
+      }
     } finally {
-      signal?.removeEventListener("abort", onAbort);
-      builder.terminate();
+      builder?.terminate();
       if (this.#builder === builder) this.#builder = null;
     }
+    report({ status: "done", loaded, total });
+    return { steps, stats: background ? null : await this.vectorIndexStats() };
+  }
+
+  /** One build in the worker; an abort terminates the worker and rejects at once. */
+  #buildIn(builder, input, signal) {
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        builder.terminate();
+        reject(abortError("the reindex was aborted"));
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      builder
+        .build(input)
+        .then(resolve, (e) => reject(this.#closing ? closedError() : asEngramError(e)))
+        .finally(() => signal?.removeEventListener("abort", onAbort));
+    });
   }
 
   /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
@@ -485,7 +552,10 @@ export class Engram {
    * the adapter it was opened with). Later calls reject with `Closed`. Closing twice is harmless.
    */
   close() {
-    // A build in a worker stops at once; its install (queued behind this) then finds the store closed.
+    // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
+    this.#closing = true;
+    clearTimeout(this.#autoTimer);
+    this.#autoTimer = null;
     this.#builder?.terminate();
     const done = this.#queue.then(async () => {
       if (this.#closed) return;

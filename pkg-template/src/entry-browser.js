@@ -5,16 +5,58 @@ import init, * as glue from "./wasm-web/engram.js";
 import { registerEnvironment } from "./core.js";
 import { EngramError, invalid } from "./errors.js";
 import { checkAborted } from "./local-embedder.js";
+import { workerBuilder } from "./vector-builder.js";
 
 let ready = null;
+/** The custom wasm source of `initWasm`, in a form a build worker can load it from too. */
+let workerWasm;
 
 /**
  * Loads the wasm module now, optionally from a custom source (URL, Response, bytes or
  * WebAssembly.Module); otherwise the first `Engram.open()` loads it from next to this file.
  */
 export function initWasm(source) {
+  if (!ready) workerWasm = postableSource(source);
   ready ??= init(source === undefined ? undefined : { module_or_path: source }).then(() => glue);
   return ready;
+}
+
+function postableSource(source) {
+  if (source === undefined || source === null) return undefined;
+  // Relative URLs are resolved here: the worker would resolve them against its own script.
+  if (typeof source === "string") return new URL(source, globalThis.location?.href).href;
+  if (source instanceof URL) return source.href;
+  if (typeof Request === "function" && source instanceof Request) return source.url;
+  if (typeof Response === "function" && source instanceof Response) return source.url || undefined;
+  // A compiled module crosses to a worker without being compiled again; bytes are copied.
+  if (source instanceof WebAssembly.Module || source instanceof ArrayBuffer || ArrayBuffer.isView(source)) return source;
+  return undefined;
+}
+
+/**
+ * Vector graph builds run in a module Worker (engram.vector-worker.mjs next to this file; written as
+ * `new Worker(new URL(…, import.meta.url))` so bundlers that understand workers emit it) with its own
+ * instance of the wasm module, so a build never blocks the page or the worker answering queries.
+ */
+function browserVectorBuilder({ url } = {}) {
+  const worker = url
+    ? new Worker(url, { type: "module" })
+    : new Worker(new URL("./engram.vector-worker.mjs", import.meta.url), { type: "module" });
+  return workerBuilder(
+    {
+      post: (message, transfer) => worker.postMessage(message, transfer),
+      listen(onMessage, onFailure) {
+        worker.onmessage = (e) => onMessage(e.data);
+        worker.onmessageerror = () => onFailure("a message could not be read");
+        worker.onerror = (e) => {
+          e.preventDefault?.();
+          onFailure(e.message || `cannot load or run ${url ?? "engram.vector-worker.mjs"} (set vectorIndex.workerUrl where it is served)`);
+        };
+      },
+      terminate: () => worker.terminate(),
+    },
+    workerWasm === undefined ? {} : { wasm: workerWasm },
+  );
 }
 
 const CACHE = "engram-models-v1";
@@ -80,7 +122,7 @@ async function readSource(source, { name, progress, signal }) {
   return bytes;
 }
 
-registerEnvironment({ loadCore: () => initWasm(), readSource });
+registerEnvironment({ loadCore: () => initWasm(), readSource, vectorBuilder: typeof Worker === "function" ? browserVectorBuilder : null });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { MemoryStorage } from "./storage/memory.js";

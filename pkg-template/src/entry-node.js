@@ -8,6 +8,7 @@ import * as glue from "./wasm-node/engram.js";
 import { registerEnvironment } from "./core.js";
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { Embedder, checkAborted } from "./local-embedder.js";
+import { workerBuilder } from "./vector-builder.js";
 
 async function readSource(source, { name, progress, signal }) {
   if (source instanceof Uint8Array) return source;
@@ -63,42 +64,29 @@ async function defaultEmbedder() {
   }
 }
 
-// Vector graph builds run in a worker_threads Worker that loads its own copy of the wasm glue, so a
-// build (seconds to minutes) never blocks the thread answering queries.
-const WORKER_SOURCE = `
-const { parentPort, workerData } = require("node:worker_threads");
-const glue = require(workerData.gluePath);
-parentPort.once("message", (input) => {
-  try {
-    const output = glue.buildVectorGraph(input);
-    parentPort.postMessage({ output }, [output.buffer]);
-  } catch (e) {
-    parentPort.postMessage({ error: String((e && e.message) || e), code: e && e.code });
-  }
-});`;
-
-function gluePath() {
+// Vector graph builds run in a worker_threads Worker (engram.vector-worker.node.cjs next to this
+// bundle) that loads its own instance of the wasm module, so a build (seconds to minutes) never
+// blocks the thread answering queries.
+function vectorWorkerPath() {
   // eslint-disable-next-line no-undef
-  if (typeof __dirname === "string") return resolve(__dirname, "wasm-node", "engram.js");
-  return fileURLToPath(new URL("./wasm-node/engram.js", import.meta.url));
+  if (typeof __dirname === "string") return resolve(__dirname, "engram.vector-worker.node.cjs");
+  return new URL("./engram.vector-worker.node.cjs", import.meta.url);
 }
 
-function nodeVectorBuilder() {
-  let worker = null;
-  return {
-    build(input) {
-      return new Promise((resolveBuild, reject) => {
-        worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { gluePath: gluePath() } });
-        worker.once("message", (m) => (m.error ? reject(new EngramError(m.code ?? "Internal", m.error)) : resolveBuild(m.output)));
-        worker.once("error", reject);
-        worker.once("exit", (code) => reject(new EngramError("Aborted", `the vector build worker stopped (exit code ${code})`)));
-        worker.postMessage(input, [input.buffer]);
-      });
+/** A build worker; a background one is unref'd so it never keeps the process alive by itself. */
+function nodeVectorBuilder({ background = false, url } = {}) {
+  const worker = new Worker(url ?? vectorWorkerPath());
+  if (background) worker.unref();
+  return workerBuilder({
+    post: (message, transfer) => worker.postMessage(message, transfer),
+    listen(onMessage, onFailure) {
+      worker.on("message", onMessage);
+      worker.on("messageerror", (e) => onFailure(`a message could not be read: ${e?.message ?? e}`));
+      worker.on("error", (e) => onFailure(e?.message ?? String(e)));
+      worker.on("exit", (code) => onFailure(`it exited (code ${code})`));
     },
-    terminate() {
-      worker?.terminate();
-    },
-  };
+    terminate: () => void worker.terminate(),
+  });
 }
 
 registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });

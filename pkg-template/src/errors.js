@@ -18,6 +18,16 @@ export const EngramError = (globalThis[REGISTERED] ??= class EngramError extends
   }
 });
 
+/** The rejection of an aborted operation: a DOMException named "AbortError" where there is one. */
+export function abortError(message = "the operation was aborted") {
+  if (typeof DOMException === "function") return new DOMException(message, "AbortError");
+  return Object.assign(new Error(message), { name: "AbortError" });
+}
+
+export function isAbortError(e) {
+  return e?.name === "AbortError";
+}
+
 export function invalid(message) {
   return new EngramError("InvalidInput", message);
 }

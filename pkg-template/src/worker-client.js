@@ -1,45 +1,85 @@
 // `openInWorker`: the page's handle on an Engram running in a module Web Worker. Same async methods
 // as Engram; arguments and results cross by structured clone.
-import { EngramError, invalid } from "./errors.js";
+import { EngramError, abortError, invalid } from "./errors.js";
 import { isPlainObject } from "./wire.js";
 
 const METHODS = ["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "reset", "flush", "compact", "refresh", "export", "import", "close"];
+  "deleteSession", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close"];
 
 /**
  * Starts a worker running Engram. `options`: `model` and `tokenizer` URLs to load the local embedder
  * there (cached for offline use), `onProgress` for its load events, `workerUrl` to override where
- * `engram.worker.mjs` is served from; other options go to `Engram.open`.
+ * `engram.worker.mjs` is served from, `onBackgroundError` for failed automatic vector index builds;
+ * other options go to `Engram.open`.
  */
 export async function openInWorker(options = {}) {
   if (!isPlainObject(options)) throw invalid("openInWorker: expected an options object");
-  const { onProgress, workerUrl, ...rest } = options;
+  const { onProgress, workerUrl, onBackgroundError, ...rest } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("openInWorker: `onProgress` must be a function");
+  if (onBackgroundError !== undefined && onBackgroundError !== null && typeof onBackgroundError !== "function") {
+    throw invalid("openInWorker: `onBackgroundError` must be a function");
+  }
   for (const key of ["model", "tokenizer"]) if (rest[key] instanceof URL) rest[key] = rest[key].href;
+  if (isPlainObject(rest.vectorIndex) && rest.vectorIndex.workerUrl instanceof URL) rest.vectorIndex = { ...rest.vectorIndex, workerUrl: rest.vectorIndex.workerUrl.href };
   const worker = new Worker(workerUrl ?? new URL("./engram.worker.mjs", import.meta.url), { type: "module" });
   const pending = new Map();
   let next = 0;
+  const fromWire = (error) =>
+    error.name === "AbortError" ? abortError(error.message) : new EngramError(error.code, error.message);
   worker.onmessage = ({ data }) => {
     if (data.progress) return onProgress?.(data.progress);
+    if (data.backgroundError) {
+      const error = fromWire(data.backgroundError);
+      if (onBackgroundError) onBackgroundError(error);
+      else console.warn(`engram-wasm: a background vector index build failed: ${error.message}`);
+      return;
+    }
     const call = pending.get(data.id);
     if (!call) return;
+    if (data.event) {
+      try {
+        call.onEvent?.(data.event);
+      } catch {
+        // a throwing progress callback must not break the call
+      }
+      return;
+    }
     pending.delete(data.id);
-    if (data.error) call.reject(new EngramError(data.error.code, data.error.message));
+    call.done?.();
+    if (data.error) call.reject(fromWire(data.error));
     else call.resolve(data.result);
   };
   worker.onerror = (e) => {
     for (const call of pending.values()) call.reject(new EngramError("Internal", `worker failed: ${e.message}`));
     pending.clear();
   };
-  const call = (method, args) =>
+  const call = (method, args, extra = {}) =>
     new Promise((resolve, reject) => {
       const id = next++;
-      pending.set(id, { resolve, reject });
+      pending.set(id, { resolve, reject, ...extra });
       worker.postMessage({ id, method, args });
+      extra.started?.(id);
     });
   await call("open", [rest]);
   const client = { terminate: () => worker.terminate() };
   for (const m of METHODS) client[m] = (...args) => call(m, args);
+  // reindex: progress events come back under the call's id; the signal is relayed as a message.
+  client.reindex = async (options = {}) => {
+    if (!isPlainObject(options)) throw invalid("reindex: expected an options object");
+    const { onProgress: onEvent, signal, ...forwarded } = options;
+    if (onEvent !== undefined && onEvent !== null && typeof onEvent !== "function") throw invalid("reindex: `onProgress` must be a function");
+    if (signal?.aborted) throw abortError("the reindex was aborted");
+    let onAbort = null;
+    return call("reindex", [forwarded], {
+      onEvent,
+      started: (id) => {
+        if (!signal) return;
+        onAbort = () => worker.postMessage({ abort: id });
+        signal.addEventListener("abort", onAbort, { once: true });
+      },
+      done: () => onAbort && signal.removeEventListener("abort", onAbort),
+    });
+  };
   const close = client.close;
   client.close = async () => {
     await close();

@@ -3,9 +3,13 @@
 import { Embedder, Engram, IndexedDBStorage } from "./entry-browser.js";
 
 let engram = null;
+/** AbortControllers of running reindex calls, by call id (the page's signal cannot cross). */
+const aborts = new Map();
 
 const methods = new Set(["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "reset", "flush", "compact", "refresh", "export", "import", "close"]);
+  "deleteSession", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close"]);
+
+const wireError = (e) => ({ code: typeof e?.code === "string" ? e.code : "Internal", name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
 
 async function open({ model, tokenizer, indexedDB, ...options }) {
   if (engram) throw Object.assign(new Error("this worker already holds an open Engram"), { code: "InvalidInput" });
@@ -15,18 +19,32 @@ async function open({ model, tokenizer, indexedDB, ...options }) {
   }
   // Adapters cannot be posted to a worker; the page names the database and the worker opens it.
   const storage = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
-  engram = await Engram.open({ ...options, embedder, ...(storage ? { storage } : {}) });
+  const onBackgroundError = (e) => self.postMessage({ backgroundError: wireError(e) });
+  engram = await Engram.open({ ...options, embedder, onBackgroundError, ...(storage ? { storage } : {}) });
 }
 
-self.onmessage = async ({ data: { id, method, args } }) => {
+/** `reindex` with its progress events posted under the call's id and aborts arriving by message. */
+async function reindex(id, options = {}) {
+  const controller = new AbortController();
+  aborts.set(id, controller);
+  try {
+    return await engram.reindex({ ...options, signal: controller.signal, onProgress: (event) => self.postMessage({ id, event }) });
+  } finally {
+    aborts.delete(id);
+  }
+}
+
+self.onmessage = async ({ data: { id, method, args, abort } }) => {
+  if (abort !== undefined) return aborts.get(abort)?.abort();
   try {
     let result;
     if (method === "open") result = await open(args[0] ?? {});
     else if (!engram) throw Object.assign(new Error("open the worker's Engram first"), { code: "Closed" });
+    else if (method === "reindex") result = await reindex(id, args[0]);
     else if (!methods.has(method)) throw Object.assign(new Error(`unknown method ${method}`), { code: "InvalidInput" });
     else result = await engram[method](...args);
     self.postMessage({ id, result });
   } catch (e) {
-    self.postMessage({ id, error: { code: e?.code ?? "Internal", message: String(e?.message ?? e) } });
+    self.postMessage({ id, error: wireError(e) });
   }
 };

@@ -129,8 +129,9 @@ test("enough adds start a background build by themselves", async () => {
     if (stats.memories.segments > 0) break;
     await new Promise((r) => setTimeout(r, 100));
   }
-  assert.equal(stats.memories.segments, 1, JSON.stringify(stats));
-  assert.ok(stats.memories.indexed >= 200);
+  // One build, or two when adds kept arriving while the first one ran.
+  assert.ok(stats.memories.segments >= 1, JSON.stringify(stats));
+  assert.ok(stats.memories.indexed >= 200, JSON.stringify(stats));
   await db.close();
 });
 
