@@ -319,12 +319,31 @@ export interface OpenOptions {
   reembed?: boolean;
   /** Stored change records between two automatic compactions (default 1024). */
   compactAfter?: number;
-  /** Vector index tuning: `graphMin` is the vector count from which HNSW graph segments are built (default 20,000; below it an exact int8 scan is as fast); `alwaysGraph` keeps a built graph even where its calibration finds an exact scan as cheap. */
-  vectorIndex?: { graphMin?: number; alwaysGraph?: boolean };
-  /** Build graph segments in the background when enough vectors accumulated (default: true where a worker is available — Node — else false). */
+  /** Vector index options (see the README's "Vector index"). */
+  vectorIndex?: VectorIndexOptions;
+  /**
+   * Build graph segments in the background after a write once a build is due (one at a time, in the
+   * build worker, never on open or inside a query). Default: true where a worker is available (Node,
+   * browsers with `Worker`), else false.
+   */
   autoReindex?: boolean;
-  /** Receives errors of background (automatic) vector index builds. */
+  /**
+   * Receives the error of a failed background (automatic) vector index build; automatic builds then
+   * pause until a `reindex()` succeeds. Without it the error is logged with `console.warn`.
+   */
   onBackgroundError?: (error: EngramError) => void;
+}
+
+export interface VectorIndexOptions {
+  /** The vector count from which HNSW graph segments are built (default 20,000; below it an exact int8 scan is as fast). At least 1. */
+  graphMin?: number;
+  /** Keep a built graph even where its calibration finds an exact scan as cheap (tests, experiments). */
+  alwaysGraph?: boolean;
+  /**
+   * Where the build worker is served, if not next to the package's bundle: `engram-wasm/vector-worker`
+   * (dist/engram.vector-worker.mjs) in browsers, dist/engram.vector-worker.node.cjs in Node.
+   */
+  workerUrl?: string | URL;
 }
 
 /** One vector index (memories or raw turns): where its vectors are served from. */
@@ -350,7 +369,9 @@ export interface VectorIndexStats {
 /** What installing one build did; `scan`: the build found a graph does not pay off for those vectors. */
 export interface ReindexStep {
   target: "memories" | "raw";
+  /** `segment`: installed; `scan`: kept exactly scanned (retried once the exact tier doubled); `stale`: the index changed under the build, nothing installed (the next plan is fresh). */
   result: "segment" | "scan" | "stale";
+  /** Points the installed segment serves (0 for `scan` and `stale`). */
   points: number;
   calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean };
 }
@@ -361,11 +382,28 @@ export type ReindexProgress =
   | { status: "done"; loaded: number; total: number };
 
 export interface ReindexOptions {
+  /**
+   * `build` before each build and `installed` after it (`loaded` / `total`: points built so far /
+   * points planned so far in this reindex), then `done`.
+   */
   onProgress?: (event: ReindexProgress) => void;
-  /** Aborting terminates the build worker; nothing is installed; `reindex` rejects with an `AbortError`. */
+  /**
+   * Aborting terminates the build worker at once; nothing is installed; `reindex` rejects with a
+   * `DOMException` named `AbortError` (not an EngramError). An in-process build cannot be interrupted:
+   * the abort takes effect when it returns.
+   */
   signal?: AbortSignal;
-  /** Build in a worker (default true; where none is available the build runs in-process). */
+  /**
+   * Build in a worker (default true). `false`, or where no worker is available, builds in-process:
+   * this thread is blocked for the build (about 0.5–3 ms per vector).
+   */
   inWorker?: boolean;
+}
+
+/** What `reindex` did: one step per build, then the tiers after the last one. */
+export interface ReindexResult {
+  steps: ReindexStep[];
+  stats: VectorIndexStats;
 }
 
 /** What `import` merged. */
@@ -421,8 +459,13 @@ export class Engram {
   stats(): Promise<EngramStats>;
   /** Tiers of the vector indexes and whether a build is due. */
   vectorIndexStats(): Promise<VectorIndexStats>;
-  /** Builds the vector index's graph segments now (off the query path; persisted with storage). */
-  reindex(options?: ReindexOptions): Promise<{ steps: ReindexStep[]; stats: VectorIndexStats }>;
+  /**
+   * Builds the vector index's graph segments now: each build in a worker (queries keep being
+   * answered meanwhile), installed through the write queue and persisted with storage. A running
+   * automatic build finishes first. Rejects with `AbortError` when `signal` aborts, `Closed` when the
+   * store is closed during it.
+   */
+  reindex(options?: ReindexOptions): Promise<ReindexResult>;
   reset(): Promise<void>;
   /** Writes what is pending (search touches), then the adapter's strict durability barrier. */
   flush(): Promise<void>;
@@ -457,7 +500,8 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
-  | "deleteSession" | "recallContext" | "resume" | "stats" | "reset" | "flush" | "compact" | "refresh" | "export" | "import" | "close"
+  | "deleteSession" | "recallContext" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
+  | "export" | "import" | "close"
 > & { terminate(): void };
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */

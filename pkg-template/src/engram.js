@@ -83,6 +83,9 @@ export class Engram {
    * `{embedDocuments, embedQuery, id?, dims?}`, or `null` for keyword-only search. Left out: in Node
    * the local model from `ENGRAM_MODEL_DIR` or `./models`; in browsers keyword-only. A store whose
    * vectors came from another embedder refuses to open (`Embedder`) unless `reembed: true`.
+   * `vectorIndex: {graphMin, alwaysGraph, workerUrl}` tunes the vector index and says where its build
+   * worker is served; `autoReindex` (default: where a worker is available) starts builds after
+   * writes; `onBackgroundError` receives a failed automatic build's error.
    */
   static async open(options = {}) {
     if (!isPlainObject(options)) throw invalid("open: expected an options object");
@@ -314,6 +317,7 @@ export class Engram {
         builder.terminate();
         reject(abortError("the reindex was aborted"));
       };
+      if (signal?.aborted) return onAbort(); // aborted while the build was being planned
       signal?.addEventListener("abort", onAbort, { once: true });
       builder
         .build(input)

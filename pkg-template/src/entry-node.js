@@ -76,8 +76,7 @@ function vectorWorkerPath() {
 /** A build worker; a background one is unref'd so it never keeps the process alive by itself. */
 function nodeVectorBuilder({ background = false, url } = {}) {
   const worker = new Worker(url ?? vectorWorkerPath());
-  if (background) worker.unref();
-  return workerBuilder({
+  const builder = workerBuilder({
     post: (message, transfer) => worker.postMessage(message, transfer),
     listen(onMessage, onFailure) {
       worker.on("message", onMessage);
@@ -87,6 +86,9 @@ function nodeVectorBuilder({ background = false, url } = {}) {
     },
     terminate: () => void worker.terminate(),
   });
+  // After the listeners: adding a 'message' listener refs the worker's port again.
+  if (background) worker.unref();
+  return builder;
 }
 
 registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });

@@ -50,7 +50,10 @@ export async function openInWorker(options = {}) {
     else call.resolve(data.result);
   };
   worker.onerror = (e) => {
-    for (const call of pending.values()) call.reject(new EngramError("Internal", `worker failed: ${e.message}`));
+    for (const call of pending.values()) {
+      call.done?.();
+      call.reject(new EngramError("Internal", `worker failed: ${e.message}`));
+    }
     pending.clear();
   };
   const call = (method, args, extra = {}) =>

@@ -46,6 +46,24 @@ test("Engram + local embedder in a Web Worker; model cached for offline reuse", 
   console.log(`worker: first load + open ${Math.round(r.firstLoadMs)} ms`);
 });
 
+test("vector index builds run in a module Worker: the page keeps running; abort; automatic builds; through openInWorker", async () => {
+  await browser.goto(`${server.origin}/tests/browser/vectors.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.deepEqual(r.statuses, ["build", "installed", "done"]);
+  assert.deepEqual(r.result, ["segment"]);
+  assert.equal(r.segments, 1);
+  assert.deepEqual(r.during, { id: "memory 5", before: true }, "a query was answered during the build");
+  assert.ok(r.ticksDuringBuild >= r.buildMs / 50, `the page's timer fired ${r.ticksDuringBuild} times in ${r.buildMs} ms`);
+  assert.equal(r.abort, "AbortError");
+  assert.equal(r.abortUnchanged, true);
+  assert.equal(r.autoSegments, 1);
+  assert.deepEqual(r.remote, { statuses: ["build", "installed", "done"], result: ["segment"], segments: 1 });
+  assert.equal(r.remoteAbort, "AbortError");
+  assert.equal(r.remoteAfterAbort, 1200);
+  console.log(`# browser: worker build of 3000 vectors ${Math.round(r.buildMs)} ms; page timer fired ${r.ticksDuringBuild} times, longest gap ${Math.round(r.maxGapMs)} ms`);
+});
+
 test("IndexedDB: memories survive a page reload", async () => {
   const url = (phase) => `${server.origin}/tests/browser/persist.html?phase=${phase}&db=reload-test`;
   await browser.goto(url("write"));
