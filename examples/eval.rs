@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --example eval -- locomo PATH [--limit N] [--mode bm25|hybrid] [--neighbors N]
-//! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid]
+//! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid] [--misses]
 //! ```
 //! PATH may be `.json` or `.json.gz`. `--mode hybrid` needs `--features embedder` and the model files
 //! (`scripts/fetch-models.sh`); embeddings are cached under `.cache/embeddings/` by model id and text.
@@ -27,15 +27,22 @@ struct Args {
     limit: Option<usize>,
     mode: String,
     neighbors: u32,
+    /// Print each LongMemEval question that misses recall_all@5, with its gold sessions' ranks and
+    /// the hits that placed the ten best sessions (stderr).
+    misses: bool,
 }
 
 fn parse_args() -> AnyResult<Args> {
     let mut it = std::env::args().skip(1);
-    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N]";
+    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses]";
     let dataset = it.next().ok_or(usage)?;
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0 };
+    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false };
     while let Some(flag) = it.next() {
+        if flag == "--misses" {
+            args.misses = true;
+            continue;
+        }
         let value = it.next().ok_or(usage)?;
         match flag.as_str() {
             "--limit" => args.limit = Some(value.parse()?),
@@ -338,6 +345,23 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
         let dcg: f64 = ranked_sessions.iter().take(10).enumerate().filter(|(_, s)| gold.contains(s.as_str())).map(|(i, _)| 1.0 / (i as f64 + 2.0).log2()).sum();
         let idcg: f64 = (0..gold.len().min(10)).map(|i| 1.0 / (i as f64 + 2.0).log2()).sum();
         let ndcg = dcg / idcg;
+        if args.misses && recall_all < 1.0 {
+            let ranks: Vec<String> = gold.iter().map(|g| ranked_sessions.iter().position(|s| s == g).map_or("-".into(), |p| (p + 1).to_string())).collect();
+            eprintln!("miss {qid} [{}] gold ranks {} of {}: {}", q["question_type"].as_str().unwrap_or("?"), ranks.join(","), ranked_sessions.len(), q["question"].as_str().unwrap_or_default());
+            {
+                // The ten best sessions and the hit that placed each, with its score breakdown.
+                let req = SearchRequest { query: Some(q["question"].as_str().unwrap_or_default().to_string()), scope: Scope::Raw, limit: Some(1000), dry_run: true, explain: true, ..Default::default() };
+                let mut shown: Vec<String> = Vec::new();
+                for h in engine.search(&req).unwrap() {
+                    let r = h.raw().unwrap();
+                    if shown.contains(&r.session_id) || shown.len() >= 10 { continue; }
+                    shown.push(r.session_id.clone());
+                    let b = h.explain.clone().unwrap();
+                    let c: String = r.content.chars().take(110).collect::<String>().replace('\n', " ");
+                    eprintln!("   {}{:>2} s={:.3} rel={:.3} k={:?} v={:?} t={} [{}] {}", if gold.contains(r.session_id.as_str()) {"*"} else {" "}, shown.len(), b.score, b.relevance, b.keyword.map(|x| (x*1000.0).round()/1000.0), b.vector.map(|x| (x*1000.0).round()/1000.0), r.turn_index, r.role, c);
+                }
+            }
+        }
         n += 1;
         recall_sum += recall_all;
         ndcg_sum += ndcg;

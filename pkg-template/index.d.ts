@@ -176,6 +176,13 @@ export interface ScoreBreakdown {
   layerBias: number;
   /** 1 now, halving every 7 days from the event date. */
   recency: number;
+  /**
+   * Present when the query names a relative time ("5 days ago", "last month", "in the past two
+   * weeks"): how well the event date falls in it, 0..1. The score is multiplied by `1 + timeMatch`.
+   */
+  timeMatch?: number;
+  /** On raw turns: the weight of the speaker's role (assistant turns 0.75, others 1), already in `relevance`. */
+  roleWeight?: number;
   weight: number;
   score: number;
 }

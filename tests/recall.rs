@@ -189,6 +189,43 @@ fn a_reply_surfaces_through_the_turn_it_answers() {
     assert!(!ids.contains(&"s#2") || ids.iter().position(|x| *x == "s#2") > Some(1));
 }
 
+#[test]
+fn the_users_own_words_outrank_the_assistants_at_equal_match() {
+    let (mut e, _) = engine();
+    for (id, role) in [("a", "assistant"), ("u", "user")] {
+        e.ingest(SessionInput { id: id.into(), turns: vec![turn(role, role, "I bought a sourdough starter kit at the farmers market")], ..Default::default() }).unwrap();
+    }
+    let hits = e.search(&SearchRequest { scope: Scope::Raw, explain: true, ..query("sourdough starter kit") }).unwrap();
+    let ids: Vec<&str> = hits.iter().map(|h| h.id()).collect();
+    assert_eq!(ids, ["u#0", "a#0"]);
+    let weights: Vec<Option<f64>> = hits.iter().map(|h| h.explain.as_ref().unwrap().role_weight).collect();
+    assert_eq!(weights, [Some(1.0), Some(engram::recall::score::ASSISTANT_TURN_WEIGHT)]);
+    // A clearly better match by the assistant still wins: the weight is a prior, not a filter.
+    e.ingest(SessionInput { id: "b".into(), turns: vec![turn("assistant", "bot", "Your sourdough starter kit: feed the starter daily, keep the kit jar warm")], ..Default::default() }).unwrap();
+    let top = e.search(&SearchRequest { scope: Scope::Raw, ..query("feed the sourdough starter daily") }).unwrap();
+    assert_eq!(top[0].id(), "b#0");
+}
+
+#[test]
+fn a_relative_time_in_the_query_lifts_what_happened_then() {
+    let (mut e, _) = engine();
+    for (id, days) in [("old", 20), ("then", 5), ("new", 1)] {
+        e.ingest(SessionInput { id: id.into(), date: Some(T0 - days * DAY), turns: vec![turn("user", "me", "I joined a plank challenge on social media")], ..Default::default() }).unwrap();
+    }
+    let ranked = |e: &mut Engram, q: &str| -> Vec<String> { e.search(&SearchRequest { scope: Scope::Raw, ..query(q) }).unwrap().iter().map(|h| h.raw().unwrap().session_id.clone()).collect() };
+    // Without a time phrase the newest wins (recency); with one, the event at that time does.
+    assert_eq!(ranked(&mut e, "social media challenge")[0], "new");
+    assert_eq!(ranked(&mut e, "which social media challenge did I join 5 days ago")[0], "then");
+    assert_eq!(ranked(&mut e, "social media challenge three weeks ago")[0], "old");
+    let hits = e.search(&SearchRequest { scope: Scope::Raw, explain: true, ..query("social media challenge 5 days ago") }).unwrap();
+    let matched: Vec<(String, f64)> = hits.iter().map(|h| (h.raw().unwrap().session_id.clone(), h.explain.as_ref().unwrap().time_match.unwrap())).collect();
+    assert_eq!(matched[0], ("then".to_string(), 1.0));
+    assert!(matched.iter().all(|(s, m)| s == "then" || *m < 1.0));
+    // A time phrase never brings in text that does not match.
+    let unrelated = e.search(&SearchRequest { scope: Scope::Raw, ..query("pottery class 5 days ago") }).unwrap();
+    assert!(unrelated.is_empty(), "{:?}", unrelated.iter().map(|h| h.id()).collect::<Vec<_>>());
+}
+
 /// Test-only embedder: a 2-d vector from two keywords; text without letters has "nothing to embed".
 struct KeywordVectors;
 

@@ -6,7 +6,7 @@ use super::{resolve_namespace, Engram};
 use crate::error::{Error, Result};
 use crate::index::{DocId, KeywordIndex, KeywordQuery, VectorIndex};
 use crate::model::{validate, Memory, RawEntry};
-use crate::recall::{fusion, score, ScoreBreakdown, SearchRequest, DEFAULT_LIMIT, EXPANSION_DECAY, TOUCH_RELEVANCE};
+use crate::recall::{fusion, score, timeframe, ScoreBreakdown, SearchRequest, DEFAULT_LIMIT, EXPANSION_DECAY, TOUCH_RELEVANCE};
 
 /// What a hit is: an authored memory or a verbatim turn.
 #[derive(Clone, Debug, PartialEq)]
@@ -118,6 +118,8 @@ impl Engram {
         let keyword_query = text.map(KeywordQuery::parse);
         let pool = (limit * 4).max(50);
         let now = self.now();
+        let windows = text.map(|q| timeframe::windows(q, now)).unwrap_or_default();
+        let at = score::QueryTime { now, windows: &windows };
         let in_scope = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
 
         let mut scored: Vec<(Key, ScoreBreakdown)> = Vec::new();
@@ -133,7 +135,7 @@ impl Engram {
             };
             for (slot, (k, v)) in gather(&self.tables.keyword, &self.tables.vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(m) = self.tables.table.get(slot) {
-                    scored.push((Key::Memory(slot), score::score(m, fusion::fuse(k, v), k, v, now)));
+                    scored.push((Key::Memory(slot), score::score(m, fusion::fuse(k, v), k, v, at)));
                 }
             }
         }
@@ -167,7 +169,7 @@ impl Engram {
                 let k = fusion::with_adjacent(k, adjacent.get(&slot).copied());
                 let context = self.tables.raw.existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
                 let k = fusion::with_context(k, context);
-                scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, now)));
+                scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, at)));
             }
         }
         scored.retain(|(_, b)| b.relevance > 0.0);

@@ -3,6 +3,7 @@
 pub mod context;
 pub mod fusion;
 pub mod score;
+pub mod timeframe;
 
 pub use score::ScoreBreakdown;
 
