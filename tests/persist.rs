@@ -80,6 +80,26 @@ fn a_store_remembers_its_embedder_and_refuses_another_unless_asked_to_reembed() 
     assert_eq!(open_with("model-a", 8, false).err().unwrap().code, ErrorCode::Embedder);
 }
 
+#[test]
+fn a_seeded_id_source_never_reuses_an_id_after_a_reopen() {
+    // A seeded source restarts its sequence on every open; the ids it already handed out (live or
+    // deleted) must not be handed out again.
+    let storage = Rc::new(MemoryStorage::new());
+    let open_seeded = || block_on(Store::open(storage.clone(), Box::new(clock()), with_embedder("model-a", 8, false)));
+    let mut store = open_seeded().unwrap();
+    let kept = block_on(store.add(NewMemory { content: "first memory".into(), ..Default::default() })).unwrap().memory.id;
+    let gone = block_on(store.add(NewMemory { content: "second memory".into(), ..Default::default() })).unwrap().memory.id;
+    block_on(store.delete(&gone)).unwrap();
+    drop(store);
+    let mut store = open_seeded().unwrap();
+    let a = block_on(store.add(NewMemory { content: "third memory".into(), ..Default::default() })).unwrap().memory.id;
+    let b = block_on(store.add(NewMemory { content: "fourth memory".into(), ..Default::default() })).unwrap().memory.id;
+    let ids = [&kept, &gone, &a, &b];
+    assert_eq!(ids.iter().collect::<std::collections::HashSet<_>>().len(), 4, "{ids:?}");
+    assert_eq!(store.engine().get(&kept).unwrap().content, "first memory");
+    assert_eq!(store.engine().history(&a).unwrap().len(), 1);
+}
+
 /// A `MemoryStorage` shared between successive opens.
 /// A compacted store of a few dozen records: one snapshot record.
 fn reference_snapshot() -> (engram::host::StorageKey, Vec<u8>) {

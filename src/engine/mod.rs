@@ -208,7 +208,7 @@ impl Engram {
         }
 
         let vector = self.vector_for(input.embedding.as_deref(), &input.content)?;
-        let id = self.ids.next_uuid()?;
+        let id = self.fresh_id()?;
         let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
         let memory = Memory {
             id: id.clone(),
@@ -353,6 +353,17 @@ impl Engram {
             self.remove_slot(s, now);
         }
         Ok(slots.len())
+    }
+
+    /// A new memory id that no memory, live or deleted, has had. OS ids never collide in practice;
+    /// a seeded source restarts its sequence when a store is reopened, so its ids are checked.
+    fn fresh_id(&mut self) -> Result<String> {
+        loop {
+            let id = self.ids.next_uuid()?;
+            if self.tables.table.slot_of(&id).is_none() && !self.tables.history.knows(&id) {
+                return Ok(id);
+            }
+        }
     }
 
     /// Everything that happened to a memory, oldest first. `NotFound` if it never existed.

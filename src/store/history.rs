@@ -57,6 +57,11 @@ impl HistoryLog {
         self.events.push(event);
     }
 
+    /// Whether any event names this memory id.
+    pub fn knows(&self, memory_id: &str) -> bool {
+        self.by_memory.contains_key(memory_id)
+    }
+
     /// Events of one memory, oldest first; `None` if the id never existed.
     pub fn of(&self, memory_id: &str) -> Option<Vec<&HistoryEvent>> {
         self.by_memory.get(memory_id).map(|ix| ix.iter().map(|&i| &self.events[i]).collect())
