@@ -9,7 +9,7 @@
 // by `cargo run --release --features embedder --example eval -- longmemeval PATH --mode hybrid`);
 // real queries are held-out vectors from the same file.
 //
-//   node benches/vector.mjs [--sizes 10000,50000,100000] [--queries 200] [--vectors FILE --real-sizes 10000,25000]
+//   node benches/vector.mjs [--sizes 10000,50000,100000] [--queries 200] [--vectors FILE --real-sizes 10000,25000] [--no-reindex]
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -120,6 +120,11 @@ async function measure(label, n, file, vectorsOf, queries) {
   tj.sort((a, b) => a - b);
   const scan = await timeQueries(search, queries, exactOf);
   const before = await db.stats();
+  if (noReindex) {
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+    return { label, n, j50: percentile(tj, 50), j95: percentile(tj, 95), scan, wasmMB: before.wasmMemoryBytes / 2 ** 20 };
+  }
   let s = performance.now();
   const reindex = await db.reindex({ inWorker: false });
   const buildMs = performance.now() - s;
@@ -144,6 +149,8 @@ async function measure(label, n, file, vectorsOf, queries) {
 }
 
 const nq = Number(opt("--queries", "200"));
+// Only the exact scan and the JS peer (no graph build, no reopen): a quick run of the scan path.
+const noReindex = args.includes("--no-reindex");
 const rows = [];
 for (const n of opt("--sizes", "10000,50000,100000").split(",").map(Number)) {
   const file = exportFile(n, null);
@@ -193,10 +200,19 @@ function vectorsFromExport(buf, n) {
 
 const f = (x, d = 2) => x.toFixed(d);
 console.log(`\nvector search, Node ${process.version}, ${nq} queries, top 10 (p50 / p95 ms; recall@10 mean / worst against the exact answer)`);
-console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
-console.log("|---|---|---|---|---|---|---|---|---|---|");
-for (const r of rows) {
+if (!noReindex) {
+  console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+}
+if (noReindex) {
+  console.log("| vectors | n | JS brute force | engram exact int8 scan | ÷ JS (p50) | wasm MB |");
+  console.log("|---|---|---|---|---|---|");
+}
+for (const r of noReindex ? [] : rows) {
   const q = (x) => `${f(x.p50)} / ${f(x.p95)} (${f(x.recall, 3)} / ${f(x.worst, 1)})`;
   console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${q(r.scan)} | ${q(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${q(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`);
 }
-for (const r of rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);
+for (const r of noReindex ? rows : []) {
+  console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${f(r.scan.p50)} / ${f(r.scan.p95)} (${f(r.scan.recall, 3)} / ${f(r.scan.worst, 1)}) | ${f(r.scan.p50 / r.j50)}× | ${f(r.wasmMB, 0)} |`);
+}
+for (const r of noReindex ? [] : rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);

@@ -46,7 +46,11 @@ for (const [name, type] of [["node", "commonjs"], ["web", "module"]]) {
 const nodeWasm = readFileSync(join(byName.node, "engram_bg.wasm"));
 const webWasm = readFileSync(join(byName.web, "engram_bg.wasm"));
 if (!nodeWasm.equals(webWasm)) throw new Error("build-pkg: node and web wasm differ; cannot share one module");
-cpSync(join(byName.web, "engram_bg.wasm"), join(out, "dist", "wasm-web", "engram_bg.wasm"));
+// Release builds drop the `name` custom section (function names for stack traces: 1.6 MiB of the
+// module); dev and profiling builds keep it.
+const shipped = profile === "release" ? withoutCustomSections(webWasm, new Set(["name"])) : webWasm;
+writeFileSync(join(out, "dist", "wasm-web", "engram_bg.wasm"), shipped);
+console.log(`build-pkg: engram_bg.wasm ${(webWasm.length / 2 ** 20).toFixed(2)} MiB → ${(shipped.length / 2 ** 20).toFixed(2)} MiB shipped`);
 const nodeGlue = join(out, "dist", "wasm-node", "engram.js");
 const glueText = readFileSync(nodeGlue, "utf8");
 const wasmPathLine = "const wasmPath = `${__dirname}/engram_bg.wasm`;";
@@ -74,6 +78,38 @@ await esbuild({ ...common, external: [...common.external, "./engram.browser.mjs"
 // entries start dist/engram.vector-worker.node.cjs with worker_threads.
 await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker.js")], outfile: join(out, "dist", "engram.vector-worker.mjs"), format: "esm", platform: "browser" });
 await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker-node.js")], outfile: join(out, "dist", "engram.vector-worker.node.cjs"), format: "cjs", platform: "node" });
+
+/** A copy of a wasm module without the custom sections named in `drop` (other sections byte-identical). */
+function withoutCustomSections(bytes, drop) {
+  const leb = (at) => {
+    let value = 0;
+    let shift = 0;
+    for (;;) {
+      const b = bytes[at++];
+      value += (b & 0x7f) * 2 ** shift;
+      shift += 7;
+      if (b < 0x80) return [value, at];
+    }
+  };
+  if (bytes.readUInt32LE(0) !== 0x6d736100) throw new Error("build-pkg: not a wasm module");
+  const kept = [bytes.subarray(0, 8)];
+  let at = 8;
+  while (at < bytes.length) {
+    const start = at;
+    const id = bytes[at];
+    const [size, body] = leb(at + 1);
+    const end = body + size;
+    if (end > bytes.length) throw new Error("build-pkg: truncated wasm section");
+    let name = null;
+    if (id === 0) {
+      const [len, nameAt] = leb(body);
+      name = bytes.subarray(nameAt, nameAt + len).toString("utf8");
+    }
+    if (!drop.has(name)) kept.push(bytes.subarray(start, end));
+    at = end;
+  }
+  return Buffer.concat(kept);
+}
 
 const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
 pkg.version = version;

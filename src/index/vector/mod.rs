@@ -498,14 +498,24 @@ impl VectorIndex {
         }
         let q = Code::new(query);
         let pool = limit * 4 + 32;
-        let mut candidates = best(self.delta.rows().filter(|(d, _, _)| accept(*d)).map(|(d, c, s)| (d, q.scale * s * dot_i8(&q.q, c) as f32)), pool);
+        let mut delta_best = Best::new(pool);
+        for (d, c, s) in self.delta.rows() {
+            delta_best.offer(d, q.scale * s * dot_i8(&q.q, c) as f32, &accept);
+        }
+        let mut candidates = delta_best.into_vec();
         for (si, seg) in self.segments.iter().enumerate() {
             let (g, si) = (&seg.graph, si as u16);
             if seg.live == 0 {
                 continue;
             }
             let live = |pid: u32, doc: DocId| self.locs.get(doc as usize) == Some(&Loc::Graph(si, pid));
-            let scan = || best(g.points().filter(|(p, d, _)| live(*p, *d) && accept(*d)).map(|(_, d, c)| (d, q.cosine(c))), pool);
+            let scan = || {
+                let mut b = Best::new(pool);
+                for (p, d, c) in g.points() {
+                    b.offer(d, q.cosine(c), &|d| live(p, d) && accept(d));
+                }
+                b.into_vec()
+            };
             let from_graph = if self.selective(si, g, &accept, limit) {
                 scan()
             } else {
@@ -545,6 +555,66 @@ impl VectorIndex {
             return dot(query, v);
         }
         self.code_of(doc).map_or(f32::NEG_INFINITY, |(q, s)| s * q.iter().zip(query).map(|(&c, &x)| c as f32 * x).sum::<f32>())
+    }
+}
+
+/// The `pool` best (doc, estimate) pairs offered so far. The filter is asked only about a pair that
+/// would enter them: in a scan most documents score below the pool and never pay for `accept` (for
+/// the engine, a lookup of the memory's namespace, kind, layer and tags — a cache miss per document,
+/// which cost more than the int8 dot product itself).
+struct Best {
+    pool: usize,
+    /// Max-heap whose top is the worst kept pair.
+    heap: std::collections::BinaryHeap<Ranked>,
+}
+
+/// Orders (estimate, doc) so that the greater is the worse: lower estimate, then higher doc — the
+/// same order `best` uses, so a scan through `Best` keeps the same pairs.
+#[derive(Clone, Copy, Debug)]
+struct Ranked(f32, DocId);
+
+impl PartialEq for Ranked {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == std::cmp::Ordering::Equal
+    }
+}
+impl Eq for Ranked {}
+impl PartialOrd for Ranked {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Ranked {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        other.0.total_cmp(&self.0).then(self.1.cmp(&other.1))
+    }
+}
+
+impl Best {
+    fn new(pool: usize) -> Best {
+        Best { pool, heap: std::collections::BinaryHeap::with_capacity(pool + 1) }
+    }
+
+    fn offer(&mut self, doc: DocId, estimate: f32, accept: &impl Fn(DocId) -> bool) {
+        if self.pool == 0 {
+            return;
+        }
+        let candidate = Ranked(estimate, doc);
+        let full = self.heap.len() >= self.pool;
+        if full && self.heap.peek().is_some_and(|worst| candidate >= *worst) {
+            return;
+        }
+        if !accept(doc) {
+            return;
+        }
+        if full {
+            self.heap.pop();
+        }
+        self.heap.push(candidate);
+    }
+
+    fn into_vec(self) -> Vec<(DocId, f32)> {
+        self.heap.into_iter().map(|Ranked(e, d)| (d, e)).collect()
     }
 }
 

@@ -172,3 +172,30 @@ fn index_is_send_and_sync_and_builds_can_move_between_threads() {
     ix.install(output).unwrap();
     assert_eq!(ix.indexed_len(), 80);
 }
+
+#[test]
+fn streaming_pool_keeps_what_a_full_sort_keeps_and_filters_only_entrants() {
+    // Estimates with many ties (rounded), half the documents rejected by the filter.
+    let scores: Vec<(DocId, f32)> = vectors(5000, 4, 11).iter().enumerate().map(|(i, v)| (i as DocId, (v[0] * 20.0).round() / 20.0)).collect();
+    let accept = |d: DocId| d % 2 == 0;
+    for pool in [0, 1, 7, 72, 4999, 6000] {
+        let calls = std::cell::Cell::new(0usize);
+        let counted = |d: DocId| {
+            calls.set(calls.get() + 1);
+            accept(d)
+        };
+        let mut b = Best::new(pool);
+        for &(d, e) in &scores {
+            b.offer(d, e, &counted);
+        }
+        let mut got = b.into_vec();
+        let mut want = best(scores.iter().copied().filter(|(d, _)| accept(*d)), pool);
+        let order = |a: &(DocId, f32), b: &(DocId, f32)| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0));
+        got.sort_by(order);
+        want.sort_by(order);
+        assert_eq!(got, want, "pool {pool}");
+        if pool == 72 {
+            assert!(calls.get() < scores.len() / 4, "the filter ran {} times for {} documents", calls.get(), scores.len());
+        }
+    }
+}
