@@ -30,3 +30,20 @@ export function loadCorpus(path, n) {
 export function percentile(sorted, p) {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 }
+
+/** A seeded pseudo-random unit vector (xorshift32): the same vector for the same seed, in every run. */
+export function seededUnit(seed, dims = 384) {
+  let s = seed >>> 0 || 1;
+  const v = new Float32Array(dims);
+  let norm = 0;
+  for (let i = 0; i < dims; i++) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    v[i] = (s >>> 0) / 2 ** 31 - 1;
+    norm += v[i] * v[i];
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dims; i++) v[i] /= norm;
+  return v;
+}

@@ -15,29 +15,13 @@ import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, rea
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { loadCorpus, percentile } from "./corpus.mjs";
+import { loadCorpus, percentile, seededUnit } from "./corpus.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
 const repo = resolve(here, "..");
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
 const DIMS = 384;
-
-function randomUnit(seed) {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(DIMS);
-  let norm = 0;
-  for (let i = 0; i < DIMS; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    v[i] = (s >>> 0) / 2 ** 31 - 1;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < DIMS; i++) v[i] /= norm;
-  return v;
-}
 
 function diskBytes(dir) {
   let total = 0;
@@ -109,7 +93,7 @@ async function childJsonWrite(exportFile, out) {
   for (let page; (page = await db.getAll({ limit: 1000, offset: rows.length })).length; ) rows.push(...page);
   const fd = openSync(out, "w");
   writeSync(fd, "[");
-  rows.forEach((m, i) => writeSync(fd, (i ? ",\n" : "") + JSON.stringify({ ...m, embedding: Array.from(randomUnit(i + 1)) })));
+  rows.forEach((m, i) => writeSync(fd, (i ? ",\n" : "") + JSON.stringify({ ...m, embedding: Array.from(seededUnit(i + 1)) })));
   writeSync(fd, "]");
   closeSync(fd);
   await db.close();
@@ -126,7 +110,7 @@ async function childAdds(dir, durability, docs) {
   const t0 = performance.now();
   for (let i = 0; i < docs.length; i++) {
     const s = performance.now();
-    await db.add({ content: docs[i], embedding: randomUnit(i + 7) });
+    await db.add({ content: docs[i], embedding: seededUnit(i + 7) });
     times.push(performance.now() - s);
   }
   const ms = performance.now() - t0;
@@ -143,7 +127,7 @@ function childJsonAdds(file, durability, docs) {
   const t0 = performance.now();
   for (let i = 0; i < docs.length; i++) {
     const s = performance.now();
-    const row = { id: crypto.randomUUID(), content: docs[i], createdAt: Date.now(), embedding: Array.from(randomUnit(i + 7)) };
+    const row = { id: crypto.randomUUID(), content: docs[i], createdAt: Date.now(), embedding: Array.from(seededUnit(i + 7)) };
     writeSync(fd, JSON.stringify(row) + "\n");
     if (durability === "strict") fsyncSync(fd);
     times.push(performance.now() - s);

@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { percentile } from "./corpus.mjs";
+import { percentile, seededUnit } from "./corpus.mjs";
 
 const repo = resolve(fileURLToPath(new URL(".", import.meta.url)), "..");
 const args = process.argv.slice(2);
@@ -32,22 +32,6 @@ function exportFile(n, vectors) {
     execFileSync("cargo", ["run", "--quiet", "--profile", "bench-native", "--example", "synthetic_export", "--", String(n), file, "--uniform", ...extra], { cwd: repo, stdio: "inherit" });
   }
   return file;
-}
-
-function seededUnit(seed) {
-  let s = seed >>> 0 || 1;
-  const v = new Float32Array(DIMS);
-  let norm = 0;
-  for (let i = 0; i < DIMS; i++) {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    v[i] = (s >>> 0) / 2 ** 31 - 1;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < DIMS; i++) v[i] /= norm;
-  return v;
 }
 
 /** The i-th vector of an embedding cache file. */
