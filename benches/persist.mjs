@@ -21,7 +21,6 @@ const here = fileURLToPath(new URL(".", import.meta.url));
 const repo = resolve(here, "..");
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const DIMS = 384;
 
 function diskBytes(dir) {
   let total = 0;
