@@ -184,19 +184,16 @@ function vectorsFromExport(buf, n) {
 
 const f = (x, d = 2) => x.toFixed(d);
 console.log(`\nvector search, Node ${process.version}, ${nq} queries, top 10 (p50 / p95 ms; recall@10 mean / worst against the exact answer)`);
-if (!noReindex) {
-  console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
-  console.log("|---|---|---|---|---|---|---|---|---|---|");
-}
+const cell = (x) => `${f(x.p50)} / ${f(x.p95)} (${f(x.recall, 3)} / ${f(x.worst, 1)})`;
 if (noReindex) {
   console.log("| vectors | n | JS brute force | engram exact int8 scan | ÷ JS (p50) | wasm MB |");
   console.log("|---|---|---|---|---|---|");
+  for (const r of rows) console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${cell(r.scan)} | ${f(r.scan.p50 / r.j50)}× | ${f(r.wasmMB, 0)} |`);
+} else {
+  console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
+  console.log("|---|---|---|---|---|---|---|---|---|---|");
+  for (const r of rows) {
+    console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${cell(r.scan)} | ${cell(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${cell(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`);
+  }
+  for (const r of rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);
 }
-for (const r of noReindex ? [] : rows) {
-  const q = (x) => `${f(x.p50)} / ${f(x.p95)} (${f(x.recall, 3)} / ${f(x.worst, 1)})`;
-  console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${q(r.scan)} | ${q(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${q(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`);
-}
-for (const r of noReindex ? rows : []) {
-  console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${f(r.scan.p50)} / ${f(r.scan.p95)} (${f(r.scan.recall, 3)} / ${f(r.scan.worst, 1)}) | ${f(r.scan.p50 / r.j50)}× | ${f(r.wasmMB, 0)} |`);
-}
-for (const r of noReindex ? [] : rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);

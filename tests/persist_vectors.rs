@@ -26,7 +26,6 @@ fn vector_options(graph_min: usize) -> VectorOptions {
 }
 
 fn open_with(storage: Faulty, graph_min: usize) -> engram::Result<Store<Faulty>> {
-    // Random ids: a seeded id source would repeat its ids after every reopen.
     let engine = EngineOptions { id_seed: None, embedder: None, vectors: vector_options(graph_min) };
     block_on(Store::open(storage, Box::new(clock()), OpenOptions { engine, compact_after: 64, ..OpenOptions::default() }))
 }
@@ -43,6 +42,16 @@ fn nearest(store: &mut Store<Faulty>, q: &[f32], ns: &str, limit: usize) -> Vec<
 
 fn ids(hits: &[engram::Hit]) -> Vec<String> {
     hits.iter().map(|h| h.memory().unwrap().id.clone()).collect()
+}
+
+/// A store of `n` clustered vectors in namespace `a`, contents `m0`, `m1`, …
+fn clustered_store(storage: &Faulty, graph_min: usize, n: usize, seed: u64) -> (Store<Faulty>, vectors::Clusters) {
+    let mut store = open_with(storage.clone(), graph_min).unwrap();
+    let mut c = vectors::Clusters::new(6, DIMS, seed);
+    for i in 0..n {
+        add(&mut store, format!("m{i}"), "a", c.sample());
+    }
+    (store, c)
 }
 
 /// Builds until nothing is due, through the store (so segments are persisted).
@@ -95,11 +104,7 @@ fn segments_are_persisted_and_reused_after_deletes_renumber_slots() {
 #[test]
 fn a_damaged_or_missing_segment_is_skipped_and_vectors_are_scanned() {
     let storage = Faulty::default();
-    let mut store = open_with(storage.clone(), 50).unwrap();
-    let mut c = vectors::Clusters::new(6, DIMS, 2);
-    for i in 0..120 {
-        add(&mut store, format!("m{i}"), "a", c.sample());
-    }
+    let (mut store, mut c) = clustered_store(&storage, 50, 120, 2);
     build_all(&mut store);
     let q = c.sample();
     let want = ids(&nearest(&mut store, &q, "a", 5));
@@ -124,11 +129,7 @@ fn a_damaged_or_missing_segment_is_skipped_and_vectors_are_scanned() {
 #[test]
 fn a_failed_segment_write_is_a_storage_error_and_loses_nothing() {
     let storage = Faulty::default();
-    let mut store = open_with(storage.clone(), 50).unwrap();
-    let mut c = vectors::Clusters::new(6, DIMS, 3);
-    for i in 0..100 {
-        add(&mut store, format!("m{i}"), "a", c.sample());
-    }
+    let (mut store, mut c) = clustered_store(&storage, 50, 100, 3);
     let input = store.plan_vector_build(true).unwrap();
     storage.fail_next(Fault::Quota);
     let e = block_on(store.install_vector_build(input.build())).unwrap_err();

@@ -67,7 +67,7 @@ pub fn windows(query: &str, now: Millis) -> Vec<Window> {
             let n = count.unwrap_or(1);
             let half = if unit == DAY { DAY } else { unit / 2 };
             found.push(Window::around(now - n * unit, half, unit.max(2 * DAY)));
-        } else if matches!(before(1), Some("last" | "past" | "previous" | "this")) || (count.is_some() && matches!(before_count(&words, i), Some("last" | "past" | "previous"))) {
+        } else if matches!(before(1), Some("last" | "past" | "previous" | "this")) || (count.is_some() && span_before_count(&words, i)) {
             // "the past two weeks", "last month", "this year": everything from then until now.
             let n = count.unwrap_or(1);
             let span = if before(1) == Some("last") && count.is_none() { 2 * unit } else { n * unit };
@@ -120,16 +120,12 @@ fn count_before(words: &[&str], i: usize) -> Option<i64> {
     number(prev)
 }
 
-/// The word in front of the count in front of the unit at `i` ("past" in "past two weeks").
-fn before_count(words: &[&str], i: usize) -> Option<&'static str> {
-    let prev = *words.get(i.checked_sub(1)?)?;
-    let back = if prev == "of" { 2 } else { 1 };
-    let mut j = i.checked_sub(back + 1)?;
-    // "the past few days" / "the last couple of weeks": skip an article before the count.
-    if matches!(words.get(j), Some(&"a")) {
-        j = j.checked_sub(1)?;
-    }
-    ["last", "past", "previous"].into_iter().find(|w| words.get(j) == Some(w))
+/// Whether "last", "past" or "previous" stands in front of the count in front of the unit at `i`
+/// ("past two weeks", "last couple of days").
+fn span_before_count(words: &[&str], i: usize) -> bool {
+    let Some(prev) = i.checked_sub(1).and_then(|j| words.get(j)) else { return false };
+    let back = if *prev == "of" { 3 } else { 2 };
+    i.checked_sub(back).and_then(|j| words.get(j)).is_some_and(|w| matches!(*w, "last" | "past" | "previous"))
 }
 
 #[cfg(test)]
