@@ -141,8 +141,8 @@ fn oracle_recall(name: &str, data: Vec<Vec<f32>>, query_sets: Vec<(&str, Vec<Vec
 fn random_recall(n: usize) {
     let t = Instant::now();
     let data = uniform(n, DIMS, 0x0AC1E + n as u64);
-    let fresh = uniform(QUERIES, DIMS, 0x0AC1E_0001);
-    let near = near_stored(&labelled(data.clone()), QUERIES, 0.3, 0x0AC1E_0002);
+    let fresh = uniform(QUERIES, DIMS, 0xAC1E_0001);
+    let near = near_stored(&labelled(data.clone()), QUERIES, 0.3, 0xAC1E_0002);
     println!("random n={n}: data {:.2?}", t.elapsed());
     oracle_recall("random", data, vec![("fresh random", fresh), ("stored + noise 0.3", near)]);
 }
@@ -159,9 +159,13 @@ fn random_recall_50k() {
     random_recall(50_000);
 }
 
+/// A list of vectors.
+#[cfg(feature = "embedder")]
+type Vectors = Vec<Vec<f32>>;
+
 /// `n` stored real vectors, the next `QUERIES` pool texts as held-out queries, and question vectors.
 #[cfg(feature = "embedder")]
-fn real_data(n: usize) -> (Vec<Vec<f32>>, Vec<Vec<f32>>, Vec<Vec<f32>>) {
+fn real_data(n: usize) -> (Vectors, Vectors, Vectors) {
     let t = Instant::now();
     let mut data = real_vectors::real_vectors(n + QUERIES).unwrap_or_else(|e| panic!("real vectors: {e}"));
     let held_out = data.split_off(n);
@@ -217,8 +221,8 @@ fn exact_tier_matches(name: &str, data: Vec<Vec<f32>>, query_sets: Vec<(&str, Ve
 #[ignore]
 fn exact_tier_top10_is_the_oracle_random_10k() {
     let data = uniform(10_000, DIMS, 0xE4AC7);
-    let near = near_stored(&labelled(data.clone()), QUERIES, 0.3, 0xE4AC7_0002);
-    exact_tier_matches("random", data, vec![("fresh random", uniform(QUERIES, DIMS, 0xE4AC7_0001)), ("stored + noise 0.3", near)]);
+    let near = near_stored(&labelled(data.clone()), QUERIES, 0.3, 0xE_4AC7_0002);
+    exact_tier_matches("random", data, vec![("fresh random", uniform(QUERIES, DIMS, 0xE_4AC7_0001)), ("stored + noise 0.3", near)]);
 }
 
 #[cfg(feature = "embedder")]

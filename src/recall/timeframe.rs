@@ -47,13 +47,10 @@ pub fn windows(query: &str, now: Millis) -> Vec<Window> {
     let mut found = Vec::new();
     for (i, w) in words.iter().enumerate() {
         let before = |back: usize| i.checked_sub(back).and_then(|j| words.get(j)).copied();
-        match *w {
-            "yesterday" => {
-                // "the day before yesterday"
-                let back = if before(1) == Some("before") && before(2) == Some("day") { 2 } else { 1 };
-                found.push(Window::around(now - back * DAY, DAY / 2, DAY));
-            }
-            _ => {}
+        if *w == "yesterday" {
+            // "the day before yesterday"
+            let back = if before(1) == Some("before") && before(2) == Some("day") { 2 } else { 1 };
+            found.push(Window::around(now - back * DAY, DAY / 2, DAY));
         }
         let Some(unit) = unit(w) else { continue };
         // "How many days ago…" asks for the time; it names none.

@@ -141,7 +141,7 @@ fn load_json(path: &Path) -> Result<Value, String> {
     serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn array<'a>(v: &'a Value) -> impl Iterator<Item = &'a Value> {
+fn array(v: &Value) -> impl Iterator<Item = &Value> {
     v.as_array().into_iter().flatten()
 }
 
