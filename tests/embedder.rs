@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Instant;
 
-use engram::embed::{OnnxEmbedder, MAX_TOKENS};
+use engram::embed::{OnnxEmbedder, Precision, MAX_TOKENS};
 use engram::error::ErrorCode;
 use engram::host::Embedder;
 use serde_json::Value;
@@ -38,13 +38,23 @@ fn model_bytes() -> Option<(Vec<u8>, Vec<u8>)> {
     }
 }
 
-/// One embedder for the whole test binary: loading and planning the model takes a while.
+/// One embedder (default precision) for the whole test binary: loading and planning takes a while.
 fn embedder() -> Option<&'static OnnxEmbedder> {
     static EMBEDDER: OnceLock<Option<OnnxEmbedder>> = OnceLock::new();
     EMBEDDER
         .get_or_init(|| {
             let (model, tokenizer) = model_bytes()?;
             Some(OnnxEmbedder::from_bytes(&model, &tokenizer).expect("the fetched model loads"))
+        })
+        .as_ref()
+}
+
+fn f32_embedder() -> Option<&'static OnnxEmbedder> {
+    static EMBEDDER: OnceLock<Option<OnnxEmbedder>> = OnceLock::new();
+    EMBEDDER
+        .get_or_init(|| {
+            let (model, tokenizer) = model_bytes()?;
+            Some(OnnxEmbedder::with_precision(&model, &tokenizer, Precision::F32).expect("the fetched model loads"))
         })
         .as_ref()
 }
@@ -96,6 +106,8 @@ fn identity_and_dims() {
     assert_eq!(e.id(), format!("all-MiniLM-L6-v2-int8@{sha}"));
     assert_eq!(e.dims(), 384);
     assert!(e.gather_first_rewrites() >= 1, "the word-embedding table is gathered before dequantizing");
+    // 6 layers × (query, key, value, attention output, two feed-forward) weights, all int8 in the file.
+    assert_eq!(e.int8_matmuls(), 36, "every int8 weight product runs on integers");
 }
 
 #[test]
@@ -112,6 +124,21 @@ fn token_ids_match_reference() {
 #[test]
 fn vectors_match_reference() {
     let Some(e) = embedder() else { return };
+    check_against_reference(e, "int8");
+}
+
+#[test]
+fn f32_vectors_match_reference() {
+    let Some(e) = f32_embedder() else { return };
+    assert_eq!(e.int8_matmuls(), 0, "f32 precision keeps the float products");
+    assert_eq!(Some(e.id()), embedder().map(|d| d.id()), "both precisions share the identity");
+    check_against_reference(e, "f32");
+}
+
+/// Every reference input embeds to a unit vector within cosine 0.999 of onnxruntime's. With
+/// `ENGRAM_NATIVE_VECTORS_DIR` set, the vectors are written to `<dir>/<label>.json` for the wasm parity
+/// test (tests/js/embedder.test.mjs).
+fn check_against_reference(e: &OnnxEmbedder, label: &str) {
     let (_, cases) = fixture();
     let cases: Vec<&Case> = cases.iter().filter(|c| c.vector.is_some()).collect();
     let texts: Vec<&str> = cases.iter().map(|c| c.text.as_str()).collect();
@@ -124,16 +151,18 @@ fn vectors_match_reference() {
         let norm = got.iter().map(|x| x * x).sum::<f32>().sqrt();
         assert!((norm - 1.0).abs() < 1e-4, "unit length for {:?}", case.note);
         let cos = cosine(got, case.vector.as_ref().unwrap());
-        assert!(cos >= 0.999, "cosine {cos} < 0.999 for {:?} ({})", case.text, case.note);
+        assert!(cos >= 0.999, "{label}: cosine {cos} < 0.999 for {:?} ({})", case.text, case.note);
         if cos < worst.0 {
             worst = (cos, &case.note);
         }
     }
-    println!("min cosine over {} reference inputs: {:.7} ({})", cases.len(), worst.0, worst.1);
-    // The wasm parity test (tests/js/embedder.test.mjs) compares its vectors with these.
-    if let Some(path) = std::env::var_os("ENGRAM_NATIVE_VECTORS_OUT") {
-        let out: Vec<serde_json::Value> = texts.iter().zip(&vectors).map(|(t, v)| serde_json::json!({ "text": t, "vector": v })).collect();
-        std::fs::write(path, serde_json::to_vec(&out).unwrap()).expect("write native vectors");
+    println!("{label}: min cosine over {} reference inputs: {:.7} ({})", cases.len(), worst.0, worst.1);
+    if let Some(dir) = std::env::var_os("ENGRAM_NATIVE_VECTORS_DIR") {
+        let out: Vec<serde_json::Value> =
+            texts.iter().zip(&vectors).map(|(t, v)| serde_json::json!({ "text": t, "vector": v })).collect();
+        std::fs::create_dir_all(&dir).expect("vectors dir");
+        std::fs::write(PathBuf::from(dir).join(format!("{label}.json")), serde_json::to_vec(&out).unwrap())
+            .expect("write native vectors");
     }
 }
 
@@ -206,7 +235,9 @@ fn random_unicode_never_panics() {
 
 #[test]
 fn garbage_model_bytes_are_rejected() {
-    let Some((_, tokenizer)) = model_bytes() else { return };
+    let Some((_, tokenizer)) = model_bytes() else {
+        return;
+    };
     let err = OnnxEmbedder::from_bytes(b"not a model", &tokenizer).err().expect("rejected");
     assert_eq!(err.code, ErrorCode::InvalidInput);
     let err = OnnxEmbedder::from_bytes(b"", b"{").err().expect("rejected");

@@ -22,14 +22,19 @@ export class Embedder {
    * Loads the model. `model` and `tokenizer` are bytes, a file path (Node) or a URL (fetched, and
    * cached by the browser's Cache API so later loads work offline). `onProgress` receives
    * `{status: "initiate" | "progress" | "done" | "ready", file, loaded, total, progress}`.
+   * `precision`: "int8" (default: integer products, fastest, least memory) or "f32" (float products,
+   * the exported model's arithmetic).
    */
   static async load(options) {
-    if (!isPlainObject(options)) throw invalid("Embedder.load: expected {model, tokenizer, onProgress?, signal?}");
-    const { model, tokenizer, onProgress, signal, ...rest } = options;
+    if (!isPlainObject(options)) throw invalid("Embedder.load: expected {model, tokenizer, precision?, onProgress?, signal?}");
+    const { model, tokenizer, precision, onProgress, signal, ...rest } = options;
     const unknown = Object.keys(rest);
     if (unknown.length) throw invalid(`Embedder.load: unknown option \`${unknown[0]}\``);
     if (model === undefined || tokenizer === undefined) throw invalid("Embedder.load: `model` and `tokenizer` are required");
     if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("Embedder.load: `onProgress` must be a function");
+    if (precision !== undefined && precision !== "int8" && precision !== "f32") {
+      throw invalid('Embedder.load: `precision` must be "int8" or "f32"');
+    }
     const progress = (event) => {
       try {
         onProgress?.({ task: "load-embedder", ...event });
@@ -46,7 +51,7 @@ export class Embedder {
     let handle;
     try {
       const glue = await loadCore();
-      handle = new glue.LocalEmbedder(modelBytes, tokenizerBytes);
+      handle = new glue.LocalEmbedder(modelBytes, tokenizerBytes, precision);
     } catch (e) {
       throw asEngramError(e, "Embedder");
     }

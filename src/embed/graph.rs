@@ -14,9 +14,11 @@
 //! The rewrite is done on the ONNX protobuf before tract parses it, so the shipped model file stays the
 //! upstream one.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
-use tract_onnx::pb::{attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto};
+use tract_onnx::pb::{
+    attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto, TensorProto,
+};
 
 /// Applies the rewrite to every matching `Gather`; returns how many tables were rewritten.
 pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
@@ -43,7 +45,9 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         if int_attr(gather, "axis").unwrap_or(0) != 0 || !used_once(&gather.input[0]) {
             continue;
         }
-        let Some(&mi) = producer.get(gather.input[0].as_str()) else { continue };
+        let Some(&mi) = producer.get(gather.input[0].as_str()) else {
+            continue;
+        };
         let mul = &graph.node[mi];
         if mul.op_type != "Mul" || !mul.domain.is_empty() || mul.input.len() != 2 {
             continue;
@@ -61,12 +65,16 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         if int_attr(cast, "to") != Some(DataType::Float as i64) {
             continue;
         }
-        let Some(&(q_type, q_dims)) = inits.get(cast.input[0].as_str()) else { continue };
+        let Some(&(q_type, q_dims)) = inits.get(cast.input[0].as_str()) else {
+            continue;
+        };
         if !(q_type == DataType::Int8 as i32 || q_type == DataType::Uint8 as i32) || q_dims.len() != 2 {
             continue;
         }
         let scale_name = &mul.input[1 - cast_slot];
-        let Some(&(s_type, s_dims)) = inits.get(scale_name.as_str()) else { continue };
+        let Some(&(s_type, s_dims)) = inits.get(scale_name.as_str()) else {
+            continue;
+        };
         if s_type != DataType::Float as i32 {
             continue;
         }
@@ -139,6 +147,109 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
     // Shape annotations of the values that no longer exist would only confuse the importer.
     graph.value_info.retain(|v| !dropped_values.contains(&v.name));
     count
+}
+
+/// The op type [`route_int8_matmuls`] gives the rewritten products; `int8_op` registers it with tract.
+pub(crate) const INT8_MATMUL: &str = "EngramInt8MatMul";
+
+/// Rewrites every linear layer of the int8 form
+///
+/// ```text
+///   MatMul(x, Mul(Cast<f32>(W_q), s))   →   EngramInt8MatMul(x, W_q, s)
+/// ```
+///
+/// where `W_q` is an int8 `[k, n]` initializer and `s` an f32 initializer with one scale per column (or
+/// one for all), then drops the `Mul` and `Cast` nodes nothing reads any more. Returns how many products
+/// were rewritten. Left as exported, tract folds each `f32(W_q) · s` into an f32 constant at load (four
+/// times the int8 bytes, and transient copies on the way); rewritten, the int8 values go straight to the
+/// integer kernel (see `int8_matmul`).
+pub(crate) fn route_int8_matmuls(graph: &mut GraphProto) -> usize {
+    let inits: HashMap<&str, &TensorProto> = graph.initializer.iter().map(|t| (t.name.as_str(), t)).collect();
+    let producer: HashMap<&str, usize> =
+        graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
+    let mut rewrites: Vec<(usize, [String; 3], [usize; 2])> = Vec::new();
+    for (at, matmul) in graph.node.iter().enumerate() {
+        if matmul.op_type != "MatMul" || !matmul.domain.is_empty() || matmul.input.len() != 2 {
+            continue;
+        }
+        let Some(&mul_at) = producer.get(matmul.input[1].as_str()) else {
+            continue;
+        };
+        let mul = &graph.node[mul_at];
+        if mul.op_type != "Mul" || !mul.domain.is_empty() || mul.input.len() != 2 {
+            continue;
+        }
+        let found = (0..2).find_map(|slot| {
+            let &cast_at = producer.get(mul.input[slot].as_str())?;
+            let cast = &graph.node[cast_at];
+            let to_f32 = int_attr(cast, "to") == Some(DataType::Float as i64);
+            if cast.op_type != "Cast" || !cast.domain.is_empty() || !to_f32 || cast.input.len() != 1 {
+                return None;
+            }
+            let (q, s) = (inits.get(cast.input[0].as_str())?, inits.get(mul.input[1 - slot].as_str())?);
+            is_int8_weight(q, s).then(|| ([q.name.clone(), s.name.clone()], cast_at))
+        });
+        if let Some(([q, s], cast_at)) = found {
+            rewrites.push((at, [matmul.input[0].clone(), q, s], [mul_at, cast_at]));
+        }
+    }
+    let mut bypassed = Vec::new();
+    for (at, inputs, producers) in &rewrites {
+        let node = &mut graph.node[*at];
+        node.op_type = INT8_MATMUL.into();
+        node.input = inputs.to_vec();
+        bypassed.extend_from_slice(producers);
+    }
+    drop_unread(graph, &bypassed);
+    rewrites.len()
+}
+
+/// Whether `q` is an int8 `[k, n]` matrix and `s` holds one f32 scale per column of it (as `[n]` or
+/// `[1, n]`) or one for all, with data to match.
+fn is_int8_weight(q: &TensorProto, s: &TensorProto) -> bool {
+    if q.data_type != DataType::Int8 as i32 || s.data_type != DataType::Float as i32 || q.dims.len() != 2 {
+        return false;
+    }
+    let (k, n) = (q.dims[0], q.dims[1]);
+    let q_len = if q.raw_data.is_empty() { q.int32_data.len() } else { q.raw_data.len() };
+    let s_len = if s.raw_data.is_empty() { s.float_data.len() } else { s.raw_data.len() / 4 };
+    let per_column = s.dims.last() == Some(&n) && s.dims.iter().rev().skip(1).all(|&d| d == 1);
+    let per_tensor = s.dims.iter().all(|&d| d == 1);
+    k > 0
+        && n > 0
+        && k.checked_mul(n) == i64::try_from(q_len).ok()
+        && (per_column || per_tensor)
+        && i64::try_from(s_len).ok() == Some(s.dims.iter().product())
+}
+
+/// Removes the candidate nodes whose outputs no node and no graph output reads, repeating until none is
+/// left, so a `Cast` freed by removing its `Mul` goes too.
+fn drop_unread(graph: &mut GraphProto, candidates: &[usize]) {
+    let mut doomed = vec![false; graph.node.len()];
+    loop {
+        let live = graph.node.iter().enumerate().filter(|(i, _)| !doomed[*i]);
+        let read: HashSet<&str> = live
+            .flat_map(|(_, n)| n.input.iter())
+            .chain(graph.output.iter().map(|o| &o.name))
+            .map(String::as_str)
+            .collect();
+        let newly: Vec<usize> = candidates
+            .iter()
+            .copied()
+            .filter(|&i| !doomed[i] && graph.node[i].output.iter().all(|o| !read.contains(o.as_str())))
+            .collect();
+        if newly.is_empty() {
+            break;
+        }
+        for i in newly {
+            doomed[i] = true;
+        }
+    }
+    let mut index = 0;
+    graph.node.retain(|_| {
+        index += 1;
+        !doomed[index - 1]
+    });
 }
 
 fn int_attr(node: &NodeProto, name: &str) -> Option<i64> {

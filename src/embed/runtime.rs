@@ -4,8 +4,10 @@
 
 use tract_onnx::prelude::*;
 
-use super::graph::gather_before_dequantize;
+use super::graph::{gather_before_dequantize, route_int8_matmuls};
+use super::int8_op;
 use super::tokenize::Batch;
+use super::Precision;
 use crate::error::{Error, Result};
 
 /// The three int64 `[batch, sequence]` inputs the BERT export takes, in the order we feed them.
@@ -20,6 +22,8 @@ pub(crate) struct Runtime {
     pub dims: usize,
     /// How many embedding tables the gather-first rewrite applied to.
     pub rewrites: usize,
+    /// How many weight products run on int8 weights (see `int8_op`).
+    pub int8_matmuls: usize,
 }
 
 fn tract_err(context: &str) -> impl Fn(TractError) -> Error + '_ {
@@ -27,15 +31,20 @@ fn tract_err(context: &str) -> impl Fn(TractError) -> Error + '_ {
 }
 
 impl Runtime {
-    pub fn load(model: &[u8]) -> Result<Runtime> {
-        let onnx = tract_onnx::onnx();
+    pub fn load(model: &[u8], precision: Precision) -> Result<Runtime> {
+        let mut onnx = tract_onnx::onnx();
+        int8_op::register(&mut onnx.op_register);
         let mut proto = onnx
             .proto_model_for_read(&mut &model[..])
             .map_err(|e| Error::invalid(format!("the model is not an ONNX protobuf: {e:#}")))?;
         let graph = proto.graph.as_mut().ok_or_else(|| Error::invalid("the ONNX model has no graph"))?;
         let rewrites = gather_before_dequantize(graph);
+        let int8_matmuls = if precision == Precision::Int8 { route_int8_matmuls(graph) } else { 0 };
 
         let mut model = onnx.model_for_proto_model(&proto).map_err(tract_err("ONNX import failed"))?;
+        // tract copied every initializer out of the protobuf; free it before typing the model, so the
+        // two copies of the weights never coexist with the typed ones.
+        drop(proto);
         // Keep only the output we pool; other outputs (e.g. a pooler) would be computed for nothing.
         model
             .select_outputs_by_name([OUTPUT])
@@ -73,7 +82,7 @@ impl Runtime {
             }
         };
         let plan = typed.into_runnable().map_err(tract_err("planning the model"))?;
-        Ok(Runtime { plan, input_order, dims, rewrites })
+        Ok(Runtime { plan, input_order, dims, rewrites, int8_matmuls })
     }
 
     /// Runs one padded batch; returns the flat `[rows, seq, dims]` hidden states.

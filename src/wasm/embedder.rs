@@ -6,7 +6,7 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 
 use super::error::to_js;
-use crate::embed::OnnxEmbedder;
+use crate::embed::{OnnxEmbedder, Precision};
 use crate::host::Embedder;
 
 #[wasm_bindgen]
@@ -16,10 +16,14 @@ pub struct LocalEmbedder {
 
 #[wasm_bindgen]
 impl LocalEmbedder {
-    /// Loads the model and tokenizer from their bytes (the JS side fetches or reads them).
+    /// Loads the model and tokenizer from their bytes (the JS side fetches or reads them);
+    /// `precision` is `"int8"` (the default) or `"f32"`.
     #[wasm_bindgen(constructor)]
-    pub fn new(model: &[u8], tokenizer: &[u8]) -> Result<LocalEmbedder, JsValue> {
-        OnnxEmbedder::from_bytes(model, tokenizer).map(|e| LocalEmbedder { inner: Rc::new(e) }).map_err(to_js)
+    pub fn new(model: &[u8], tokenizer: &[u8], precision: Option<String>) -> Result<LocalEmbedder, JsValue> {
+        let precision = precision.as_deref().map(Precision::parse).transpose().map_err(to_js)?.unwrap_or_default();
+        OnnxEmbedder::with_precision(model, tokenizer, precision)
+            .map(|e| LocalEmbedder { inner: Rc::new(e) })
+            .map_err(to_js)
     }
 
     #[wasm_bindgen(getter)]
