@@ -1,18 +1,19 @@
-//! Load-time graph surgery: gather embedding rows *before* dequantizing them.
+//! Load-time graph surgery on the ONNX protobuf, before tract parses it (the shipped model file stays
+//! the upstream one).
 //!
-//! The int8 export stores each weight `W` as `Mul(Cast<f32>(W_q), scale)` followed by its consumer. For
-//! the word-embedding table the consumer is `Gather(W, input_ids)`, so as exported every call first
-//! dequantizes all 30522×384 rows (47 MB of f32) to then keep a dozen: tract folds constant subgraphs
-//! only up to 4 MiB, so the dequantization is not precomputed either. Rewriting
+//! 1. Gather embedding rows *before* dequantizing them. The int8 export stores each weight `W` as
+//!    `Mul(Cast<f32>(W_q), scale)` followed by its consumer. For the word-embedding table the consumer
+//!    is `Gather(W, input_ids)`, so as exported every call first dequantizes all 30522×384 rows (47 MB
+//!    of f32) to then keep a dozen: tract folds constant subgraphs only up to 4 MiB, so the
+//!    dequantization is not precomputed either. Rewriting
 //!
-//! ```text
-//!   Gather(Mul(Cast(W_q), s), ids)   →   Mul(Cast(Gather(W_q, ids)), Gather(s, ids))
-//! ```
+//!    ```text
+//!      Gather(Mul(Cast(W_q), s), ids)   →   Mul(Cast(Gather(W_q, ids)), Gather(s, ids))
+//!    ```
 //!
-//! gives bit-identical values (each element is still `f32(q) * s_row`) while touching only the rows used.
-//! `s` may be per-row (`[rows, 1]`, gathered alongside) or per-tensor (a scalar or `[1]`, used as is).
-//! The rewrite is done on the ONNX protobuf before tract parses it, so the shipped model file stays the
-//! upstream one.
+//!    gives bit-identical values (each element is still `f32(q) * s_row`) while touching only the rows
+//!    used. `s` may be per-row (`[rows, 1]`, gathered alongside) or per-tensor (a scalar or `[1]`).
+//! 2. Route linear layers to the integer product ([`route_int8_matmuls`]).
 
 use std::collections::{HashMap, HashSet};
 

@@ -74,10 +74,11 @@ impl Precision {
 /// Text beyond [`MAX_TOKENS`] word pieces (roughly 200 English words) is cut; only its beginning is
 /// embedded, as sentence-transformers does for this model.
 ///
-/// # Cost (measured on a 2-core x86-64 box)
-/// Loading and planning takes about 0.3 s natively (1.6 s in Node on wasm32 with simd128). A short
-/// sentence takes about 6 ms natively (21 ms on wasm32); the time grows with the token count, about
-/// 125 ms for a full 256-piece text. Batching brings little beyond amortising the per-call overhead.
+/// # Cost (measured on a 2-core x86-64 box, precision int8)
+/// Loading and planning takes about 0.15 s natively (1.3 s in Node on wasm32 with simd128). A short
+/// sentence (13 word pieces) takes about 6.5 ms natively (≈ 8 ms on wasm32); the time grows with the
+/// token count, about 125 ms natively for a full 256-piece text. Batching brings little beyond
+/// amortising the per-call overhead.
 pub struct OnnxEmbedder {
     id: String,
     tokenizer: WordPiece,
