@@ -29,34 +29,23 @@ fn main() {
     std::process::exit(2);
 }
 
+// The eval cache's key, path and record format, shared with the oracle tests and the eval harness.
+#[cfg(feature = "embedder")]
+#[path = "../tests/support/real_vectors.rs"]
+mod real_vectors;
+
 #[cfg(feature = "embedder")]
 mod run {
     use std::collections::HashSet;
-    use std::io::{Read, Write};
+    use std::path::PathBuf;
     use std::time::Instant;
 
     use engram::host::Embedder;
     use serde_json::Value;
 
+    use super::real_vectors::{append_cache, bench_dir, cache_path, load_json, model_dir, text_key};
+
     type AnyResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
-
-    /// The eval harness's cache key (`examples/eval.rs`): FNV-1a over the bytes, plus the length.
-    fn text_key(text: &str) -> u64 {
-        let h = text.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
-        h ^ (text.len() as u64).rotate_left(32)
-    }
-
-    fn load_json(path: &str) -> AnyResult<Value> {
-        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-        let text = if path.ends_with(".gz") {
-            let mut s = String::new();
-            flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut s)?;
-            s
-        } else {
-            String::from_utf8(bytes)?
-        };
-        Ok(serde_json::from_str(&text)?)
-    }
 
     /// Turn texts in dataset order: LongMemEval-S haystack turns, then LoCoMo dialogue turns.
     fn turns(longmemeval: &Value, locomo: &Value) -> Vec<String> {
@@ -105,13 +94,6 @@ mod run {
         out
     }
 
-    fn record(key: u64, v: &[f32]) -> Vec<u8> {
-        let mut out = Vec::with_capacity(8 + 4 * v.len());
-        out.extend_from_slice(&key.to_le_bytes());
-        v.iter().for_each(|x| out.extend_from_slice(&x.to_le_bytes()));
-        out
-    }
-
     pub fn main() -> AnyResult<()> {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
@@ -122,24 +104,27 @@ mod run {
             .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
             .map(|(_, a)| a)
             .collect();
-        let lme = positional.first().map_or("../shared/bench/longmemeval-s-dev.json.gz", |s| s.as_str());
-        let locomo = positional.get(1).map_or("../shared/bench/locomo-dev.json", |s| s.as_str());
+        let lme = positional.first().map_or_else(|| bench_dir().join("longmemeval-s-dev.json.gz"), PathBuf::from);
+        let locomo = positional.get(1).map_or_else(|| bench_dir().join("locomo-dev.json"), PathBuf::from);
 
-        let dir = std::env::var("ENGRAM_MODEL_DIR").unwrap_or_else(|_| "models".into());
-        let model = std::fs::read(format!("{dir}/model.onnx"))
-            .map_err(|e| format!("{dir}/model.onnx: {e} (run scripts/fetch-models.sh)"))?;
-        let tokenizer = std::fs::read(format!("{dir}/tokenizer.json"))?;
+        let dir = model_dir();
+        let model = std::fs::read(dir.join("model.onnx"))
+            .map_err(|e| format!("{}: {e} (run scripts/fetch-models.sh)", dir.join("model.onnx").display()))?;
+        let tokenizer = std::fs::read(dir.join("tokenizer.json"))?;
         let embedder = engram::embed::OnnxEmbedder::from_bytes(&model, &tokenizer)?;
         let dims = embedder.dims();
         let rec = 8 + 4 * dims;
-        let safe: String =
-            embedder.id().chars().map(|c| if c.is_ascii_alphanumeric() || c == '-' { c } else { '_' }).collect();
-        let cache = format!(".cache/embeddings/{}.bin", &safe[..safe.len().min(100)]);
-        let out_path =
-            flag("--out").unwrap_or_else(|| format!(".cache/embeddings/{}-corpus.bin", &safe[..safe.len().min(93)]));
+        let cache = cache_path(embedder.id());
+        let out_path = flag("--out").map_or_else(
+            || cache.with_file_name(format!("{}-corpus.bin", cache.file_stem().unwrap().to_string_lossy())),
+            PathBuf::from,
+        );
 
-        // What the output holds already (a rerun continues), else the cache's distinct vectors.
-        let mut keys: HashSet<u64> = HashSet::new();
+        // Texts the cache already embedded (whole turns) are never embedded again; its distinct
+        // vectors seed a new output file. A rerun continues from what the output holds.
+        let cached = std::fs::read(&cache).unwrap_or_default();
+        let mut keys: HashSet<u64> =
+            cached.chunks_exact(rec).map(|r| u64::from_le_bytes(r[..8].try_into().unwrap())).collect();
         let mut vectors: HashSet<Vec<u8>> = HashSet::new();
         let mut have = 0usize;
         if let Ok(bytes) = std::fs::read(&out_path) {
@@ -148,31 +133,32 @@ mod run {
                 vectors.insert(r[8..].to_vec());
                 have += 1;
             }
-            eprintln!("embed_corpus: {out_path} holds {have} vectors");
+            eprintln!("embed_corpus: {} holds {have} vectors", out_path.display());
         } else {
-            let bytes = std::fs::read(&cache)
-                .map_err(|e| format!("{cache}: {e} (fill it with the eval harness in hybrid mode)"))?;
+            if cached.is_empty() {
+                return Err(format!(
+                    "{}: empty or missing (fill it with the eval harness in hybrid mode)",
+                    cache.display()
+                )
+                .into());
+            }
             let mut seed = Vec::new();
-            for r in bytes.chunks_exact(rec) {
+            for r in cached.chunks_exact(rec) {
                 if vectors.insert(r[8..].to_vec()) {
-                    keys.insert(u64::from_le_bytes(r[..8].try_into()?));
                     seed.extend_from_slice(r);
                     have += 1;
                 }
             }
             std::fs::write(&out_path, &seed)?;
-            eprintln!("embed_corpus: {have} distinct vectors of {} from {cache}", bytes.len() / rec);
+            eprintln!("embed_corpus: {have} distinct vectors of {} from {}", cached.len() / rec, cache.display());
         }
-        // Texts the cache already embedded (whole turns) are skipped too.
-        if let Ok(bytes) = std::fs::read(&cache) {
-            keys.extend(bytes.chunks_exact(rec).map(|r| u64::from_le_bytes(r[..8].try_into().unwrap())));
-        }
+        drop(cached);
         if have >= target {
             eprintln!("embed_corpus: {have} ≥ {target}, nothing to do");
             return Ok(());
         }
 
-        let (lme, locomo) = (load_json(lme)?, load_json(locomo)?);
+        let (lme, locomo) = (load_json(&lme)?, load_json(&locomo)?);
         let mut pending: Vec<String> = Vec::new();
         let mut queued: HashSet<u64> = HashSet::new();
         for t in turns(&lme, &locomo) {
@@ -185,7 +171,6 @@ mod run {
         }
         eprintln!("embed_corpus: {} new distinct sentences available; embedding until {target} vectors", pending.len());
 
-        let mut file = std::fs::OpenOptions::new().append(true).open(&out_path)?;
         let started = Instant::now();
         let mut embedded = 0usize;
         // Windows of 64 texts: the embedder sorts each call by length, so padding stays small.
@@ -195,15 +180,15 @@ mod run {
             }
             let texts: Vec<&str> = window.iter().map(String::as_str).collect();
             let vs = embedder.embed(&texts)?;
-            let mut bytes = Vec::new();
+            let mut fresh: Vec<(u64, &[f32])> = Vec::new();
             for (t, v) in texts.iter().zip(&vs) {
-                let r = record(text_key(t), v);
-                if have < target && vectors.insert(r[8..].to_vec()) {
-                    bytes.extend_from_slice(&r);
+                let bytes: Vec<u8> = v.iter().flat_map(|x| x.to_le_bytes()).collect();
+                if have < target && vectors.insert(bytes) {
+                    fresh.push((text_key(t), v));
                     have += 1;
                 }
             }
-            file.write_all(&bytes)?;
+            append_cache(&out_path, dims, &fresh)?;
             embedded += texts.len();
             if embedded % 2048 == 0 {
                 let secs = started.elapsed().as_secs_f64();
@@ -213,9 +198,9 @@ mod run {
                 );
             }
         }
-        file.sync_all()?;
         eprintln!(
-            "embed_corpus: {out_path}: {have} distinct vectors ({embedded} sentences embedded in {:.0} s)",
+            "embed_corpus: {}: {have} distinct vectors ({embedded} sentences embedded in {:.0} s)",
+            out_path.display(),
             started.elapsed().as_secs_f64()
         );
         if have < target {

@@ -38,25 +38,20 @@ fn model_bytes() -> Option<(Vec<u8>, Vec<u8>)> {
     }
 }
 
-/// One embedder (default precision) for the whole test binary: loading and planning takes a while.
+/// One embedder per precision for the whole test binary: loading and planning takes a while.
 fn embedder() -> Option<&'static OnnxEmbedder> {
     static EMBEDDER: OnceLock<Option<OnnxEmbedder>> = OnceLock::new();
-    EMBEDDER
-        .get_or_init(|| {
-            let (model, tokenizer) = model_bytes()?;
-            Some(OnnxEmbedder::from_bytes(&model, &tokenizer).expect("the fetched model loads"))
-        })
-        .as_ref()
+    EMBEDDER.get_or_init(|| load(Precision::default())).as_ref()
 }
 
 fn f32_embedder() -> Option<&'static OnnxEmbedder> {
     static EMBEDDER: OnceLock<Option<OnnxEmbedder>> = OnceLock::new();
-    EMBEDDER
-        .get_or_init(|| {
-            let (model, tokenizer) = model_bytes()?;
-            Some(OnnxEmbedder::with_precision(&model, &tokenizer, Precision::F32).expect("the fetched model loads"))
-        })
-        .as_ref()
+    EMBEDDER.get_or_init(|| load(Precision::F32)).as_ref()
+}
+
+fn load(precision: Precision) -> Option<OnnxEmbedder> {
+    let (model, tokenizer) = model_bytes()?;
+    Some(OnnxEmbedder::with_precision(&model, &tokenizer, precision).expect("the fetched model loads"))
 }
 
 struct Case {
@@ -235,9 +230,7 @@ fn random_unicode_never_panics() {
 
 #[test]
 fn garbage_model_bytes_are_rejected() {
-    let Some((_, tokenizer)) = model_bytes() else {
-        return;
-    };
+    let Some((_, tokenizer)) = model_bytes() else { return };
     let err = OnnxEmbedder::from_bytes(b"not a model", &tokenizer).err().expect("rejected");
     assert_eq!(err.code, ErrorCode::InvalidInput);
     let err = OnnxEmbedder::from_bytes(b"", b"{").err().expect("rejected");

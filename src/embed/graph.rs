@@ -46,9 +46,7 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         if int_attr(gather, "axis").unwrap_or(0) != 0 || !used_once(&gather.input[0]) {
             continue;
         }
-        let Some(&mi) = producer.get(gather.input[0].as_str()) else {
-            continue;
-        };
+        let Some(&mi) = producer.get(gather.input[0].as_str()) else { continue };
         let mul = &graph.node[mi];
         if mul.op_type != "Mul" || !mul.domain.is_empty() || mul.input.len() != 2 {
             continue;
@@ -66,16 +64,12 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         if int_attr(cast, "to") != Some(DataType::Float as i64) {
             continue;
         }
-        let Some(&(q_type, q_dims)) = inits.get(cast.input[0].as_str()) else {
-            continue;
-        };
+        let Some(&(q_type, q_dims)) = inits.get(cast.input[0].as_str()) else { continue };
         if !(q_type == DataType::Int8 as i32 || q_type == DataType::Uint8 as i32) || q_dims.len() != 2 {
             continue;
         }
         let scale_name = &mul.input[1 - cast_slot];
-        let Some(&(s_type, s_dims)) = inits.get(scale_name.as_str()) else {
-            continue;
-        };
+        let Some(&(s_type, s_dims)) = inits.get(scale_name.as_str()) else { continue };
         if s_type != DataType::Float as i32 {
             continue;
         }
@@ -173,9 +167,7 @@ pub(crate) fn route_int8_matmuls(graph: &mut GraphProto) -> usize {
         if matmul.op_type != "MatMul" || !matmul.domain.is_empty() || matmul.input.len() != 2 {
             continue;
         }
-        let Some(&mul_at) = producer.get(matmul.input[1].as_str()) else {
-            continue;
-        };
+        let Some(&mul_at) = producer.get(matmul.input[1].as_str()) else { continue };
         let mul = &graph.node[mul_at];
         if mul.op_type != "Mul" || !mul.domain.is_empty() || mul.input.len() != 2 {
             continue;

@@ -17,7 +17,7 @@
 //! `(x[k0], x[k1])` consumes.
 
 /// Output columns per packed panel: two 4-lane vectors.
-pub(crate) const PANEL: usize = 8;
+const PANEL: usize = 8;
 /// Activation rows per tile.
 const ROWS: usize = 4;
 /// Largest |int8 weight| (−128 is allowed by the format).

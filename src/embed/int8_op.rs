@@ -98,7 +98,7 @@ impl Eq for Int8MatMul {}
 
 impl Op for Int8MatMul {
     fn name(&self) -> StaticName {
-        "EngramInt8MatMul".into()
+        INT8_MATMUL.into()
     }
     fn info(&self) -> TractResult<Vec<String>> {
         Ok(vec![format!("{}×{} int8, i16 activations", self.weights.k, self.weights.n)])
@@ -118,10 +118,10 @@ impl EvalOp for Int8MatMul {
     }
 
     fn eval(&self, _ctx: &EvalContext, inputs: TVec<TValue>) -> TractResult<TVec<TValue>> {
-        ensure!(inputs.len() == 1, "EngramInt8MatMul takes one input, got {}", inputs.len());
+        ensure!(inputs.len() == 1, "{INT8_MATMUL} takes one input, got {}", inputs.len());
         let x = &inputs[0];
         let (k, n) = (self.weights.k, self.weights.n);
-        ensure!(x.shape().last() == Some(&k), "EngramInt8MatMul expects [.., {k}], got {:?}", x.shape());
+        ensure!(x.shape().last() == Some(&k), "{INT8_MATMUL} expects [.., {k}], got {:?}", x.shape());
         let view = x.try_as_plain_ram()?;
         let xs = view.as_slice::<f32>()?;
         let rows = xs.len() / k;
@@ -145,8 +145,8 @@ impl TypedOp for Int8MatMul {
     }
     fn output_facts(&self, inputs: &[&TypedFact]) -> TractResult<TVec<TypedFact>> {
         let x = inputs[0];
-        ensure!(x.datum_type == f32::datum_type(), "EngramInt8MatMul takes f32, got {:?}", x.datum_type);
-        ensure!(x.rank() >= 1, "EngramInt8MatMul takes rank ≥ 1");
+        ensure!(x.datum_type == f32::datum_type(), "{INT8_MATMUL} takes f32, got {:?}", x.datum_type);
+        ensure!(x.rank() >= 1, "{INT8_MATMUL} takes rank ≥ 1");
         let mut shape: TVec<TDim> = x.shape.iter().cloned().collect();
         *shape.last_mut().unwrap() = self.weights.n.into();
         Ok(tvec!(f32::fact(shape)))

@@ -28,7 +28,8 @@
 //! The data files are looked up in `$ENGRAM_BENCH_DIR`, else `<repo>/../shared/bench`. A missing
 //! feature, model, data file or too small a pool is an `Err` naming what to do, never a panic.
 //!
-//! `examples/eval.rs` could reuse [`text_key`], [`cache_path`], [`read_cache`], [`append_cache`] and
+//! `examples/embed_corpus.rs` includes this file for the cache format. `examples/eval.rs` could reuse
+//! [`text_key`], [`cache_path`], [`read_cache`], [`append_cache`] and
 //! [`longmemeval_turn_text`]/[`locomo_turn_text`] from here instead of its own copies (it keeps its
 //! `CachedEmbedder` wrapper, which is an `Embedder` in front of these).
 #![allow(dead_code)]
@@ -128,7 +129,7 @@ pub fn locomo_turn_text(turn: &Value) -> Option<String> {
     })
 }
 
-fn load_json(path: &Path) -> Result<Value, String> {
+pub fn load_json(path: &Path) -> Result<Value, String> {
     use std::io::Read;
     let bytes = std::fs::read(path).map_err(|e| format!("{}: {e} (set ENGRAM_BENCH_DIR to the folder with the benchmark files)", path.display()))?;
     let text = if path.extension().is_some_and(|x| x == "gz") {
