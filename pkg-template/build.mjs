@@ -8,6 +8,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseToml } from "smol-toml";
 import { build as esbuild } from "esbuild";
+import { trimTract } from "../scripts/tract-trim.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const template = join(root, "pkg-template");
@@ -20,16 +21,27 @@ if (!["release", "dev", "profiling"].includes(profile)) throw new Error(`unknown
 const cargoToml = readFileSync(join(root, "Cargo.toml"), "utf8");
 const version = /^version\s*=\s*"([^"]+)"/m.exec(cargoToml)[1];
 
-for (const b of matrix.build) {
-  const outDir = join(root, b.out_dir);
-  const cmd = ["build", root, "--target", b.target, "--out-dir", outDir, "--out-name", "engram", `--${profile}`, "--mode", "no-install", "--no-pack"];
-  if (b.features?.length) cmd.push("--", "--features", b.features.join(","));
-  console.log(`build-pkg: wasm-pack ${b.name} (${b.target}, ${profile})`);
-  execFileSync("wasm-pack", cmd, {
-    stdio: "inherit",
-    // A separate target dir: changing RUSTFLAGS would otherwise invalidate native builds.
-    env: { ...process.env, RUSTFLAGS: [process.env.RUSTFLAGS, matrix.rustflags].filter(Boolean).join(" "), CARGO_TARGET_DIR: join(root, "target", "wasm") },
-  });
+// The wasm build links trimmed copies of tract-onnx and tract-nnef (scripts/tract-trim.mjs: only the
+// ONNX operators of sentence encoders). Patching them in rewrites their Cargo.lock entries, so the
+// committed lock file is put back afterwards, build failure or not.
+const trimArgs = trimTract();
+const lockPath = join(root, "Cargo.lock");
+const lock = readFileSync(lockPath);
+try {
+  for (const b of matrix.build) {
+    const outDir = join(root, b.out_dir);
+    const cmd = ["build", root, "--target", b.target, "--out-dir", outDir, "--out-name", "engram", `--${profile}`, "--mode", "no-install", "--no-pack", "--"];
+    if (b.features?.length) cmd.push("--features", b.features.join(","));
+    cmd.push(...trimArgs);
+    console.log(`build-pkg: wasm-pack ${b.name} (${b.target}, ${profile})`);
+    execFileSync("wasm-pack", cmd, {
+      stdio: "inherit",
+      // A separate target dir: changing RUSTFLAGS would otherwise invalidate native builds.
+      env: { ...process.env, RUSTFLAGS: [process.env.RUSTFLAGS, matrix.rustflags].filter(Boolean).join(" "), CARGO_TARGET_DIR: join(root, "target", "wasm") },
+    });
+  }
+} finally {
+  if (!readFileSync(lockPath).equals(lock)) writeFileSync(lockPath, lock);
 }
 
 rmSync(out, { recursive: true, force: true });

@@ -282,6 +282,11 @@ export interface LoadProgress {
 export type ModelSource = Uint8Array | ArrayBuffer | ArrayBufferView | string | URL;
 
 export interface EmbedderLoadOptions {
+  /**
+   * An ONNX sentence encoder with inputs input_ids / attention_mask / token_type_ids and output
+   * last_hidden_state. The wasm module carries the ONNX operators of BERT-family encoders only (its
+   * size budget); a model using another operator is rejected at load with an `Embedder` error.
+   */
   model: ModelSource;
   tokenizer: ModelSource;
   /**

@@ -2,6 +2,7 @@
 //! once into a plan whose `batch` and `sequence` dimensions stay symbolic, so one plan serves every batch
 //! shape. (A plan fixed to one shape is no faster here and needs value-info checks switched off.)
 
+use tract_onnx::pb::ModelProto;
 use tract_onnx::prelude::*;
 
 use super::graph::{gather_before_dequantize, route_int8_matmuls};
@@ -34,12 +35,25 @@ impl Runtime {
     pub fn load(model: &[u8], precision: Precision) -> Result<Runtime> {
         let mut onnx = tract_onnx::onnx();
         int8_op::register(&mut onnx.op_register);
-        let mut proto = onnx
+        let proto = onnx
             .proto_model_for_read(&mut &model[..])
             .map_err(|e| Error::invalid(format!("the model is not an ONNX protobuf: {e:#}")))?;
+        Self::from_proto(&onnx, proto, precision)
+    }
+
+    fn from_proto(onnx: &tract_onnx::Onnx, mut proto: ModelProto, precision: Precision) -> Result<Runtime> {
         let graph = proto.graph.as_mut().ok_or_else(|| Error::invalid("the ONNX model has no graph"))?;
         let rewrites = gather_before_dequantize(graph);
         let int8_matmuls = if precision == Precision::Int8 { route_int8_matmuls(graph) } else { 0 };
+        // tract would accept an unknown operator here and fail later with a less direct message. The
+        // wasm build registers only the operators of sentence encoders (scripts/tract-trim.mjs).
+        if let Some(node) = graph.node.iter().find(|n| !onnx.op_register.0.contains_key(&n.op_type)) {
+            return Err(Error::embedder(format!(
+                "the model uses the ONNX operator `{}` (node `{}`), which this build of Engram does not \
+                 include; the wasm build carries the operators of BERT-family sentence encoders",
+                node.op_type, node.name
+            )));
+        }
 
         let mut model = onnx.model_for_proto_model(&proto).map_err(tract_err("ONNX import failed"))?;
         // tract copied every initializer out of the protobuf; free it before typing the model, so the
@@ -105,5 +119,39 @@ impl Runtime {
         }
         let view = hidden.try_as_plain_ram().map_err(tract_err("reading the output"))?;
         Ok(view.as_slice::<f32>().map_err(tract_err("reading the output"))?.to_vec())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ErrorCode;
+    use tract_onnx::pb::{GraphProto, NodeProto, OperatorSetIdProto};
+
+    #[test]
+    fn an_operator_the_build_lacks_is_named_in_the_error() {
+        let mut onnx = tract_onnx::onnx();
+        int8_op::register(&mut onnx.op_register);
+        let node = |op: &str, input: &str, output: &str| NodeProto {
+            op_type: op.into(),
+            name: output.into(),
+            input: vec![input.into()],
+            output: vec![output.into()],
+            ..Default::default()
+        };
+        let graph = GraphProto {
+            node: vec![node("Identity", "input_ids", "a"), node("SurelyNotAnOnnxOp", "a", OUTPUT)],
+            ..Default::default()
+        };
+        let proto = ModelProto {
+            ir_version: 8,
+            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
+            graph: Some(graph),
+            ..Default::default()
+        };
+        let err =
+            Runtime::from_proto(&onnx, proto, Precision::Int8).err().expect("an unknown operator must be refused");
+        assert_eq!(err.code, ErrorCode::Embedder);
+        assert!(err.message.contains("`SurelyNotAnOnnxOp` (node `last_hidden_state`)"), "{}", err.message);
     }
 }

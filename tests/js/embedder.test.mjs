@@ -126,3 +126,25 @@ test("a missing default model is a clear Embedder error", async () => {
   ac.abort();
   await rejectsWith(Embedder.load({ model: "/x", tokenizer: "/y", signal: ac.signal }), "Aborted", EngramError);
 });
+
+// A minimal ONNX ModelProto, encoded by hand (protobuf: field number << 3 | wire type).
+function onnxModel(ops) {
+  const varint = (n) => { const out = []; do { out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>>= 7; } while (n); return out; };
+  const bytes = (field, data) => [...varint((field << 3) | 2), ...varint(data.length), ...data];
+  const str = (field, s) => bytes(field, [...new TextEncoder().encode(s)]);
+  const num = (field, n) => [...varint(field << 3), ...varint(n)];
+  const nodes = ops.flatMap((op, i) => bytes(1, [...str(1, i ? `t${i - 1}` : "input_ids"), ...str(2, i === ops.length - 1 ? "last_hidden_state" : `t${i}`), ...str(3, `n${i}`), ...str(4, op)]));
+  return new Uint8Array([...num(1, 8), ...bytes(7, nodes), ...bytes(8, [...str(1, ""), ...num(2, 17)])]);
+}
+
+test("the wasm build names an ONNX operator it does not carry (its op set is trimmed to sentence encoders)", { skip }, async () => {
+  const tokenizer = join(modelDir, "tokenizer.json");
+  await assert.rejects(Embedder.load({ model: onnxModel(["Identity", "Conv"]), tokenizer }), (e) => {
+    assert.ok(e instanceof EngramError);
+    assert.equal(e.code, "Embedder");
+    assert.match(e.message, /ONNX operator `Conv` \(node `n1`\)/);
+    return true;
+  });
+  // An operator of the encoder set gets past that check (and fails later for this toy graph's shape).
+  await assert.rejects(Embedder.load({ model: onnxModel(["Identity", "Erf"]), tokenizer }), (e) => e instanceof EngramError && !/ONNX operator `/.test(e.message));
+});
