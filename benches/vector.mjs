@@ -136,7 +136,7 @@ const nq = Number(opt("--queries", "200"));
 // Only the exact scan and the JS peer (no graph build, no reopen): a quick run of the scan path.
 const noReindex = args.includes("--no-reindex");
 const rows = [];
-for (const n of opt("--sizes", "10000,50000,100000").split(",").map(Number)) {
+for (const n of opt("--sizes", "10000,50000,100000").split(",").filter(Boolean).map(Number)) {
   const file = exportFile(n, null);
   // The JS peer gets the same vectors, decoded from the export file (the public API returns none).
   const vectors = vectorsFromExport(readFileSync(file), n);
@@ -154,7 +154,7 @@ for (const n of opt("--sizes", "10000,50000,100000").split(",").map(Number)) {
 const real = opt("--vectors", null);
 if (real) {
   const bytes = readFileSync(real);
-  for (const n of opt("--real-sizes", "10000,25000").split(",").map(Number)) {
+  for (const n of opt("--real-sizes", "10000,25000").split(",").filter(Boolean).map(Number)) {
     if (bytes.length / RECORD < n + nq) {
       console.error(`skip real ${n}: the cache holds ${Math.floor(bytes.length / RECORD)} vectors`);
       continue;

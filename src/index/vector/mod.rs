@@ -35,7 +35,7 @@ pub use quantize::dot;
 use super::keyword::DocId;
 use crate::error::{Error, Result};
 use delta::Delta;
-use quantize::{dot_i8, Code};
+use quantize::{Code, ScanQuery};
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VectorHit {
@@ -497,10 +497,11 @@ impl VectorIndex {
             return Vec::new();
         }
         let q = Code::new(query);
+        let scan_q = ScanQuery::new(&q);
         let pool = limit * 4 + 32;
         let mut delta_best = Best::new(pool);
         for (d, c, s) in self.delta.rows() {
-            delta_best.offer(d, q.scale * s * dot_i8(&q.q, c) as f32, &accept);
+            delta_best.offer(d, scan_q.cosine(s, c), &accept);
         }
         let mut candidates = delta_best.into_vec();
         for (si, seg) in self.segments.iter().enumerate() {
@@ -512,7 +513,7 @@ impl VectorIndex {
             let scan = || {
                 let mut b = Best::new(pool);
                 for (p, d, c) in g.points() {
-                    b.offer(d, q.cosine(c), &|d| live(p, d) && accept(d));
+                    b.offer(d, scan_q.cosine(c.scale, &c.q), &|d| live(p, d) && accept(d));
                 }
                 b.into_vec()
             };
