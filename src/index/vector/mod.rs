@@ -567,6 +567,9 @@ struct Best {
     pool: usize,
     /// Max-heap whose top is the worst kept pair.
     heap: std::collections::BinaryHeap<Ranked>,
+    /// The worst kept estimate once the pool is full (−∞ before): most rows of a scan fall below it
+    /// and are turned away by one float comparison.
+    floor: f32,
 }
 
 /// Orders (estimate, doc) so that the greater is the worse: lower estimate, then higher doc — the
@@ -593,11 +596,11 @@ impl Ord for Ranked {
 
 impl Best {
     fn new(pool: usize) -> Best {
-        Best { pool, heap: std::collections::BinaryHeap::with_capacity(pool + 1) }
+        Best { pool, heap: std::collections::BinaryHeap::with_capacity(pool + 1), floor: f32::NEG_INFINITY }
     }
 
     fn offer(&mut self, doc: DocId, estimate: f32, accept: &impl Fn(DocId) -> bool) {
-        if self.pool == 0 {
+        if self.pool == 0 || estimate < self.floor {
             return;
         }
         let candidate = Ranked(estimate, doc);
@@ -612,6 +615,9 @@ impl Best {
             self.heap.pop();
         }
         self.heap.push(candidate);
+        if self.heap.len() >= self.pool {
+            self.floor = self.heap.peek().map_or(f32::NEG_INFINITY, |worst| worst.0);
+        }
     }
 
     fn into_vec(self) -> Vec<(DocId, f32)> {
