@@ -9,8 +9,9 @@
 //! the multiply-adds per instruction of the f32 path, and half the weight memory.
 //!
 //! Exactness: the integer sum is exact, so the only error is rounding each activation to a 16-bit grid
-//! (at most `max|x| / 2·qmax` per element, with `qmax` ≥ 10,900 for the widest layer here). The same
-//! integers are summed on every target, so native and wasm agree.
+//! (at most `max|x| / 2·qmax` per element; `qmax` is 32,767 unless a column's Σ|w| is so large that a sum
+//! could overflow 32 bits). The integer sums are exact, so every target gets the same sums from the same
+//! grid; what differs between native and wasm is the float input to the grid (see docs/ARCHITECTURE.md).
 //!
 //! Layout: columns are packed in panels of [`PANEL`]; within a panel, row pair `j` of `W_q` holds
 //! `[c0·k0, c0·k1, c1·k0, c1·k1, …]` as i16, which is what a pairwise multiply-add against a broadcast
@@ -20,8 +21,6 @@
 const PANEL: usize = 8;
 /// Activation rows per tile.
 const ROWS: usize = 4;
-/// Largest |int8 weight| (−128 is allowed by the format).
-const MAX_WEIGHT: i64 = 128;
 
 /// A linear layer's int8 weights, packed for [`matmul`].
 pub(crate) struct PackedWeights {
@@ -63,10 +62,23 @@ impl PackedWeights {
         }
         let mut padded = scales.to_vec();
         padded.resize(panel_count * PANEL, 0.0);
-        // Every sum adds at most 2·pairs products of |a| ≤ act_max and |w| ≤ 128.
-        let act_max = ((i32::MAX as i64) / (2 * pairs as i64 * MAX_WEIGHT)).min(i16::MAX as i64) as f32;
-        Some(PackedWeights { k, n, pairs, panels, scales: padded, act_max })
+        Some(PackedWeights { k, n, pairs, panels, scales: padded, act_max: activation_bound(q, n) })
     }
+}
+
+/// The largest activation magnitude on the 16-bit grid such that no 32-bit sum can overflow: a column's
+/// sum, and every partial sum of it, is at most `act_max · Σ_k |w[k, c]|`. Bounding by the heaviest
+/// column's actual Σ|w| rather than the worst case `k · 128` gives wide layers the full grid (MiniLM's
+/// 1,536-wide down-projection would otherwise be held to 10,922 levels).
+fn activation_bound(q: &[i8], n: usize) -> f32 {
+    let mut column_sums = vec![0i64; n];
+    for row in q.chunks_exact(n) {
+        for (sum, &w) in column_sums.iter_mut().zip(row) {
+            *sum += (w as i64).abs();
+        }
+    }
+    let heaviest = column_sums.into_iter().max().unwrap_or(0).max(1);
+    ((i32::MAX as i64) / heaviest).min(i16::MAX as i64) as f32
 }
 
 /// Rows of activations quantized to 16 bits, each as `pairs` little-endian `(x[2j], x[2j+1])` words.
@@ -353,6 +365,26 @@ mod tests {
         let mut out = vec![0f32; rows * n];
         matmul(&x, rows, &w, &mut out);
         assert!(out.iter().all(|&v| (v - 128.0 * k as f32).abs() < 1e-2 * k as f32), "{out:?}");
+    }
+
+    #[test]
+    fn wide_layers_get_the_full_grid_unless_a_column_could_overflow() {
+        let k = 1536;
+        // Typical trained weights: |w| well below 128 on average, so the full 16-bit grid is safe.
+        let mut seed = 5;
+        let typical: Vec<i8> = (0..k * 3).map(|_| (lcg(&mut seed) * 40.0) as i8).collect();
+        assert_eq!(PackedWeights::new(&typical, k, 3, &[1.0; 3]).unwrap().act_max, 32767.0);
+        // One saturated column bounds the grid for the whole layer.
+        let mut heavy = typical.clone();
+        for row in 0..k {
+            heavy[row * 3 + 1] = -128;
+        }
+        let w = PackedWeights::new(&heavy, k, 3, &[1.0; 3]).unwrap();
+        assert_eq!(w.act_max, (i32::MAX as i64 / (128 * k as i64)) as f32);
+        let x = vec![-1.0f32; k];
+        let mut out = vec![0f32; 3];
+        matmul(&x, 1, &w, &mut out);
+        assert!((out[1] - 128.0 * k as f32).abs() < 1e-2 * k as f32, "{out:?}");
     }
 
     #[test]
