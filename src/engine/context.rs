@@ -68,9 +68,9 @@ impl Engram {
         check_budget(max_tokens)?;
         let ns = resolve_namespace(namespace)?;
         let visible = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
-        let mut core: Vec<_> = self.tables.table.iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core).collect();
+        let mut core: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core).collect();
         core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));
-        let mut recent: Vec<_> = self.tables.table.iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core).collect();
+        let mut recent: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core).collect();
         recent.sort_by(|a, b| b.modified_at.cmp(&a.modified_at).then(b.created_at.cmp(&a.created_at)));
         let items = core
             .into_iter()

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use super::journal::EngineState;
+use super::EngineState;
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::store::HistoryEvent;
@@ -30,9 +30,9 @@ impl Engram {
             _ => Ok(()),
         };
         fits(self.expected_dims(), memory_dims, "memory")?;
-        fits(self.tables.raw_vectors.dims().or_else(|| self.expected_dims()), raw_dims, "raw")?;
+        fits(self.tables.raw_vectors().dims().or_else(|| self.expected_dims()), raw_dims, "raw")?;
         for (e, _) in &state.raw {
-            if let Some(ns) = self.tables.raw.session_namespace(&e.session_id) {
+            if let Some(ns) = self.tables.raw().session_namespace(&e.session_id) {
                 if ns != e.namespace {
                     return Err(Error::invalid(format!("imported session `{}` belongs to namespace `{ns}` here", crate::model::time::truncate(&e.session_id, 40))));
                 }
@@ -42,32 +42,12 @@ impl Engram {
         let mut merged = Merged::default();
         for (m, v) in state.memories {
             self.note_memory(&m.id);
-            match self.tables.table.slot_of(&m.id) {
-                Some(slot) => {
-                    if let Some(old) = self.tables.table.get(slot).cloned() {
-                        self.unlink(&old);
-                    }
-                    self.link(&m);
-                    self.tables.table.replace(slot, m);
-                    self.index(slot);
-                    match v {
-                        Some(v) => self.tables.vectors.insert(slot, v),
-                        None => {
-                            self.tables.vectors.remove(slot);
-                        }
-                    }
-                    merged.replaced += 1;
-                }
-                None => {
-                    self.link(&m);
-                    let slot = self.tables.table.insert(m);
-                    self.index(slot);
-                    if let Some(v) = v {
-                        self.tables.vectors.insert(slot, v);
-                    }
-                    merged.added += 1;
-                }
+            if self.tables.table().slot_of(&m.id).is_some() {
+                merged.replaced += 1;
+            } else {
+                merged.added += 1;
             }
+            self.tables.put_memory(m, v.into());
         }
         let mut sessions: Vec<String> = Vec::new();
         for (e, v) in state.raw {
@@ -75,12 +55,10 @@ impl Engram {
             if !sessions.contains(&e.session_id) {
                 sessions.push(e.session_id.clone());
             }
-            self.put_raw(e, v);
+            self.tables.put_raw(e, v);
             merged.raw_entries += 1;
         }
-        for s in sessions {
-            self.index_session(&s);
-        }
+        self.tables.index_sessions(sessions);
         let known: HashSet<String> = self.history_events().iter().map(event_key).collect();
         for h in state.history {
             if !known.contains(&event_key(&h)) {

@@ -10,19 +10,22 @@ mod reembed;
 mod raw;
 mod replay;
 mod search;
+mod state;
+mod tables;
 mod vectors;
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use journal::{Changes, EngineState, WithVector};
+pub use journal::Changes;
+pub use state::{EngineState, WithVector};
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
 pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
 pub use search::{Hit, HitTarget};
-pub use vectors::{ReindexStep, VectorTarget};
+pub use vectors::VectorTarget;
 
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
@@ -32,6 +35,7 @@ use crate::model::time::Millis;
 use crate::model::{validate, Kind, Layer, Memory};
 use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
 use crate::store::{EventKind, HistoryEvent};
+use tables::VectorChange;
 
 /// What `add` takes. Only `content` is required.
 #[derive(Clone, Debug, Default)]
@@ -106,7 +110,7 @@ pub struct Engram {
     clock: Box<dyn Clock>,
     ids: IdSource,
     embedder: Option<Box<dyn Embedder>>,
-    tables: journal::Tables,
+    tables: tables::Tables,
     /// Undo log of changes while persistence records them (`record_changes`); `None` otherwise.
     journal: Option<journal::Journal>,
 }
@@ -123,7 +127,7 @@ impl Engram {
             clock,
             ids: options.id_seed.map_or(IdSource::Os, IdSource::Seeded),
             embedder: options.embedder,
-            tables: journal::Tables::with_vector_options(&options.vectors),
+            tables: tables::Tables::with_vector_options(&options.vectors),
             journal: None,
         }
     }
@@ -135,7 +139,7 @@ impl Engram {
     /// Attaches the embedder that makes vectors for new text. Refused when the store already holds
     /// vectors of another length: vector generations never mix silently.
     pub fn set_embedder(&mut self, embedder: Box<dyn Embedder>) -> Result<()> {
-        for dims in [self.tables.vectors.dims(), self.tables.raw_vectors.dims()].into_iter().flatten() {
+        for dims in [self.tables.vectors().dims(), self.tables.raw_vectors().dims()].into_iter().flatten() {
             if dims != embedder.dims() {
                 return Err(Error::embedder(format!("this store holds {dims}-dimensional vectors; embedder `{}` makes {}", embedder.id(), embedder.dims())));
             }
@@ -149,7 +153,7 @@ impl Engram {
     }
 
     fn expected_dims(&self) -> Option<usize> {
-        self.tables.vectors.dims().or_else(|| self.embedder.as_ref().map(|e| e.dims()))
+        self.tables.vectors().dims().or_else(|| self.embedder.as_ref().map(|e| e.dims()))
     }
 
     /// A caller's vector, validated and normalized; or the embedder's vector for `text`; or none.
@@ -161,13 +165,6 @@ impl Engram {
         let mut out = e.embed(&[text])?;
         let v = out.pop().filter(|_| out.is_empty()).ok_or_else(|| Error::embedder("embedder returned the wrong number of vectors"))?;
         validate::embedding(&v, self.expected_dims()).map(Some).map_err(|e| Error::embedder(format!("embedder output rejected: {}", e.message)))
-    }
-
-    fn index(&mut self, slot: DocId) {
-        if let Some(m) = self.tables.table.get(slot) {
-            let texts: Vec<&str> = std::iter::once(m.content.as_str()).chain(m.tags.iter().map(String::as_str)).collect();
-            self.tables.keyword.insert(slot, texts);
-        }
     }
 
     /// Stores a memory in the buffer layer, or reinforces the existing one with the same normalized
@@ -186,14 +183,14 @@ impl Engram {
         let derived_from = self.check_derived_from(&input.derived_from)?;
         let now = self.now();
 
-        if let Some(slot) = self.tables.table.find_duplicate(&namespace, &input.content) {
+        if let Some(slot) = self.tables.table().find_duplicate(&namespace, &input.content) {
             if let Some(v) = &input.embedding {
                 validate::embedding(v, self.expected_dims())?;
             }
-            if let Some(id) = self.tables.table.get(slot).map(|m| m.id.clone()) {
+            if let Some(id) = self.tables.table().get(slot).map(|m| m.id.clone()) {
                 self.note_memory(&id);
             }
-            let m = self.tables.table.get_mut(slot).expect("duplicate slot is live");
+            let m = self.tables.memory_counters_mut(slot).expect("duplicate slot is live");
             m.repetition_count = m.repetition_count.saturating_add(1);
             m.last_accessed = now;
             let memory = m.clone();
@@ -230,37 +227,32 @@ impl Engram {
             links,
         };
         self.note_memory(&id);
-        self.link(&memory);
         self.log(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None });
-        let slot = self.tables.table.insert(memory.clone());
-        self.index(slot);
-        if let Some(v) = vector {
-            self.tables.vectors.insert(slot, v);
-        }
+        self.tables.put_memory(memory.clone(), vector.map_or(VectorChange::Keep, VectorChange::Set));
         Ok(Added { memory, deduplicated: false })
     }
 
     pub fn get(&self, id: &str) -> Option<&Memory> {
-        self.tables.table.by_id(id)
+        self.tables.table().by_id(id)
     }
 
     /// Memories of one namespace (not `default` unless asked for), newest first.
     pub fn get_all(&self, namespace: Option<&str>, limit: usize, offset: usize) -> Result<Vec<Memory>> {
         let ns = resolve_namespace(namespace)?;
         validate::limit(limit, "limit")?;
-        let mut all: Vec<(DocId, &Memory)> = self.tables.table.iter().filter(|(_, m)| m.namespace == ns).collect();
+        let mut all: Vec<(DocId, &Memory)> = self.tables.table().iter().filter(|(_, m)| m.namespace == ns).collect();
         all.sort_by(|a, b| b.1.created_at.cmp(&a.1.created_at).then(b.0.cmp(&a.0)));
         Ok(all.into_iter().skip(offset).take(limit).map(|(_, m)| m.clone()).collect())
     }
 
     pub fn count(&self, namespace: Option<&str>) -> Result<usize> {
         let ns = resolve_namespace(namespace)?;
-        Ok(self.tables.table.iter().filter(|(_, m)| m.namespace == ns).count())
+        Ok(self.tables.table().iter().filter(|(_, m)| m.namespace == ns).count())
     }
 
     pub fn update(&mut self, id: &str, patch: MemoryPatch) -> Result<Memory> {
-        let slot = self.tables.table.slot_of(id).ok_or_else(|| Error::not_found(format!("no memory with id {}", crate::model::time::truncate(id, 40))))?;
-        let mut m = self.tables.table.get(slot).expect("slot is live").clone();
+        let slot = self.tables.table().slot_of(id).ok_or_else(|| Error::not_found(format!("no memory with id {}", crate::model::time::truncate(id, 40))))?;
+        let mut m = self.tables.table().get(slot).expect("slot is live").clone();
         if let Some(c) = &patch.content {
             validate::content(c)?;
         }
@@ -313,32 +305,26 @@ impl Engram {
             content: Some(m.content.clone()),
             previous_content: content_changed.then_some(previous),
         });
-        self.tables.table.replace(slot, m.clone());
-        self.index(slot);
-        match vector {
-            Some(v) => self.tables.vectors.insert(slot, v),
-            None if content_changed => {
-                self.tables.vectors.remove(slot);
-            }
-            None => {}
-        }
+        let vector = match vector {
+            Some(v) => VectorChange::Set(v),
+            None if content_changed => VectorChange::Clear,
+            None => VectorChange::Keep,
+        };
+        self.tables.put_memory(m.clone(), vector);
         Ok(m)
     }
 
     fn remove_slot(&mut self, slot: DocId, now: Millis) {
-        if let Some(id) = self.tables.table.get(slot).map(|m| m.id.clone()) {
+        if let Some(id) = self.tables.table().get(slot).map(|m| m.id.clone()) {
             self.note_memory(&id);
         }
-        if let Some(m) = self.tables.table.remove(slot) {
-            self.tables.keyword.remove(slot);
-            self.tables.vectors.remove(slot);
-            self.unlink(&m);
+        if let Some(m) = self.tables.remove_memory(slot) {
             self.log(HistoryEvent { memory_id: m.id, event: EventKind::Delete, at: now, content: None, previous_content: Some(m.content) });
         }
     }
 
     pub fn delete(&mut self, id: &str) -> Result<()> {
-        let slot = self.tables.table.slot_of(id).ok_or_else(|| Error::not_found(format!("no memory with id {}", crate::model::time::truncate(id, 40))))?;
+        let slot = self.tables.table().slot_of(id).ok_or_else(|| Error::not_found(format!("no memory with id {}", crate::model::time::truncate(id, 40))))?;
         let now = self.now();
         self.remove_slot(slot, now);
         Ok(())
@@ -347,7 +333,7 @@ impl Engram {
     /// Deletes every memory of one namespace; returns how many.
     pub fn delete_all(&mut self, namespace: Option<&str>) -> Result<usize> {
         let ns = resolve_namespace(namespace)?;
-        let slots: Vec<DocId> = self.tables.table.iter().filter(|(_, m)| m.namespace == ns).map(|(s, _)| s).collect();
+        let slots: Vec<DocId> = self.tables.table().iter().filter(|(_, m)| m.namespace == ns).map(|(s, _)| s).collect();
         let now = self.now();
         for &s in &slots {
             self.remove_slot(s, now);
@@ -360,7 +346,7 @@ impl Engram {
     fn fresh_id(&mut self) -> Result<String> {
         loop {
             let id = self.ids.next_uuid()?;
-            if self.tables.table.slot_of(&id).is_none() && !self.tables.history.knows(&id) {
+            if self.tables.table().slot_of(&id).is_none() && !self.tables.history().knows(&id) {
                 return Ok(id);
             }
         }
@@ -368,7 +354,7 @@ impl Engram {
 
     /// Everything that happened to a memory, oldest first. `NotFound` if it never existed.
     pub fn history(&self, id: &str) -> Result<Vec<HistoryEvent>> {
-        self.tables.history
+        self.tables.history()
             .of(id)
             .map(|v| v.into_iter().cloned().collect())
             .ok_or_else(|| Error::not_found(format!("no history for id {}", crate::model::time::truncate(id, 40))))
@@ -381,18 +367,18 @@ impl Engram {
 
     pub fn stats(&self) -> Stats {
         let mut s = Stats {
-            memories: self.tables.table.len(),
-            vectors: self.tables.vectors.len(),
+            memories: self.tables.table().len(),
+            vectors: self.tables.vectors().len(),
             vector_dims: self.expected_dims(),
-            keyword_terms: self.tables.keyword.live_terms(),
-            history_events: self.tables.history.len(),
+            keyword_terms: self.tables.keyword().live_terms(),
+            history_events: self.tables.history().len(),
             embedder: self.embedder_id().map(str::to_string),
-            sessions: self.tables.raw.session_count(),
-            raw_entries: self.tables.raw.len(),
-            raw_vectors: self.tables.raw_vectors.len(),
+            sessions: self.tables.raw().session_count(),
+            raw_entries: self.tables.raw().len(),
+            raw_vectors: self.tables.raw_vectors().len(),
             ..Stats::default()
         };
-        for (_, m) in self.tables.table.iter() {
+        for (_, m) in self.tables.table().iter() {
             *s.namespaces.entry(m.namespace.clone()).or_default() += 1;
             *s.by_kind.entry(m.kind.as_str().to_string()).or_default() += 1;
             *s.by_layer.entry(m.layer.as_str().to_string()).or_default() += 1;
@@ -407,7 +393,7 @@ impl Engram {
         }
         let mut out: Vec<String> = Vec::with_capacity(ids.len());
         for id in ids {
-            if self.tables.raw.by_id(id).is_none() {
+            if self.tables.raw().by_id(id).is_none() {
                 return Err(Error::invalid(format!("derivedFrom: no raw entry `{}`", crate::model::time::truncate(id, 60))));
             }
             if !out.contains(id) {
@@ -419,9 +405,9 @@ impl Engram {
 
     /// Ids of the closest existing memories (namespace or default) for a new memory's links.
     fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
-        let table = &self.tables.table;
+        let table = self.tables.table();
         let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
-        self.tables.vectors
+        self.tables.vectors()
             .search(v, LINKS_MAX, accept)
             .into_iter()
             .filter(|h| h.cosine >= LINK_MIN_COSINE)
@@ -432,10 +418,10 @@ impl Engram {
     /// Memories linked with `id` in either direction.
     pub fn linked(&self, id: &str) -> Vec<String> {
         let mut out: Vec<String> = self.get(id).map(|m| m.links.clone()).unwrap_or_default();
-        if let Some(from) = self.tables.linked_from.get(id) {
+        if let Some(from) = self.tables.linked_from(id) {
             out.extend(from.iter().filter(|x| !out.contains(x)).cloned().collect::<Vec<_>>());
         }
-        out.retain(|x| self.tables.table.slot_of(x).is_some());
+        out.retain(|x| self.tables.table().slot_of(x).is_some());
         out
     }
 }

@@ -62,7 +62,7 @@ impl Engram {
     pub fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
         validate::label(&session.id, "session id", validate::SESSION_ID_MAX_CHARS)?;
         let namespace = resolve_namespace(session.namespace.as_deref())?;
-        if let Some(ns) = self.tables.raw.session_namespace(&session.id) {
+        if let Some(ns) = self.tables.raw().session_namespace(&session.id) {
             if ns != namespace {
                 return Err(Error::invalid(format!("session `{}` belongs to namespace `{ns}`", crate::model::time::truncate(&session.id, 40))));
             }
@@ -84,11 +84,11 @@ impl Engram {
         // Vectors for the turns that change, computed (and checked) before anything is written.
         let changed: Vec<usize> = (0..session.turns.len())
             .filter(|&i| {
-                let existing = self.tables.raw.turn(&session.id, i as u32).and_then(|s| self.tables.raw.get(s));
+                let existing = self.tables.raw().turn(&session.id, i as u32).and_then(|s| self.tables.raw().get(s));
                 !existing.is_some_and(|e| same_turn(e, &session.turns[i], session.date))
             })
             .collect();
-        let dims = self.tables.raw_vectors.dims().or_else(|| self.expected_dims());
+        let dims = self.tables.raw_vectors().dims().or_else(|| self.expected_dims());
         let mut vectors: Vec<Option<Vec<f32>>> = vec![None; session.turns.len()];
         let mut to_embed: Vec<usize> = Vec::new();
         for &i in &changed {
@@ -152,76 +152,50 @@ impl Engram {
                 created_at: now,
             };
             self.note_raw(&entry.id);
-            let text = entry.indexed_text();
-            let (slot, replaced) = self.tables.raw.put(entry);
-            if let Some(old) = replaced {
-                self.tables.raw_keyword.remove(old);
-                self.tables.raw_vectors.remove(old);
+            if self.tables.put_raw(entry, vectors[i].take()) {
                 result.replaced += 1;
             } else {
                 result.added += 1;
             }
-            self.tables.raw_keyword.insert(slot, [text.as_str()]);
-            if let Some(v) = vectors[i].take() {
-                self.tables.raw_vectors.insert(slot, v);
-            }
         }
         if result.added + result.replaced > 0 {
-            self.index_session(&session.id);
+            self.tables.index_sessions([&session.id]);
         }
         Ok(result)
     }
 
-    /// Re-indexes a session as one document (the context its turns are read in).
-    pub(super) fn index_session(&mut self, session_id: &str) {
-        let n = self.tables.raw.session_number(session_id);
-        let texts: Vec<String> = self.tables.raw.session_slots(session_id).into_iter().filter_map(|s| self.tables.raw.get(s)).map(RawEntry::indexed_text).collect();
-        self.tables.session_keyword.insert(n, texts.iter().map(String::as_str));
-    }
-
-    pub fn raw_entry(&self, id: &str) -> Option<&RawEntry> {
-        self.tables.raw.by_id(id)
-    }
-
     /// The turns of a session, in order.
     pub fn session(&self, session_id: &str) -> Result<Vec<RawEntry>> {
-        let slots = self.tables.raw.session_slots(session_id);
+        let slots = self.tables.raw().session_slots(session_id);
         if slots.is_empty() {
             return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
         }
-        Ok(slots.into_iter().filter_map(|s| self.tables.raw.get(s).cloned()).collect())
+        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s).cloned()).collect())
     }
 
     /// Session ids of a namespace, sorted.
     pub fn sessions(&self, namespace: Option<&str>) -> Result<Vec<String>> {
-        Ok(self.tables.raw.sessions_in(&resolve_namespace(namespace)?))
+        Ok(self.tables.raw().sessions_in(&resolve_namespace(namespace)?))
     }
 
     /// Removes a session's raw entries and the memories derived only from them; memories that also
     /// cite other raw entries keep those citations.
     pub fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
-        if self.tables.raw.session_namespace(session_id).is_none() {
+        if self.tables.raw().session_namespace(session_id).is_none() {
             return Err(Error::not_found(format!("no session {}", crate::model::time::truncate(session_id, 40))));
         }
-        for slot in self.tables.raw.session_slots(session_id) {
-            if let Some(id) = self.tables.raw.get(slot).map(|e| e.id.clone()) {
+        for slot in self.tables.raw().session_slots(session_id) {
+            if let Some(id) = self.tables.raw().get(slot).map(|e| e.id.clone()) {
                 self.note_raw(&id);
             }
         }
-        if let Some(n) = self.tables.raw.existing_session_number(session_id) {
-            self.tables.session_keyword.remove(n);
-        }
-        let removed = self.tables.raw.remove_session(session_id);
-        for (slot, _) in &removed {
-            self.tables.raw_keyword.remove(*slot);
-            self.tables.raw_vectors.remove(*slot);
-        }
-        let gone: std::collections::HashSet<&str> = removed.iter().map(|(_, e)| e.id.as_str()).collect();
+        let removed = self.tables.remove_session(session_id);
+        let gone: std::collections::HashSet<&str> = removed.iter().map(|e| e.id.as_str()).collect();
         let now = self.now();
-        let affected: Vec<DocId> = self.tables.table.iter().filter(|(_, m)| m.derived_from.iter().any(|d| gone.contains(d.as_str()))).map(|(s, _)| s).collect();
+        let affected: Vec<DocId> = self.tables.table().iter().filter(|(_, m)| m.derived_from.iter().any(|d| gone.contains(d.as_str()))).map(|(s, _)| s).collect();
         let mut deleted = 0;
         for slot in affected {
-            let Some(m) = self.tables.table.get(slot) else { continue };
+            let Some(m) = self.tables.table().get(slot) else { continue };
             let remaining: Vec<String> = m.derived_from.iter().filter(|d| !gone.contains(d.as_str())).cloned().collect();
             if remaining.is_empty() {
                 self.remove_slot(slot, now);
@@ -232,7 +206,7 @@ impl Engram {
                 m.modified_at = now;
                 self.note_memory(&m.id);
                 self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None });
-                self.tables.table.replace(slot, m);
+                self.tables.put_memory(m, super::VectorChange::Keep);
             }
         }
         Ok(DeletedSession { entries: removed.len(), memories: deleted })

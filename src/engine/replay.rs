@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::journal::{EngineState, WithVector};
+use super::{EngineState, WithVector};
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::model::{Memory, RawEntry};
@@ -33,30 +33,31 @@ impl Engram {
             match change {
                 RecordChange::Reset => {
                     // The tables are replaced wholesale; sessions noted so far no longer exist.
-                    let empty = self.tables.emptied_like();
-                    self.tables = empty;
-                    self.tables.table.track_touches(journal.is_some());
+                    self.tables = self.tables.emptied_like();
+                    self.tables.track_touches(journal.is_some());
                     sessions.clear();
                 }
-                RecordChange::Memory { id, value } => self.set_memory(&id, value),
-                RecordChange::Raw { id, value } => {
-                    if let Some(e) = self.tables.raw.by_id(&id) {
-                        sessions.insert(e.session_id.clone());
-                    }
-                    if let Some((e, _)) = &value {
-                        sessions.insert(e.session_id.clone());
-                    }
-                    self.set_raw(&id, value);
+                // `check_replay` made sure the record's id is the key's.
+                RecordChange::Memory { value: Some((m, v)), .. } => {
+                    self.tables.put_memory(m, v.into());
                 }
-                RecordChange::History(h) => self.tables.history.append(h),
+                RecordChange::Memory { id, value: None } => {
+                    self.tables.remove_memory_by_id(&id);
+                }
+                RecordChange::Raw { value: Some((e, v)), .. } => {
+                    sessions.insert(e.session_id.clone());
+                    self.tables.put_raw(e, v);
+                }
+                RecordChange::Raw { id, value: None } => {
+                    if let Some(e) = self.tables.remove_raw(&id) {
+                        sessions.insert(e.session_id);
+                    }
+                }
+                RecordChange::History(h) => self.tables.append_history(h),
             }
         }
-        for s in sessions {
-            // A session whose last entry went was dropped from the session index with it.
-            if self.tables.raw.session_namespace(&s).is_some() {
-                self.index_session(&s);
-            }
-        }
+        // A session whose last entry went was dropped from the session index with it.
+        self.tables.index_sessions(sessions);
         self.journal = journal;
         Ok(())
     }
@@ -103,8 +104,8 @@ impl Engram {
         };
         state.check()?;
         let (memory_dims, raw_dims) = state.dims();
-        let have_memory = if reset { None } else { self.tables.vectors.dims() }.or_else(|| self.embedder.as_ref().map(|e| e.dims()));
-        let have_raw = if reset { None } else { self.tables.raw_vectors.dims() }.or_else(|| self.embedder.as_ref().map(|e| e.dims()));
+        let have_memory = if reset { None } else { self.tables.vectors().dims() }.or_else(|| self.embedder.as_ref().map(|e| e.dims()));
+        let have_raw = if reset { None } else { self.tables.raw_vectors().dims() }.or_else(|| self.embedder.as_ref().map(|e| e.dims()));
         for (have, given, what) in [(have_memory, memory_dims, "memory"), (have_raw, raw_dims, "raw")] {
             if let (Some(h), Some(g)) = (have, given) {
                 if h != g {
@@ -113,56 +114,5 @@ impl Engram {
             }
         }
         Ok(())
-    }
-
-    fn set_memory(&mut self, id: &str, value: Option<WithVector<Memory>>) {
-        let slot = self.tables.table.slot_of(id);
-        match (slot, value) {
-            (Some(slot), Some((m, v))) => {
-                if let Some(old) = self.tables.table.get(slot).cloned() {
-                    self.unlink(&old);
-                }
-                self.link(&m);
-                self.tables.table.replace(slot, m);
-                self.index(slot);
-                match v {
-                    Some(v) => self.tables.vectors.insert(slot, v),
-                    None => {
-                        self.tables.vectors.remove(slot);
-                    }
-                }
-            }
-            (None, Some((m, v))) => {
-                self.link(&m);
-                let slot = self.tables.table.insert(m);
-                self.index(slot);
-                if let Some(v) = v {
-                    self.tables.vectors.insert(slot, v);
-                }
-            }
-            (Some(slot), None) => {
-                if let Some(m) = self.tables.table.remove(slot) {
-                    self.unlink(&m);
-                }
-                self.tables.keyword.remove(slot);
-                self.tables.vectors.remove(slot);
-            }
-            (None, None) => {}
-        }
-    }
-
-    fn set_raw(&mut self, id: &str, value: Option<WithVector<RawEntry>>) {
-        match value {
-            Some((e, v)) => self.put_raw(e, v),
-            None => {
-                if let Some((slot, _, dropped_session)) = self.tables.raw.remove_entry(id) {
-                    self.tables.raw_keyword.remove(slot);
-                    self.tables.raw_vectors.remove(slot);
-                    if let Some(n) = dropped_session {
-                        self.tables.session_keyword.remove(n);
-                    }
-                }
-            }
-        }
     }
 }

@@ -100,7 +100,7 @@ impl Engram {
         if let Some(q) = text {
             validate::content(q).map_err(|e| Error::invalid(format!("query: {}", e.message)))?;
         }
-        let dims = self.tables.vectors.dims().or(self.tables.raw_vectors.dims());
+        let dims = self.tables.vectors().dims().or(self.tables.raw_vectors().dims());
         let query_vec = match (&req.embedding, text) {
             (Some(v), _) => Some(validate::embedding(v, dims.or_else(|| self.expected_dims()))?),
             // A query the model cannot read (digits and symbols only) is still a keyword query.
@@ -124,7 +124,7 @@ impl Engram {
 
         let mut scored: Vec<(Key, ScoreBreakdown)> = Vec::new();
         if req.scope.memories() {
-            let table = &self.tables.table;
+            let table = self.tables.table();
             let accept = |slot: DocId| {
                 table.get(slot).is_some_and(|m| {
                     in_scope(&m.namespace)
@@ -133,8 +133,8 @@ impl Engram {
                         && tags.iter().all(|t| m.tags.contains(t))
                 })
             };
-            for (slot, (k, v)) in gather(&self.tables.keyword, &self.tables.vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
-                if let Some(m) = self.tables.table.get(slot) {
+            for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
+                if let Some(m) = self.tables.table().get(slot) {
                     scored.push((Key::Memory(slot), score::score(m, fusion::fuse(k, v), k, v, at)));
                 }
             }
@@ -142,21 +142,21 @@ impl Engram {
         // Kind, layer and tag filters describe memories; raw turns have none of them.
         let memory_filters = !req.kinds.is_empty() || !req.layers.is_empty() || !tags.is_empty();
         if req.scope.raw() && !memory_filters {
-            let raw = &self.tables.raw;
+            let raw = self.tables.raw();
             let accept = |slot: DocId| raw.get(slot).is_some_and(|e| in_scope(&e.namespace));
             // How well each whole session matches: a turn is read in the context of its session.
             let session_relevance: HashMap<DocId, f64> = match &keyword_query {
-                Some(q) => self.tables.session_keyword.search(q, usize::MAX, |_| true).into_iter().map(|h| (h.doc, fusion::keyword_relevance(h.relevance))).collect(),
+                Some(q) => self.tables.session_keyword().search(q, usize::MAX, |_| true).into_iter().map(|h| (h.doc, fusion::keyword_relevance(h.relevance))).collect(),
                 None => HashMap::new(),
             };
-            let evidence = gather(&self.tables.raw_keyword, &self.tables.raw_vectors, keyword_query.as_ref(), query_vec.as_deref(), pool, accept);
+            let evidence = gather(self.tables.raw_keyword(), self.tables.raw_vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept);
             // The turns next to a keyword match: in a dialogue the answer often follows the turn
             // that names the topic, so adjacent turns carry part of its evidence.
             let mut adjacent: BTreeMap<DocId, f64> = BTreeMap::new();
             for (&slot, (k, _)) in &evidence {
-                let (Some(k), Some(e)) = (k, self.tables.raw.get(slot)) else { continue };
+                let (Some(k), Some(e)) = (k, self.tables.raw().get(slot)) else { continue };
                 for t in [e.turn_index.checked_sub(1), e.turn_index.checked_add(1)].into_iter().flatten() {
-                    if let Some(n) = self.tables.raw.turn(&e.session_id, t).filter(|&n| accept(n)) {
+                    if let Some(n) = self.tables.raw().turn(&e.session_id, t).filter(|&n| accept(n)) {
                         let a = adjacent.entry(n).or_default();
                         *a = a.max(*k);
                     }
@@ -164,10 +164,10 @@ impl Engram {
             }
             let candidates: std::collections::BTreeSet<DocId> = evidence.keys().chain(adjacent.keys()).copied().collect();
             for slot in candidates {
-                let Some(e) = self.tables.raw.get(slot) else { continue };
+                let Some(e) = self.tables.raw().get(slot) else { continue };
                 let (k, v) = evidence.get(&slot).copied().unwrap_or_default();
                 let k = fusion::with_adjacent(k, adjacent.get(&slot).copied());
-                let context = self.tables.raw.existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
+                let context = self.tables.raw().existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
                 let k = fusion::with_context(k, context);
                 scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, at)));
             }
@@ -181,11 +181,11 @@ impl Engram {
         for (key, b) in &scored {
             match *key {
                 Key::Raw(slot) if req.neighbors > 0 => {
-                    let Some(e) = self.tables.raw.get(slot) else { continue };
+                    let Some(e) = self.tables.raw().get(slot) else { continue };
                     for d in 1..=req.neighbors {
                         let near = [e.turn_index.checked_sub(d), e.turn_index.checked_add(d)];
                         for t in near.into_iter().flatten() {
-                            if let Some(n) = self.tables.raw.turn(&e.session_id, t) {
+                            if let Some(n) = self.tables.raw().turn(&e.session_id, t) {
                                 if seen.insert(Key::Raw(n)) {
                                     expansions.push((Key::Raw(n), b.score * EXPANSION_DECAY.powi(d as i32), e.id.clone()));
                                 }
@@ -194,10 +194,10 @@ impl Engram {
                     }
                 }
                 Key::Memory(slot) if req.expand_links => {
-                    let Some(m) = self.tables.table.get(slot) else { continue };
+                    let Some(m) = self.tables.table().get(slot) else { continue };
                     for linked in self.linked(&m.id) {
-                        if let Some(n) = self.tables.table.slot_of(&linked) {
-                            let ok = self.tables.table.get(n).is_some_and(|x| in_scope(&x.namespace));
+                        if let Some(n) = self.tables.table().slot_of(&linked) {
+                            let ok = self.tables.table().get(n).is_some_and(|x| in_scope(&x.namespace));
                             if ok && seen.insert(Key::Memory(n)) {
                                 expansions.push((Key::Memory(n), b.score * EXPANSION_DECAY, m.id.clone()));
                             }
@@ -212,7 +212,7 @@ impl Engram {
         for (key, b) in scored {
             if let Key::Memory(slot) = key {
                 if !req.dry_run && b.relevance > TOUCH_RELEVANCE {
-                    if let Some(m) = self.tables.table.get_mut(slot) {
+                    if let Some(m) = self.tables.memory_counters_mut(slot) {
                         m.access_count = m.access_count.saturating_add(1);
                         m.last_accessed = now;
                     }
@@ -232,8 +232,8 @@ impl Engram {
 
     fn target(&self, key: Key) -> Option<HitTarget> {
         match key {
-            Key::Memory(s) => self.tables.table.get(s).cloned().map(HitTarget::Memory),
-            Key::Raw(s) => self.tables.raw.get(s).cloned().map(HitTarget::Raw),
+            Key::Memory(s) => self.tables.table().get(s).cloned().map(HitTarget::Memory),
+            Key::Raw(s) => self.tables.raw().get(s).cloned().map(HitTarget::Raw),
         }
     }
 }

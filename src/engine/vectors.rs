@@ -7,8 +7,8 @@
 
 use super::Engram;
 use crate::error::{Error, Result};
-use crate::index::vector::{BuildInput, BuildOutput, BuiltGraph, Calibration, Installed};
-use crate::index::{DocId, VectorIndex, VectorStats};
+use crate::index::vector::{BuildInput, BuildOutput, BuiltGraph, Installed};
+use crate::index::{DocId, VectorStats};
 
 /// Which of the engine's vector indexes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -40,50 +40,22 @@ impl VectorTarget {
     }
 }
 
-/// One step of [`Engram::reindex`].
-#[derive(Clone, Debug)]
-pub struct ReindexStep {
-    pub target: VectorTarget,
-    /// Points in this build.
-    pub points: usize,
-    pub installed: Installed,
-    pub calibration: Calibration,
-}
-
-/// At most this many builds per reindex (each is bounded by the segment size; this bounds the loop
-/// even if the index keeps changing under it).
-const REINDEX_STEPS_MAX: usize = 16;
-
 impl Engram {
-    fn vector_index(&self, target: VectorTarget) -> &VectorIndex {
-        match target {
-            VectorTarget::Memories => &self.tables.vectors,
-            VectorTarget::Raw => &self.tables.raw_vectors,
-        }
-    }
-
-    fn vector_index_mut(&mut self, target: VectorTarget) -> &mut VectorIndex {
-        match target {
-            VectorTarget::Memories => &mut self.tables.vectors,
-            VectorTarget::Raw => &mut self.tables.raw_vectors,
-        }
-    }
-
     pub fn vector_stats(&self, target: VectorTarget) -> VectorStats {
-        self.vector_index(target).stats()
+        self.tables.vector_index(target).stats()
     }
 
     /// Whether either index has a build worth doing without being asked (see
     /// [`VectorIndex::needs_rebuild`]).
     pub fn needs_vector_build(&self) -> bool {
-        VectorTarget::ALL.into_iter().any(|t| self.vector_index(t).needs_rebuild())
+        VectorTarget::ALL.into_iter().any(|t| self.tables.vector_index(t).needs_rebuild())
     }
 
     /// The next build worth doing, memories first; `force` builds whatever the exact tier holds (an
     /// explicit reindex). `None` when there is nothing to build.
     pub fn plan_vector_build(&mut self, force: bool) -> Option<BuildInput> {
         for target in VectorTarget::ALL {
-            if let Some(mut input) = self.vector_index_mut(target).plan_build(force) {
+            if let Some(mut input) = self.tables.vector_index_mut(target).plan_build(force) {
                 input.label = target.label();
                 return Some(input);
             }
@@ -94,30 +66,13 @@ impl Engram {
     /// Installs a build's output into the index it was planned for.
     pub fn install_vector_build(&mut self, output: BuildOutput) -> Result<(VectorTarget, Installed)> {
         let target = VectorTarget::of_label(output.label)?;
-        let installed = self.vector_index_mut(target).install(output)?;
+        let installed = self.tables.vector_index_mut(target).install(output)?;
         Ok((target, installed))
-    }
-
-    /// Plans, builds and installs here until nothing is left to build (or `cancelled` says stop,
-    /// checked between builds). Blocks for every build: for hosts that have no other thread.
-    pub fn reindex(&mut self, mut progress: impl FnMut(&ReindexStep), cancelled: impl Fn() -> bool) -> Vec<ReindexStep> {
-        let mut steps = Vec::new();
-        while steps.len() < REINDEX_STEPS_MAX && !cancelled() {
-            let Some(input) = self.plan_vector_build(true) else { break };
-            let points = input.len();
-            let output = input.build();
-            let calibration = output.calibration;
-            let Ok((target, installed)) = self.install_vector_build(output) else { break };
-            let step = ReindexStep { target, points, installed, calibration };
-            progress(&step);
-            steps.push(step);
-        }
-        steps
     }
 
     /// The installed segments of one index as (id, graph).
     pub fn vector_segments(&self, target: VectorTarget) -> Vec<(u64, &BuiltGraph)> {
-        self.vector_index(target).segments().collect()
+        self.tables.vector_index(target).segments().collect()
     }
 
     /// The record id of each point of a segment (empty for a point whose slot holds nothing now), so
@@ -127,8 +82,8 @@ impl Engram {
             .point_docs()
             .iter()
             .map(|&slot| match target {
-                VectorTarget::Memories => self.tables.table.get(slot).map(|m| m.id.clone()),
-                VectorTarget::Raw => self.tables.raw.get(slot).map(|e| e.id.clone()),
+                VectorTarget::Memories => self.tables.table().get(slot).map(|m| m.id.clone()),
+                VectorTarget::Raw => self.tables.raw().get(slot).map(|e| e.id.clone()),
             })
             .map(Option::unwrap_or_default)
             .collect()
@@ -140,12 +95,12 @@ impl Engram {
         let docs: Vec<DocId> = ids
             .iter()
             .map(|rid| match target {
-                VectorTarget::Memories => self.tables.table.slot_of(rid),
-                VectorTarget::Raw => self.tables.raw.slot_of(rid),
+                VectorTarget::Memories => self.tables.table().slot_of(rid),
+                VectorTarget::Raw => self.tables.raw().slot_of(rid),
             })
             .map(|s| s.unwrap_or(DocId::MAX))
             .collect();
         let graph = graph.with_docs(docs)?;
-        self.vector_index_mut(target).install_segment(id, graph)
+        self.tables.vector_index_mut(target).install_segment(id, graph)
     }
 }

@@ -11,7 +11,7 @@ use super::load::{self, chunk_key, head_key, snapshot_key};
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
 use super::graphs;
-use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, ReindexStep, SessionInput, VectorTarget};
+use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput, VectorTarget};
 use crate::index::vector::{BuildInput, BuildOutput, Installed};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Clock, Storage, StorageKey};
@@ -434,21 +434,6 @@ impl<S: Storage> Store<S> {
         let out = self.engine.install_vector_build(output)?;
         self.persist_segments().await?;
         Ok(out)
-    }
-
-    /// Plans, builds (here, blocking) and installs until nothing is left to build: for hosts with
-    /// no other thread to build on.
-    pub async fn reindex(&mut self) -> Result<Vec<ReindexStep>> {
-        let mut steps = Vec::new();
-        for _ in 0..16 {
-            let Some(input) = self.engine.plan_vector_build(true) else { break };
-            let points = input.len();
-            let output = input.build();
-            let calibration = output.calibration;
-            let (target, installed) = self.install_vector_build(output).await?;
-            steps.push(ReindexStep { target, points, installed, calibration });
-        }
-        Ok(steps)
     }
 
     async fn persist_segments(&mut self) -> Result<()> {

@@ -1,0 +1,316 @@
+//! The engine's state in one home: the record tables and every index derived from them (keyword
+//! postings, vectors, whole-session documents, the reverse link map). The fields are private and
+//! every change goes through a put / remove step here, so an engine call, an undo, a load, a replay
+//! and an import all keep the derived indexes in step the same way; a new index is one edit here.
+
+use std::collections::HashMap;
+
+use super::prebuilt::{self, Prebuilt};
+use super::vectors::VectorTarget;
+use super::WithVector;
+use crate::index::{DocId, KeywordIndex, VectorIndex, VectorOptions};
+use crate::model::{Memory, RawEntry};
+use crate::store::{HistoryEvent, HistoryLog, MemoryTable, RawTable};
+
+/// What a put does to a record's vector.
+#[derive(Debug)]
+pub(crate) enum VectorChange {
+    /// Leave it as it is (a metadata-only change).
+    Keep,
+    Set(Vec<f32>),
+    Clear,
+}
+
+impl From<Option<Vec<f32>>> for VectorChange {
+    /// A record's stored vector, as given whole (load, replay, import): absent means none.
+    fn from(v: Option<Vec<f32>>) -> Self {
+        v.map_or(VectorChange::Clear, VectorChange::Set)
+    }
+}
+
+/// The engine's whole mutable state, held as one value so `reset` can move it out and undoing the
+/// reset can move it back.
+#[derive(Debug, Default)]
+pub(crate) struct Tables {
+    table: MemoryTable,
+    keyword: KeywordIndex,
+    vectors: VectorIndex,
+    history: HistoryLog,
+    raw: RawTable,
+    raw_keyword: KeywordIndex,
+    raw_vectors: VectorIndex,
+    /// Whole sessions as documents (all turns' text), by session number: the context a turn is in.
+    session_keyword: KeywordIndex,
+    /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
+    linked_from: HashMap<String, Vec<String>>,
+}
+
+impl Tables {
+    pub fn with_vector_options(options: &VectorOptions) -> Tables {
+        Tables { vectors: VectorIndex::with_options(options.clone()), raw_vectors: VectorIndex::with_options(options.clone()), ..Tables::default() }
+    }
+
+    /// Empty tables whose vector indexes keep `self`'s options.
+    pub fn emptied_like(&self) -> Tables {
+        Tables {
+            vectors: VectorIndex::with_options(self.vectors.options().clone()),
+            raw_vectors: VectorIndex::with_options(self.raw_vectors.options().clone()),
+            ..Tables::default()
+        }
+    }
+
+    // Reads.
+
+    pub fn table(&self) -> &MemoryTable {
+        &self.table
+    }
+    pub fn keyword(&self) -> &KeywordIndex {
+        &self.keyword
+    }
+    pub fn vectors(&self) -> &VectorIndex {
+        &self.vectors
+    }
+    pub fn history(&self) -> &HistoryLog {
+        &self.history
+    }
+    pub fn raw(&self) -> &RawTable {
+        &self.raw
+    }
+    pub fn raw_keyword(&self) -> &KeywordIndex {
+        &self.raw_keyword
+    }
+    pub fn raw_vectors(&self) -> &VectorIndex {
+        &self.raw_vectors
+    }
+    pub fn session_keyword(&self) -> &KeywordIndex {
+        &self.session_keyword
+    }
+    pub fn linked_from(&self, id: &str) -> Option<&[String]> {
+        self.linked_from.get(id).map(Vec::as_slice)
+    }
+
+    pub fn vector_index(&self, target: VectorTarget) -> &VectorIndex {
+        match target {
+            VectorTarget::Memories => &self.vectors,
+            VectorTarget::Raw => &self.raw_vectors,
+        }
+    }
+
+    /// A vector index to build graph segments in or to give new vectors for existing records
+    /// (re-embedding): neither changes which records exist or their text.
+    pub fn vector_index_mut(&mut self, target: VectorTarget) -> &mut VectorIndex {
+        match target {
+            VectorTarget::Memories => &mut self.vectors,
+            VectorTarget::Raw => &mut self.raw_vectors,
+        }
+    }
+
+    // Memories.
+
+    /// A memory to change in place: only its counters (access, repetition, last access), which no
+    /// index reads. Text, tags, namespace and links change through [`Tables::put_memory`].
+    pub fn memory_counters_mut(&mut self, slot: DocId) -> Option<&mut Memory> {
+        self.table.get_mut(slot)
+    }
+
+    pub fn track_touches(&mut self, on: bool) {
+        self.table.track_touches(on);
+    }
+
+    pub fn take_touched(&mut self) -> Vec<DocId> {
+        self.table.take_touched()
+    }
+
+    /// Stores `m`, replacing the memory with its id if there is one (same slot), and brings every
+    /// index in step: links, keyword postings, vector.
+    pub fn put_memory(&mut self, m: Memory, vector: VectorChange) -> DocId {
+        let slot = match self.table.slot_of(&m.id) {
+            Some(slot) => {
+                if let Some(old) = self.table.get(slot).cloned() {
+                    self.unlink(&old);
+                }
+                self.link(&m);
+                self.table.replace(slot, m);
+                slot
+            }
+            None => {
+                self.link(&m);
+                self.table.insert(m)
+            }
+        };
+        self.index_memory(slot);
+        self.change_vector(VectorTarget::Memories, slot, vector);
+        slot
+    }
+
+    /// Puts a removed memory back into the slot it had (undo), or a fresh slot if that one is taken.
+    pub fn restore_memory(&mut self, slot: DocId, (m, v): WithVector<Memory>) {
+        self.link(&m);
+        let slot = if self.table.restore(slot, m.clone()) { slot } else { self.table.insert(m) };
+        self.index_memory(slot);
+        self.change_vector(VectorTarget::Memories, slot, v.into());
+    }
+
+    /// Removes a memory with its postings, vector and links.
+    pub fn remove_memory(&mut self, slot: DocId) -> Option<Memory> {
+        let m = self.table.remove(slot)?;
+        self.keyword.remove(slot);
+        self.vectors.remove(slot);
+        self.unlink(&m);
+        Some(m)
+    }
+
+    pub fn remove_memory_by_id(&mut self, id: &str) -> Option<Memory> {
+        self.table.slot_of(id).and_then(|slot| self.remove_memory(slot))
+    }
+
+    fn index_memory(&mut self, slot: DocId) {
+        if let Some(m) = self.table.get(slot) {
+            let texts: Vec<&str> = std::iter::once(m.content.as_str()).chain(m.tags.iter().map(String::as_str)).collect();
+            self.keyword.insert(slot, texts);
+        }
+    }
+
+    fn change_vector(&mut self, target: VectorTarget, slot: DocId, change: VectorChange) {
+        let index = self.vector_index_mut(target);
+        match change {
+            VectorChange::Keep => {}
+            VectorChange::Set(v) => index.insert(slot, v),
+            VectorChange::Clear => {
+                index.remove(slot);
+            }
+        }
+    }
+
+    fn link(&mut self, m: &Memory) {
+        for target in &m.links {
+            self.linked_from.entry(target.clone()).or_default().push(m.id.clone());
+        }
+    }
+
+    fn unlink(&mut self, m: &Memory) {
+        for target in &m.links {
+            if let Some(from) = self.linked_from.get_mut(target) {
+                from.retain(|x| *x != m.id);
+                if from.is_empty() {
+                    self.linked_from.remove(target);
+                }
+            }
+        }
+    }
+
+    // Raw turns. A turn's session document is brought in step by `index_sessions` once per batch
+    // of turns, not per turn: it is the text of the whole session.
+
+    /// Stores a raw entry (replacing the one of its id) with its postings and vector; `true` when it
+    /// replaced one.
+    pub fn put_raw(&mut self, e: RawEntry, v: Option<Vec<f32>>) -> bool {
+        let text = e.indexed_text();
+        let (slot, replaced) = self.raw.put(e);
+        if let Some(old) = replaced {
+            self.raw_keyword.remove(old);
+            self.raw_vectors.remove(old);
+        }
+        self.raw_keyword.insert(slot, [text.as_str()]);
+        if let Some(v) = v {
+            self.raw_vectors.insert(slot, v);
+        }
+        replaced.is_some()
+    }
+
+    /// Removes a raw entry with its postings and vector (and its session's document when it was
+    /// the session's last turn).
+    pub fn remove_raw(&mut self, id: &str) -> Option<RawEntry> {
+        let (slot, e, dropped_session) = self.raw.remove_entry(id)?;
+        self.raw_keyword.remove(slot);
+        self.raw_vectors.remove(slot);
+        if let Some(n) = dropped_session {
+            self.session_keyword.remove(n);
+        }
+        Some(e)
+    }
+
+    /// Removes a whole session: its turns, their postings and vectors, and its document.
+    pub fn remove_session(&mut self, session_id: &str) -> Vec<RawEntry> {
+        if let Some(n) = self.raw.existing_session_number(session_id) {
+            self.session_keyword.remove(n);
+        }
+        let removed = self.raw.remove_session(session_id);
+        removed
+            .into_iter()
+            .map(|(slot, e)| {
+                self.raw_keyword.remove(slot);
+                self.raw_vectors.remove(slot);
+                e
+            })
+            .collect()
+    }
+
+    /// Re-indexes each still existing session as one document (the context its turns are read in).
+    pub fn index_sessions<S: AsRef<str>>(&mut self, sessions: impl IntoIterator<Item = S>) {
+        for s in sessions {
+            let s = s.as_ref();
+            if self.raw.session_namespace(s).is_none() {
+                continue;
+            }
+            let n = self.raw.session_number(s);
+            let texts: Vec<String> = self.raw.session_slots(s).into_iter().filter_map(|slot| self.raw.get(slot)).map(RawEntry::indexed_text).collect();
+            self.session_keyword.insert(n, texts.iter().map(String::as_str));
+        }
+    }
+
+    // History.
+
+    pub fn append_history(&mut self, event: HistoryEvent) {
+        self.history.append(event);
+    }
+
+    pub fn truncate_history(&mut self, len: usize) {
+        self.history.truncate(len);
+    }
+
+    // Loading.
+
+    /// Builds the tables of a loaded state (checked by the caller), reusing keyword entries a
+    /// snapshot persisted for its records; graph segments are installed by the caller, since they
+    /// name records by id.
+    pub fn load(&mut self, memories: Vec<WithVector<Memory>>, raw: Vec<WithVector<RawEntry>>, history: Vec<HistoryEvent>, prebuilt: &Prebuilt) {
+        let mut ids = Vec::new();
+        for (i, (m, v)) in memories.into_iter().enumerate() {
+            self.link(&m);
+            let slot = self.table.insert(m);
+            if !prebuilt::insert_counted(prebuilt.memories.as_ref(), &mut ids, i, &mut self.keyword, slot) {
+                self.index_memory(slot);
+            }
+            self.change_vector(VectorTarget::Memories, slot, v.into());
+        }
+        let mut sessions: Vec<String> = Vec::new();
+        let mut ids = Vec::new();
+        for (i, (e, v)) in raw.into_iter().enumerate() {
+            if self.raw.session_namespace(&e.session_id).is_none() {
+                sessions.push(e.session_id.clone());
+            }
+            let (slot, replaced) = self.raw.put(e);
+            if let Some(old) = replaced {
+                self.raw_keyword.remove(old);
+                self.raw_vectors.remove(old);
+            }
+            if !prebuilt::insert_counted(prebuilt.raw.as_ref(), &mut ids, i, &mut self.raw_keyword, slot) {
+                let text = self.raw.get(slot).map(RawEntry::indexed_text).unwrap_or_default();
+                self.raw_keyword.insert(slot, [text.as_str()]);
+            }
+            self.change_vector(VectorTarget::Raw, slot, v.into());
+        }
+        // Sessions are summed from their turns' entries: the turns were just counted.
+        let vocabulary = self.raw_keyword.vocabulary();
+        let mut ids = Vec::new();
+        for s in sessions {
+            let n = self.raw.session_number(&s);
+            let slots = self.raw.session_slots(&s);
+            prebuilt::insert_session(&self.raw_keyword, &vocabulary, &mut ids, &mut self.session_keyword, n, &slots);
+        }
+        for h in history {
+            self.history.append(h);
+        }
+    }
+}
