@@ -3,9 +3,10 @@
 //! The core is plain Rust with no JS types: [`engine::Engram`] owns the memory table, the keyword
 //! and vector indexes and the history log; [`host`] declares what the host supplies (clock, storage,
 //! embedder, LLM). The wasm binding in `src/wasm/` is a thin layer over [`api`], the JSON-shaped API
-//! both bindings share. See `docs/ARCHITECTURE.md` for the module map.
+//! it speaks. See `docs/ARCHITECTURE.md` for the module map.
 
 pub mod api;
+pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod host;

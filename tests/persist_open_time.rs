@@ -7,7 +7,8 @@ use std::time::Instant;
 
 use engram::engine::EngineState;
 use engram::model::{Kind, Layer, Memory};
-use engram::persist::{crc32c::crc32c, export, load, MemoryStorage};
+use engram::digest::crc32c;
+use engram::persist::{export, keys, load, MemoryStorage};
 use engram::store::{EventKind, HistoryEvent};
 use engram::{EngineOptions, Engram};
 use persist_common::*;
@@ -54,7 +55,7 @@ fn open_time_at_10k_and_50k() {
         engine.load_state(state(n)).unwrap();
         let body = export::snapshot_ops(&engine, None).into_bytes();
         let record = engram::persist::record::encode(engram::persist::record::RecordKind::Snapshot, 1, &body);
-        let records = vec![(load::snapshot_key(1), record.clone())];
+        let records = vec![(keys::snapshot_key(1), record.clone())];
 
         let t = Instant::now();
         let crc = crc32c(&record);

@@ -83,5 +83,5 @@ impl Engram {
 }
 
 fn weight(m: &crate::model::Memory) -> f64 {
-    m.importance + score::reinforcement_bonus(m) + score::kind_bias(m.kind) + score::layer_bias(m.layer)
+    score::Prior::of(m).weight()
 }

@@ -42,15 +42,13 @@ fn format_uuid(b: &[u8; 16]) -> String {
     format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
 }
 
-/// True when `s` has the canonical lowercase or uppercase 8-4-4-4-12 hex shape.
-pub fn looks_like_uuid(s: &str) -> bool {
-    s.len() == 36
-        && s.char_indices().all(|(i, c)| if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn looks_like_uuid(s: &str) -> bool {
+        s.len() == 36 && s.char_indices().all(|(i, c)| if [8, 13, 18, 23].contains(&i) { c == '-' } else { c.is_ascii_hexdigit() })
+    }
 
     #[test]
     fn uuids_are_v4_and_unique() {

@@ -2,41 +2,15 @@
 //! its records live beside the store's chain, never in it: a missing, torn or damaged segment is
 //! skipped on open (its vectors are scanned exactly until the next build), never an error.
 //!
-//! Keys: `["engram", "vgraph", <memories|raw>, <id, 16 hex digits>]` per segment, and the list of
-//! current segments at `["engram", "vgraphs"]`, written after the segments it names and before the
-//! ones it drops are removed. Values: CRC-32C (little endian) of the body, then the body — for a
-//! segment, a JSON array of the record id of each point, a newline, and the graph's own framed
-//! bytes; for the list, JSON `{"v":1,"segments":[["memories","<id>"], …]}`.
+//! Keys (`keys.rs`): one per segment, and the list of current segments, written after the segments
+//! it names and before the ones it drops are removed. Values: CRC-32C (little endian) of the body,
+//! then the body — for a segment, a JSON array of the record id of each point, a newline, and the
+//! graph's own framed bytes; for the list, JSON `{"v":1,"segments":[["memories","<id>"], …]}`.
 
-use super::crc32c::crc32c;
-use super::load::ROOT;
+use crate::digest::crc32c;
 use crate::engine::VectorTarget;
-use crate::host::StorageKey;
 
-const SEGMENT: &str = "vgraph";
-const LIST: &str = "vgraphs";
 const LIST_VERSION: u32 = 1;
-
-pub fn segment_key(target: VectorTarget, id: u64) -> StorageKey {
-    vec![ROOT.to_string(), SEGMENT.to_string(), target.as_str().to_string(), format!("{id:016x}")]
-}
-
-pub fn list_key() -> StorageKey {
-    vec![ROOT.to_string(), LIST.to_string()]
-}
-
-/// (target, id) of a segment key; `None` for any other key.
-pub fn parse_segment_key(key: &[String]) -> Option<(VectorTarget, u64)> {
-    let [root, kind, target, id] = key else { return None };
-    if root != ROOT || kind != SEGMENT || id.len() != 16 {
-        return None;
-    }
-    Some((VectorTarget::parse(target)?, u64::from_str_radix(id, 16).ok()?))
-}
-
-pub fn is_list_key(key: &[String]) -> bool {
-    matches!(key, [root, kind] if root == ROOT && kind == LIST)
-}
 
 fn seal(body: Vec<u8>) -> Vec<u8> {
     let mut out = Vec::with_capacity(body.len() + 4);
@@ -106,7 +80,5 @@ mod tests {
             b[at] ^= 0x10;
             assert!(decode_list(&b).is_none());
         }
-        assert_eq!(parse_segment_key(&segment_key(VectorTarget::Raw, 0xabc)), Some((VectorTarget::Raw, 0xabc)));
-        assert!(is_list_key(&list_key()));
     }
 }

@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use super::graphs;
+use super::keys::{self, StoredKey};
 use super::image::Image;
 use super::ops;
 use super::record::{self, RecordKind};
@@ -16,37 +17,6 @@ use crate::error::{Error, Result};
 use crate::host::StorageKey;
 
 use super::identity::EmbedderIdentity;
-
-pub const ROOT: &str = "engram";
-const CHUNK: &str = "chunk";
-const SNAPSHOT: &str = "snapshot";
-
-pub fn chunk_key(seq: u64) -> StorageKey {
-    vec![ROOT.to_string(), CHUNK.to_string(), format!("{seq:020}")]
-}
-
-pub fn snapshot_key(seq: u64) -> StorageKey {
-    vec![ROOT.to_string(), SNAPSHOT.to_string(), format!("{seq:020}")]
-}
-
-/// Where the newest snapshot's sequence number is kept (a hint for other writers, never for load).
-pub fn head_key() -> StorageKey {
-    vec![ROOT.to_string(), "head".to_string()]
-}
-
-/// (kind, seq) of a key this layer wrote; `None` for anything else under the prefix.
-fn parse_key(key: &[String]) -> Option<(RecordKind, u64)> {
-    let [root, kind, seq] = key else { return None };
-    if root != ROOT || seq.len() != 20 || !seq.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let kind = match kind.as_str() {
-        CHUNK => RecordKind::Chunk,
-        SNAPSHOT => RecordKind::Snapshot,
-        _ => return None,
-    };
-    seq.parse().ok().map(|s| (kind, s))
-}
 
 /// What an image holds and where its sequence stands.
 pub struct Loaded {
@@ -84,22 +54,18 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
     let mut segment_values = BTreeMap::new();
     let mut segment_list = None;
     for (key, bytes) in records {
-        if let Some(seg) = graphs::parse_segment_key(&key) {
-            segment_values.insert(seg, (key, bytes));
-            continue;
-        }
-        if graphs::is_list_key(&key) {
-            segment_list = graphs::decode_list(&bytes);
-            continue;
-        }
-        match parse_key(&key) {
-            Some((RecordKind::Chunk, seq)) => {
+        match keys::parse(&key) {
+            Some(StoredKey::Chunk(seq)) => {
                 chunks.insert(seq, (key, bytes));
             }
-            Some((_, seq)) => {
+            Some(StoredKey::Snapshot(seq)) => {
                 snapshots.insert(seq, (key, bytes));
             }
-            None => {}
+            Some(StoredKey::Segment(target, id)) => {
+                segment_values.insert((target, id), (key, bytes));
+            }
+            Some(StoredKey::SegmentList) => segment_list = graphs::decode_list(&bytes),
+            Some(StoredKey::Head) | None => {}
         }
     }
     let mut image = Image::default();

@@ -16,7 +16,7 @@
 //!   (a memory with its vector, its history event). A single `add` is exactly one storage write.
 //! - **Records** (see [`record`]) are framed with magic, format version, kind, sequence number and
 //!   length, and end in a CRC-32C. The checksum is each record's commit marker: a torn write fails
-//!   it. Keys: `["engram", "chunk", <seq, 20 digits>]` and `["engram", "snapshot", <seq>]`.
+//!   it. The key layout is in [`keys`].
 //! - **Load** (see [`load`]) takes the newest valid snapshot and applies the chunks after it in
 //!   sequence while they are present and valid. Everything a crash can leave (a torn last chunk, a
 //!   torn snapshot whose chunks are still there, stale records) is ignored; anything that would
@@ -29,9 +29,10 @@
 //!   any crash after it. Search touches (access count, last access) change memory in place without a
 //!   write; they are persisted with the next write or by [`Store::flush`]. A crash before that loses
 //!   only those counters.
-//! - **Indexes are rebuilt on open** (BM25 and vectors from the loaded records; the vector graph is
-//!   built lazily by its owner). The records are what is persisted; a persisted index form can be
-//!   added as another record kind without changing this format's other records.
+//! - **Indexes are derived data.** A snapshot carries its records' keyword entries (term counts), so
+//!   opening re-counts only what later chunks changed; vector graph segments are stored beside the
+//!   chain ([`graphs`]) and skipped if missing or damaged. Either way the records alone rebuild
+//!   every index.
 //! - **Embedder identity** (model id, dims) is stored with the data; opening with a different
 //!   embedder is an `Embedder` error unless [`OpenOptions::reembed`] asks to re-embed everything
 //!   (written as one chunk).
@@ -42,11 +43,11 @@
 
 pub mod block_on;
 mod bytes;
-pub mod crc32c;
 pub mod export;
 pub mod graphs;
 mod identity;
 mod image;
+pub mod keys;
 pub mod load;
 mod memory_storage;
 pub mod ops;

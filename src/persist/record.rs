@@ -7,7 +7,7 @@
 //! commit marker: a torn write (empty, cut short) fails the length or checksum test, so a record is
 //! either whole or ignored.
 
-use super::crc32c::crc32c;
+use crate::digest::crc32c;
 use crate::error::{Error, Result};
 
 pub const MAGIC: &[u8; 4] = b"ENGR";

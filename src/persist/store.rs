@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use super::export;
 use super::identity::EmbedderIdentity;
-use super::load::{self, chunk_key, head_key, snapshot_key};
+use super::keys::{self, chunk_key, head_key, snapshot_key};
+use super::load;
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
 use super::graphs;
@@ -115,7 +116,7 @@ impl<S: Storage> Store<S> {
     }
 
     async fn read_image(storage: &S) -> Result<load::Loaded> {
-        let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
+        let records = storage.load_range(&keys::root()).await.map_err(storage_error)?;
         load::load(records)
     }
 
@@ -148,7 +149,7 @@ impl<S: Storage> Store<S> {
     /// chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
-        let head = self.storage.load(&load::head_key()).await.map_err(storage_error)?;
+        let head = self.storage.load(&head_key()).await.map_err(storage_error)?;
         // Unreadable head (a non-atomic adapter torn mid-write): assume the worst and reload.
         let newest_snapshot = head.map_or(0, |b| record::decode_kind(&b, RecordKind::Head).map_or(u64::MAX, |(seq, _)| seq));
         if newest_snapshot > self.last {
@@ -445,17 +446,17 @@ impl<S: Storage> Store<S> {
                     continue;
                 }
                 let value = graphs::encode_segment(&self.engine.vector_segment_ids(target, graph), &graph.to_bytes());
-                self.storage.save(&graphs::segment_key(target, id), &value).await.map_err(storage_error)?;
+                self.storage.save(&keys::segment_key(target, id), &value).await.map_err(storage_error)?;
             }
         }
         if current == self.segments_stored && self.stale_segments.is_empty() {
             return Ok(());
         }
         let list: Vec<(VectorTarget, u64)> = current.iter().copied().collect();
-        self.storage.save(&graphs::list_key(), &graphs::encode_list(&list)).await.map_err(storage_error)?;
+        self.storage.save(&keys::segment_list_key(), &graphs::encode_list(&list)).await.map_err(storage_error)?;
         let dropped: Vec<(VectorTarget, u64)> = self.segments_stored.difference(&current).copied().collect();
         self.segments_stored = current;
-        self.stale_segments.extend(dropped.into_iter().map(|(t, id)| graphs::segment_key(t, id)));
+        self.stale_segments.extend(dropped.into_iter().map(|(t, id)| keys::segment_key(t, id)));
         while let Some(key) = self.stale_segments.pop() {
             if let Err(e) = self.storage.remove(&key).await {
                 self.stale_segments.push(key);

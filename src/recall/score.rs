@@ -80,8 +80,7 @@ pub struct QueryTime<'a> {
 }
 
 pub fn score(m: &Memory, relevance: f64, keyword: Option<f64>, vector: Option<f64>, at: QueryTime) -> ScoreBreakdown {
-    let prior = Prior { importance: m.importance, reinforcement: reinforcement_bonus(m), kind_bias: kind_bias(m.kind), layer_bias: layer_bias(m.layer) };
-    combine(prior, relevance, keyword, vector, m.event_time(), at)
+    combine(Prior::of(m), relevance, keyword, vector, m.event_time(), at)
 }
 
 /// How much an assistant's turn counts as evidence, relative to anyone else's. The user's turns
@@ -108,11 +107,24 @@ pub fn score_raw(e: &RawEntry, relevance: f64, keyword: Option<f64>, vector: Opt
     ScoreBreakdown { role_weight: Some(weight), ..combine(prior, relevance * weight, keyword, vector, e.event_time(), at) }
 }
 
-struct Prior {
+/// What a memory brings to its score besides relevance: the parts of its weight.
+pub struct Prior {
     importance: f64,
     reinforcement: f64,
     kind_bias: f64,
     layer_bias: f64,
+}
+
+impl Prior {
+    pub fn of(m: &Memory) -> Prior {
+        Prior { importance: m.importance, reinforcement: reinforcement_bonus(m), kind_bias: kind_bias(m.kind), layer_bias: layer_bias(m.layer) }
+    }
+
+    /// importance + reinforcement + kind bias + layer bias: how much a memory counts, whatever
+    /// the query (ranking within a search, and the order of `resume`).
+    pub fn weight(&self) -> f64 {
+        self.importance + self.reinforcement + self.kind_bias + self.layer_bias
+    }
 }
 
 /// How much a full time match multiplies the score: an event at the named time counts as much as
@@ -121,7 +133,7 @@ struct Prior {
 pub const TIME_MATCH_WEIGHT: f64 = 1.0;
 
 fn combine(p: Prior, relevance: f64, keyword: Option<f64>, vector: Option<f64>, event_at: Millis, at: QueryTime) -> ScoreBreakdown {
-    let weight = p.importance + p.reinforcement + p.kind_bias + p.layer_bias;
+    let weight = p.weight();
     let recency = recency(event_at, at.now);
     let time_match = timeframe::closeness(at.windows, event_at);
     let raw = relevance * (1.0 + 0.4 * weight + 0.2 * recency) * (1.0 + TIME_MATCH_WEIGHT * time_match.unwrap_or(0.0));

@@ -31,9 +31,9 @@ pub fn normalize(text: &str) -> String {
     out
 }
 
-/// 64-bit FNV-1a: stable across platforms and releases (it is persisted), and cheap.
+/// The dedup key of normalized text.
 pub fn content_hash(normalized: &str) -> u64 {
-    normalized.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3))
+    crate::digest::fnv1a(normalized.as_bytes())
 }
 
 #[cfg(test)]

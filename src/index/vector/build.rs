@@ -136,12 +136,8 @@ impl BuildInput {
 
     /// FNV-1a over the batch: the same points give the same id in every instance.
     fn segment_id(&self) -> u64 {
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut eat = |x: u64| {
-            for b in x.to_le_bytes() {
-                h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-            }
-        };
+        let mut h = crate::digest::Fnv1a::default();
+        let mut eat = |x: u64| h.eat(&x.to_le_bytes());
         eat(self.label as u64);
         for (d, c) in self.docs.iter().zip(&self.codes) {
             eat(*d as u64);
@@ -150,7 +146,7 @@ impl BuildInput {
         for r in &self.replaces {
             eat(*r);
         }
-        h
+        h.finish()
     }
 }
 

@@ -1,4 +1,7 @@
-//! CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the checksum of every record. It detects
+//! The two non-cryptographic digests the project persists, one implementation each.
+//!
+//! CRC-32C (Castagnoli, reflected polynomial 0x82F63B78): the checksum of every stored record and
+//! every framed index. It detects
 //! every error of up to three flipped bits in records far larger than ours, and every burst up to
 //! 32 bits; a torn (short) write fails it or the length check before it. A byte table is built once
 //! at compile time; no dependency, identical natively and in wasm32.
@@ -54,9 +57,39 @@ pub fn crc32c(bytes: &[u8]) -> u32 {
     !c
 }
 
+/// 64-bit FNV-1a: stable across platforms and releases (dedup keys and segment ids depend on it),
+/// and cheap. Feed bytes with [`Fnv1a::eat`], read with [`Fnv1a::finish`].
+#[derive(Clone, Copy, Debug)]
+pub struct Fnv1a(u64);
+
+impl Default for Fnv1a {
+    fn default() -> Self {
+        Fnv1a(0xcbf2_9ce4_8422_2325)
+    }
+}
+
+impl Fnv1a {
+    pub fn eat(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+
+    pub fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// FNV-1a of one byte string.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h = Fnv1a::default();
+    h.eat(bytes);
+    h.finish()
+}
+
 #[cfg(test)]
 mod tests {
-    use super::{crc32c, TABLES};
+    use super::{crc32c, fnv1a, Fnv1a, TABLES};
 
     #[test]
     fn matches_the_standard_check_values() {
@@ -71,5 +104,16 @@ mod tests {
             let slow = !data[..n].iter().fold(!0u32, |c, &b| TABLES[0][((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8));
             assert_eq!(crc32c(&data[..n]), slow, "length {n}");
         }
+    }
+
+    #[test]
+    fn fnv1a_matches_the_published_values() {
+        assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a(b"foobar"), 0x8594_4171_f739_67e8);
+        let mut h = Fnv1a::default();
+        h.eat(b"foo");
+        h.eat(b"bar");
+        assert_eq!(h.finish(), fnv1a(b"foobar"));
     }
 }
