@@ -185,16 +185,18 @@ fn history_records_every_change_and_survives_delete() {
     e.update(&id, MemoryPatch { content: Some("version two".into()), ..Default::default() }).unwrap();
     clock.advance(1000);
     e.update(&id, MemoryPatch { importance: Some(0.9), ..Default::default() }).unwrap();
+    let h = e.history(&id).unwrap();
+    assert_eq!(h[1].previous_content.as_deref(), Some("version one"));
+    assert_eq!(h[1].content.as_deref(), Some("version two"));
+    assert_eq!(h[2].previous_content, None, "importance-only update keeps the text");
     clock.advance(1000);
     e.delete(&id).unwrap();
     let h = e.history(&id).unwrap();
     let kinds: Vec<EventKind> = h.iter().map(|x| x.event).collect();
     assert_eq!(kinds, [EventKind::Add, EventKind::Update, EventKind::Update, EventKind::Delete]);
     assert_eq!(h.iter().map(|x| x.at).collect::<Vec<_>>(), [T0, T0 + 1000, T0 + 2000, T0 + 3000]);
-    assert_eq!(h[1].previous_content.as_deref(), Some("version one"));
-    assert_eq!(h[1].content.as_deref(), Some("version two"));
-    assert_eq!(h[2].previous_content, None, "importance-only update keeps the text");
-    assert_eq!(h[3].previous_content.as_deref(), Some("version two"));
+    // Deleting takes the text out of every event of the memory: the events stay, the text goes.
+    assert!(h.iter().all(|x| x.content.is_none() && x.previous_content.is_none()), "{h:?}");
     assert_eq!(e.history("00000000-0000-4000-8000-000000000000").unwrap_err().code, ErrorCode::NotFound);
     e.reset();
     assert_eq!(e.history(&id).unwrap_err().code, ErrorCode::NotFound);

@@ -238,3 +238,52 @@ fn export_import_round_trips_merges_by_id_and_rejects_damage() {
     }
     assert_same(target.engine().state(), before, "after rejected imports");
 }
+
+/// Every text a store holds for a memory id: its record, and its history events.
+fn texts_of(state: &engram::engine::EngineState, id: &str) -> Vec<String> {
+    let records = state.memories.iter().filter(|(m, _)| m.id == id).map(|(m, _)| m.content.clone());
+    let events = state.history.iter().filter(|h| h.memory_id == id).flat_map(|h| h.content.iter().chain(&h.previous_content).cloned());
+    records.chain(events).collect()
+}
+
+#[test]
+fn a_deleted_memory_leaves_its_text_nowhere_the_store_keeps_or_exports() {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    let id = block_on(store.add(NewMemory { content: "my pharmacy is Greenway on 5th".into(), ..Default::default() })).unwrap().memory.id;
+    block_on(store.update(&id, engram::MemoryPatch { content: Some("my pharmacy is Northside".into()), ..Default::default() })).unwrap();
+    block_on(store.add(NewMemory { content: "my pharmacy is Northside".into(), ..Default::default() })).unwrap();
+    let kept = block_on(store.add(NewMemory { content: "the cat is called Miso".into(), ..Default::default() })).unwrap().memory.id;
+    // A delete whose write fails is undone whole: the history keeps its text.
+    storage.fail_next(Fault::Io);
+    assert_eq!(block_on(store.delete(&id)).unwrap_err().code, ErrorCode::Storage);
+    assert_eq!(texts_of(&store.engine().state(), &id).len(), 5, "record, ADD, UPDATE (new and old), REINFORCE");
+    storage.clear_fault();
+
+    block_on(store.delete(&id)).unwrap();
+    let events = store.engine().history(&id).unwrap();
+    assert_eq!(events.len(), 4, "the events stay");
+    assert!(texts_of(&store.engine().state(), &id).is_empty());
+    assert_eq!(texts_of(&store.engine().state(), &kept), vec!["the cat is called Miso".to_string(); 2], "others keep theirs");
+
+    // Reopened (chunks replayed), exported, and after compaction: no text of it anywhere.
+    assert!(texts_of(&open_state(storage.inner.dump()).unwrap(), &id).is_empty());
+    let exported = engram::persist::export::decode_export(&store.export(None)).unwrap().state;
+    assert!(texts_of(&exported, &id).is_empty());
+    assert_eq!(exported.history.iter().filter(|h| h.memory_id == id).count(), 4);
+    block_on(store.compact()).unwrap();
+    let bytes: Vec<u8> = storage.inner.dump().into_iter().flat_map(|(_, v)| v.to_ascii_lowercase()).collect();
+    assert!(!bytes.windows(8).any(|w| w == b"greenway" || w == b"northsid"), "compaction leaves no stored byte of it, not even an index term");
+
+    // A second writer on the same storage sees the deletion, text and all, when it syncs.
+    let shared = Rc::new(MemoryStorage::new());
+    let mut a = open(shared.clone(), 1000).unwrap();
+    let mut b = open(shared.clone(), 1000).unwrap();
+    let id = block_on(a.add(NewMemory { content: "my locker code is 4417".into(), ..Default::default() })).unwrap().memory.id;
+    block_on(b.sync()).unwrap();
+    assert_eq!(texts_of(&b.engine().state(), &id).len(), 2);
+    block_on(a.delete(&id)).unwrap();
+    block_on(b.sync()).unwrap();
+    assert!(texts_of(&b.engine().state(), &id).is_empty());
+    assert_same(b.engine().state(), a.engine().state(), "follower");
+}

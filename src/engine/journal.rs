@@ -22,6 +22,8 @@ enum Step {
     Raw { id: String, before: Option<WithVector<RawEntry>> },
     /// The history had `len` events before this call appended to it.
     History { len: usize },
+    /// A memory's events lost their text (it was deleted); these had text.
+    HistoryText { memory_id: String, before: Vec<(usize, HistoryEvent)> },
     /// Everything was forgotten; this was the state.
     Reset { before: Box<Tables> },
 }
@@ -60,6 +62,14 @@ impl Changes {
     pub fn raw_ids(&self) -> impl Iterator<Item = &str> {
         self.visible().iter().filter_map(|s| match s {
             Step::Raw { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+    }
+
+    /// Memories whose history text was forgotten after the last reset.
+    pub fn history_text_forgotten(&self) -> impl Iterator<Item = &str> {
+        self.visible().iter().filter_map(|s| match s {
+            Step::HistoryText { memory_id, .. } => Some(memory_id.as_str()),
             _ => None,
         })
     }
@@ -128,6 +138,7 @@ impl Engram {
                     }
                 }
                 Step::History { len } => self.tables.truncate_history(len),
+                Step::HistoryText { before, .. } => self.tables.put_back_history(before),
                 Step::Reset { before } => self.tables = *before,
             }
         }
@@ -170,6 +181,14 @@ impl Engram {
             }
         }
         self.tables.append_history(event);
+    }
+
+    /// Takes a memory's text out of its history (it is being deleted), journaled.
+    pub(super) fn forget_history_text(&mut self, memory_id: &str) {
+        let before = self.tables.forget_history_text(memory_id);
+        if let (Some(j), false) = (&mut self.journal, before.is_empty()) {
+            j.changes.steps.push(Step::HistoryText { memory_id: memory_id.to_string(), before });
+        }
     }
 
     /// Moves the whole state out (leaving an empty store) and journals it for undo.

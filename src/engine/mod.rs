@@ -319,7 +319,9 @@ impl Engram {
             self.note_memory(&id);
         }
         if let Some(m) = self.tables.remove_memory(slot) {
-            self.log(HistoryEvent { memory_id: m.id, event: EventKind::Delete, at: now, content: None, previous_content: Some(m.content) });
+            // The event stays; the deleted text leaves the history with the memory.
+            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None });
+            self.forget_history_text(&m.id);
         }
     }
 

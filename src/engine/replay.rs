@@ -20,6 +20,8 @@ pub enum RecordChange {
     /// A raw entry now has this value (`None`: it was removed).
     Raw { id: String, value: Option<WithVector<RawEntry>> },
     History(HistoryEvent),
+    /// A memory's history lost its text (the memory was deleted).
+    ForgetHistoryText(String),
 }
 
 impl Engram {
@@ -54,6 +56,9 @@ impl Engram {
                     }
                 }
                 RecordChange::History(h) => self.tables.append_history(h),
+                RecordChange::ForgetHistoryText(id) => {
+                    self.tables.forget_history_text(&id);
+                }
             }
         }
         // A session whose last entry went was dropped from the session index with it.
@@ -94,7 +99,7 @@ impl Engram {
                 RecordChange::Raw { id, value: None } => {
                     raw.remove(id.as_str());
                 }
-                RecordChange::History(_) => {}
+                RecordChange::History(_) | RecordChange::ForgetHistoryText(_) => {}
             }
         }
         let state = EngineState {

@@ -269,6 +269,16 @@ impl Tables {
         self.history.truncate(len);
     }
 
+    pub fn forget_history_text(&mut self, memory_id: &str) -> Vec<(usize, HistoryEvent)> {
+        self.history.forget_text(memory_id)
+    }
+
+    pub fn put_back_history(&mut self, before: Vec<(usize, HistoryEvent)>) {
+        for (i, e) in before {
+            self.history.put_back(i, e);
+        }
+    }
+
     // Loading.
 
     /// Builds the tables of a loaded state (checked by the caller), reusing keyword entries a

@@ -60,7 +60,7 @@ pub fn decode_export(bytes: &[u8]) -> Result<Exported> {
     let (_, body) = record::decode_kind(bytes, RecordKind::Export)?;
     let mut image = Image::default();
     for op in ops::decode(body)? {
-        if matches!(op, Op::Reset | Op::DeleteMemory(_) | Op::DeleteRaw(_) | Op::KeywordTerms(_)) {
+        if matches!(op, Op::Reset | Op::DeleteMemory(_) | Op::DeleteRaw(_) | Op::ForgetHistoryText(_) | Op::KeywordTerms(_)) {
             return Err(Error::corrupt("an export file holds only records, not changes"));
         }
         image.apply(op);

@@ -84,6 +84,12 @@ impl Image {
             }
             Op::DeleteRaw(id) => self.raw.delete(&id),
             Op::History(h) => self.history.push(h),
+            Op::ForgetHistoryText(id) => {
+                for h in self.history.iter_mut().filter(|h| h.memory_id == id) {
+                    h.content = None;
+                    h.previous_content = None;
+                }
+            }
             Op::Embedder(id) => self.identity = Some(id),
             // An index of another tokenizer, or one that does not line up with the records, is
             // left out: those records are indexed from their text.

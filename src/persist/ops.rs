@@ -18,6 +18,7 @@ const DELETE_RAW: u8 = 5;
 const HISTORY: u8 = 6;
 const EMBEDDER: u8 = 7;
 const KEYWORD_TERMS: u8 = 8;
+const FORGET_HISTORY_TEXT: u8 = 9;
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Op {
@@ -31,6 +32,8 @@ pub enum Op {
     DeleteRaw(String),
     /// Append a history event.
     History(HistoryEvent),
+    /// Remove the text of every history event of this memory so far (it was deleted).
+    ForgetHistoryText(String),
     /// The embedder that made the vectors.
     Embedder(EmbedderIdentity),
     /// Snapshots only: a keyword index's entries for the records put before it (see [`KeywordTerms`]).
@@ -103,10 +106,32 @@ impl OpWriter {
         self.tag(HISTORY);
         self.w.json(h);
     }
+    pub fn forget_history_text(&mut self, memory_id: &str) {
+        self.tag(FORGET_HISTORY_TEXT);
+        self.w.str(memory_id);
+    }
     /// `index`'s entries for `docs` (the slots of the records already written, in their order).
+    /// Only the terms those records use are written: a deleted record's words leave storage with it.
     pub fn keyword_terms(&mut self, target: IndexTarget, index: &KeywordIndex, docs: impl Iterator<Item = u32>) {
         let vocabulary = index.vocabulary();
-        self.keyword_entries(target, TOKENIZER_VERSION, &vocabulary, docs.map(|d| index.doc_terms(d).unwrap_or((&[], 0))));
+        let docs: Vec<(&[(u32, u32)], u32)> = docs.map(|d| index.doc_terms(d).unwrap_or((&[], 0))).collect();
+        let mut used = vec![false; vocabulary.len()];
+        for &(terms, _) in &docs {
+            for &(t, _) in terms {
+                used[t as usize] = true;
+            }
+        }
+        // New numbers in the old order, so each record's pairs stay sorted.
+        let mut renumber = vec![0u32; vocabulary.len()];
+        let mut kept = Vec::new();
+        for (t, term) in vocabulary.iter().enumerate() {
+            if used[t] {
+                renumber[t] = kept.len() as u32;
+                kept.push(*term);
+            }
+        }
+        let docs: Vec<(Vec<(u32, u32)>, u32)> = docs.into_iter().map(|(terms, len)| (terms.iter().map(|&(t, tf)| (renumber[t as usize], tf)).collect(), len)).collect();
+        self.keyword_entries(target, TOKENIZER_VERSION, &kept, docs.iter().map(|(t, len)| (t.as_slice(), *len)));
     }
     fn keyword_entries<'a, S: AsRef<str>>(&mut self, target: IndexTarget, version: u32, vocabulary: &[S], docs: impl Iterator<Item = (&'a [(u32, u32)], u32)>) {
         self.tag(KEYWORD_TERMS);
@@ -139,6 +164,7 @@ impl OpWriter {
             Op::PutRaw(e, v) => self.put_raw(e, v.as_deref()),
             Op::DeleteRaw(id) => self.delete_raw(id),
             Op::History(h) => self.history(h),
+            Op::ForgetHistoryText(id) => self.forget_history_text(id),
             Op::Embedder(id) => self.embedder(id),
             Op::KeywordTerms(k) => self.keyword_entries(k.target, k.version, &k.vocabulary, k.docs.iter().map(|(t, len)| (t.as_slice(), *len))),
         }
@@ -162,6 +188,7 @@ pub fn decode(body: &[u8]) -> Result<Vec<Op>> {
             PUT_RAW => Op::PutRaw(r.json("raw entry")?, r.vector()?),
             DELETE_RAW => Op::DeleteRaw(r.str()?),
             HISTORY => Op::History(r.json("history event")?),
+            FORGET_HISTORY_TEXT => Op::ForgetHistoryText(r.str()?),
             EMBEDDER => Op::Embedder(EmbedderIdentity { model: r.str()?, dims: r.u32()? }),
             KEYWORD_TERMS => Op::KeywordTerms(keyword_terms(&mut r)?),
             t => return Err(Error::corrupt(format!("unknown operation tag {t}"))),

@@ -200,6 +200,7 @@ impl<S: Storage> Store<S> {
                 Op::PutRaw(e, v) => RecordChange::Raw { id: e.id.clone(), value: Some((e, v)) },
                 Op::DeleteRaw(id) => RecordChange::Raw { id, value: None },
                 Op::History(h) => RecordChange::History(h),
+                Op::ForgetHistoryText(id) => RecordChange::ForgetHistoryText(id),
                 Op::Embedder(id) => {
                     self.check_identity(Some(&id))?;
                     // The other writer stored the identity; it is ours too, nothing left to write.
@@ -372,6 +373,10 @@ impl<S: Storage> Store<S> {
             for h in self.engine.history_events().get(from..).unwrap_or_default() {
                 w.history(h);
             }
+        }
+        // After the appended events: a forgotten memory's events, new ones included, have no text.
+        for id in changes.history_text_forgotten() {
+            w.forget_history_text(id);
         }
         w.into_bytes()
     }

@@ -1,5 +1,6 @@
 //! Append-only log of what happened to each memory. Kept after a memory is deleted, so `history(id)`
-//! still explains where it went; only `reset` clears it.
+//! still explains where it went; only `reset` clears it. A deletion takes the memory's text out of
+//! its events (`forget_text`): the events stay, what was deleted does not.
 
 use std::collections::HashMap;
 
@@ -69,6 +70,30 @@ impl HistoryLog {
 
     pub fn len(&self) -> usize {
         self.events.len()
+    }
+
+    /// Removes the text from every event of one memory; returns the events that had text, as they
+    /// were (index, event), so the change can be undone.
+    pub fn forget_text(&mut self, memory_id: &str) -> Vec<(usize, HistoryEvent)> {
+        let Some(ix) = self.by_memory.get(memory_id) else { return Vec::new() };
+        let mut before = Vec::new();
+        for &i in ix {
+            let e = &mut self.events[i];
+            if e.content.is_some() || e.previous_content.is_some() {
+                before.push((i, e.clone()));
+                e.content = None;
+                e.previous_content = None;
+            }
+        }
+        before
+    }
+
+    /// Puts back an event [`HistoryLog::forget_text`] changed (undo); ignored if `i` holds an event
+    /// of another memory.
+    pub fn put_back(&mut self, i: usize, event: HistoryEvent) {
+        if let Some(e) = self.events.get_mut(i).filter(|e| e.memory_id == event.memory_id) {
+            *e = event;
+        }
     }
 
     pub fn is_empty(&self) -> bool {
