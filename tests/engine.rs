@@ -241,3 +241,23 @@ fn hybrid_search_fuses_vectors_and_keywords() {
     assert_eq!(e.add(NewMemory { content: "x".into(), embedding: Some(vec![1.0; 4]), ..Default::default() }).unwrap_err().code, ErrorCode::InvalidInput);
     assert_eq!(e.search(&SearchRequest::default()).unwrap_err().code, ErrorCode::InvalidInput);
 }
+
+#[test]
+fn one_ingest_carries_at_most_its_byte_budget() {
+    let (mut e, _) = engine();
+    // Turns of one long word index cheaply; the budget counts role and content bytes.
+    let turn = |n: usize| engram::TurnInput { role: "user".into(), content: "a".repeat(n), ..Default::default() };
+    let per_turn = validate::RAW_CONTENT_MAX_CHARS;
+    let full = validate::INGEST_BYTES_MAX / (per_turn + 4);
+    let rest = validate::INGEST_BYTES_MAX - full * (per_turn + 4) - 4;
+    let mut turns: Vec<_> = (0..full).map(|_| turn(per_turn)).collect();
+    turns.push(turn(rest));
+    let session = |turns: Vec<engram::TurnInput>| engram::SessionInput { id: "big".into(), turns, ..Default::default() };
+    let mut over = turns.clone();
+    over.last_mut().unwrap().content.push('a');
+    let err = e.ingest(session(over)).unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput, "{err}");
+    assert_eq!(e.stats().raw_entries, 0, "nothing of a refused session is kept");
+    let done = e.ingest(session(turns)).unwrap();
+    assert_eq!(done.added, full + 1, "exactly at the budget is accepted");
+}

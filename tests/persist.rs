@@ -287,3 +287,48 @@ fn a_deleted_memory_leaves_its_text_nowhere_the_store_keeps_or_exports() {
     assert!(texts_of(&b.engine().state(), &id).is_empty());
     assert_same(b.engine().state(), a.engine().state(), "follower");
 }
+
+#[test]
+fn imports_are_held_to_the_rules_of_add_and_to_a_size_limit() {
+    use engram::engine::EngineState;
+    use engram::model::validate;
+    let mut source = open(Faulty::default(), 1000).unwrap();
+    block_on(source.add(NewMemory { content: "a plain memory".into(), tags: vec!["t".into()], ..Default::default() })).unwrap();
+    let session = engram::SessionInput { id: "s".into(), turns: vec![engram::TurnInput { role: "user".into(), content: "hello".into(), ..Default::default() }], ..Default::default() };
+    block_on(source.ingest(session)).unwrap();
+    let base = source.engine().state();
+    type Craft = fn(&mut EngineState);
+    let crafted: [(&str, Craft); 10] = [
+        ("a core layer", |s| s.memories[0].0.layer = engram::Layer::Core),
+        ("a working layer", |s| s.memories[0].0.layer = engram::Layer::Working),
+        ("importance 1e308", |s| s.memories[0].0.importance = 1e308),
+        ("content over the limit", |s| s.memories[0].0.content = "x".repeat(validate::CONTENT_MAX_CHARS + 1)),
+        ("createdAt i64::MIN", |s| s.memories[0].0.created_at = i64::MIN),
+        ("eventAt past 9999", |s| s.memories[0].0.event_at = Some(i64::MAX)),
+        ("untrimmed tags", |s| s.memories[0].0.tags = vec![" t ".into()]),
+        ("a turn over the limit", |s| s.raw[0].0.content = "y".repeat(validate::RAW_CONTENT_MAX_CHARS + 1)),
+        ("a history time out of range", |s| s.history[0].at = i64::MIN),
+        ("history text over the limit", |s| s.history[0].content = Some("z".repeat(validate::CONTENT_MAX_CHARS + 1))),
+    ];
+    let mut target = open(Faulty::default(), 1000).unwrap();
+    block_on(target.add(NewMemory { content: "the target's own".into(), ..Default::default() })).unwrap();
+    let before = target.engine().state();
+    for (what, craft) in crafted {
+        let mut state = base.clone();
+        craft(&mut state);
+        // The file is well formed (decodes), it only says what no write could have.
+        let mut maker = engram::Engram::new(Box::new(clock()), EngineOptions::default());
+        maker.load_state(state).unwrap();
+        let file = engram::persist::export::export(&maker, None, None);
+        let err = block_on(target.import(&file)).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput, "{what}: {err}");
+        assert_same(target.engine().state(), before.clone(), what);
+    }
+    // The untouched file imports.
+    block_on(target.import(&source.export(None))).unwrap();
+
+    // A file over the size limit is refused before it is read.
+    let huge = vec![0u8; validate::IMPORT_BYTES_MAX + 1];
+    assert_eq!(block_on(target.import(&huge)).unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(engram::persist::export::decode_export(&huge[..validate::IMPORT_BYTES_MAX]).err().unwrap().code, ErrorCode::Corrupt, "at the limit it is read (and these zeros are no file)");
+}

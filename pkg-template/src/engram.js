@@ -139,6 +139,11 @@ export class Engram {
     return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });
   }
 
+  /** The core's byte budgets for large inputs (see `limits` in the wasm module). */
+  #limits() {
+    return JSON.parse(this.#glue.limits());
+  }
+
   #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
@@ -431,6 +436,10 @@ export class Engram {
             });
           }
         }
+        // The session's text is bounded before it is copied into wasm memory (the core checks again).
+        const text = Array.isArray(session.turns) ? session.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
+        const { ingestBytes } = this.#limits();
+        if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         return toJson({ ...session, turns }, "ingest");
       },
       async (core, json) => JSON.parse(await core.ingest(json)),
@@ -545,6 +554,8 @@ export class Engram {
     return this.#write(
       async () => {
         if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
+        const { importBytes } = this.#limits();
+        if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
         return bytes;
       },
       async (core, checked) => JSON.parse(await core.import(checked)),

@@ -139,10 +139,68 @@ impl EngineState {
         Ok(())
     }
 
+    /// Checks what an import brings against the rules every write obeys (`InvalidInput` naming the
+    /// first record that breaks one): the limits of `add` and `ingest`, tags as `add` stores them,
+    /// times a date can name, links and citations of the size the engine makes, and layers only as
+    /// the engine could have produced them. A file is data from outside: it may not set what a
+    /// caller cannot.
+    pub fn check_importable(&self) -> Result<()> {
+        for (m, _) in &self.memories {
+            let at = |e: Error| in_import("memory", &m.id, e);
+            validate::content(&m.content).map_err(at)?;
+            if validate::tags(&m.tags).map_err(at)? != m.tags {
+                return Err(at(Error::invalid("tags must be trimmed and distinct, as `add` stores them")));
+            }
+            if let Some(src) = &m.source {
+                validate::source(src).map_err(at)?;
+            }
+            validate::importance(m.importance).map_err(at)?;
+            validate::metadata(&m.metadata).map_err(at)?;
+            for (t, what) in [(m.created_at, "createdAt"), (m.modified_at, "modifiedAt"), (m.last_accessed, "lastAccessed")].into_iter().chain(m.event_at.map(|t| (t, "eventAt"))) {
+                validate::timestamp(t, what).map_err(at)?;
+            }
+            if m.derived_from.len() > validate::DERIVED_FROM_MAX || m.links.len() > crate::recall::LINKS_MAX {
+                return Err(at(Error::invalid("more derivedFrom ids or links than a memory can have")));
+            }
+            // Every write lands in the buffer and nothing moves a memory out of it yet: a file that
+            // places one in working or core memory claims a promotion that never happened.
+            if m.layer != crate::model::Layer::Buffer {
+                return Err(at(Error::invalid(format!("layer `{}`: memories are written to the buffer layer", m.layer.as_str()))));
+            }
+        }
+        for (e, _) in &self.raw {
+            let at = |x: Error| in_import("raw entry", &e.id, x);
+            validate::label(&e.session_id, "session id", validate::SESSION_ID_MAX_CHARS).map_err(at)?;
+            validate::label(&e.role, "role", validate::ROLE_MAX_CHARS).map_err(at)?;
+            validate::raw_content(&e.content).map_err(at)?;
+            if let Some(sp) = &e.speaker {
+                validate::label(sp, "speaker", validate::SPEAKER_MAX_CHARS).map_err(at)?;
+            }
+            if let Some(tid) = &e.turn_id {
+                validate::label(tid, "turn id", validate::TURN_ID_MAX_CHARS).map_err(at)?;
+            }
+            for t in [Some(e.created_at), e.date].into_iter().flatten() {
+                validate::timestamp(t, "time").map_err(at)?;
+            }
+        }
+        for h in &self.history {
+            let at = |e: Error| in_import("history event of", &h.memory_id, e);
+            validate::timestamp(h.at, "time").map_err(at)?;
+            for text in [&h.content, &h.previous_content].into_iter().flatten() {
+                validate::content(text).map_err(at)?;
+            }
+        }
+        Ok(())
+    }
+
     /// Vector length of the memories and of the raw entries, if they have vectors.
     pub fn dims(&self) -> (Option<usize>, Option<usize>) {
         (first_dims(&self.memories), first_dims(&self.raw))
     }
+}
+
+fn in_import(what: &str, id: &str, e: Error) -> Error {
+    Error::invalid(format!("import: {what} `{}`: {}", crate::model::time::truncate(id, 40), e.message))
 }
 
 /// A stored vector must be what the engine stores: the right length, finite, unit (kept bit-exact,

@@ -9,8 +9,8 @@ pub type Millis = i64;
 
 const MS_PER_DAY: i64 = 86_400_000;
 /// Accept years 0000..=9999 only: that is what ISO strings without an expanded year can say.
-const MIN_MS: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
-const MAX_MS: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+pub const MIN_MS: i64 = -62_167_219_200_000; // 0000-01-01T00:00:00Z
+pub const MAX_MS: i64 = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
 
 fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };

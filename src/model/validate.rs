@@ -19,6 +19,12 @@ pub const ROLE_MAX_CHARS: usize = 32;
 pub const SPEAKER_MAX_CHARS: usize = 64;
 pub const TURN_ID_MAX_CHARS: usize = 128;
 pub const DERIVED_FROM_MAX: usize = 64;
+/// Text of one `ingest` call (turn contents, speakers, roles, ids; UTF-8 bytes). A session is
+/// re-ingested whole as it grows, so this is also the largest session.
+pub const INGEST_BYTES_MAX: usize = 32 << 20;
+/// One import file. Importing holds the file, its decoded records and the tables at once (about
+/// six times the file at its peak), so this keeps an import inside wasm32's 4 GiB.
+pub const IMPORT_BYTES_MAX: usize = 512 << 20;
 
 /// Non-blank text of at most `max_chars` characters.
 fn text(text: &str, what: &str, max_chars: usize) -> Result<()> {
@@ -127,6 +133,30 @@ pub fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
     }
     if value.chars().any(char::is_control) {
         return Err(Error::invalid(format!("{what} must not contain control characters")));
+    }
+    Ok(())
+}
+
+/// An instant ISO 8601 can write (years 0000–9999).
+pub fn timestamp(ms: i64, what: &str) -> Result<()> {
+    if !(super::time::MIN_MS..=super::time::MAX_MS).contains(&ms) {
+        return Err(Error::invalid(format!("{what} {ms} is outside the years 0000–9999")));
+    }
+    Ok(())
+}
+
+/// The bytes of one `ingest` call's text.
+pub fn ingest_bytes(n: usize) -> Result<()> {
+    if n > INGEST_BYTES_MAX {
+        return Err(Error::invalid(format!("the session's text is {n} bytes; one ingest takes at most {INGEST_BYTES_MAX}")));
+    }
+    Ok(())
+}
+
+/// The size of one import file.
+pub fn import_bytes(n: usize) -> Result<()> {
+    if n > IMPORT_BYTES_MAX {
+        return Err(Error::invalid(format!("the import file is {n} bytes; the limit is {IMPORT_BYTES_MAX}")));
     }
     Ok(())
 }

@@ -55,8 +55,9 @@ pub struct Exported {
 }
 
 /// Decodes and validates an export file: framing, checksum, version, every operation, every
-/// record. Any defect is `Corrupt`.
+/// record. Any defect is `Corrupt`; a file over the import size limit is `InvalidInput`.
 pub fn decode_export(bytes: &[u8]) -> Result<Exported> {
+    crate::model::validate::import_bytes(bytes.len())?;
     let (_, body) = record::decode_kind(bytes, RecordKind::Export)?;
     let mut image = Image::default();
     for op in ops::decode(body)? {

@@ -85,3 +85,16 @@ test("a thousand interleaved calls keep their order", async () => {
   for (let i = 0; i < 500; i++) assert.equal(results[2 * i + 1][0].memory.id, results[2 * i].id);
   assert.equal((await db.stats()).memories, 500);
 });
+
+test("inputs over the byte budgets are refused before they reach wasm memory, and the store goes on", async () => {
+  const db = await Engram.open({ embedder: null });
+  // 513 turns of 65,536 characters: just over the 32 MiB one ingest may carry.
+  const long = "a".repeat(65536);
+  const turns = Array.from({ length: 513 }, () => ({ role: "user", content: long }));
+  await rejectsWith(db.ingest({ id: "huge", turns }), "InvalidInput", EngramError);
+  // One byte over the import limit (512 MiB) is refused without being read.
+  await rejectsWith(db.import(new Uint8Array(512 * 1024 * 1024 + 1)), "InvalidInput", EngramError);
+  const ok = await db.ingest({ id: "small", turns: turns.slice(0, 2) });
+  assert.equal(ok.added, 2);
+  assert.equal((await db.stats()).rawEntries, 2);
+});
