@@ -4,7 +4,7 @@
 mod fields;
 
 use serde::Serialize;
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 pub use fields::Fields;
 
@@ -210,7 +210,10 @@ pub fn context_view(c: &crate::recall::context::Context) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::index::vector::Calibration;
+    use crate::index::VectorStats;
     use crate::store::EventKind;
+    use serde_json::Map;
 
     fn memory() -> Memory {
         Memory {
@@ -267,5 +270,16 @@ mod tests {
         );
         let event = HistoryEvent { memory_id: "m1".into(), event: EventKind::Delete, at: 0, content: None, previous_content: Some("x".into()) };
         assert_eq!(history_view(&event).to_string(), r#"{"at":"1970-01-01T00:00:00.000Z","content":null,"event":"DELETE","memoryId":"m1","previousContent":"x"}"#);
+    }
+
+    #[test]
+    fn vector_index_views() {
+        let stats = VectorStats { len: 5, indexed: 3, delta: 2, tombstones: 1, segments: 1, memory_bytes: 640 };
+        assert_eq!(json!(stats).to_string(), r#"{"exact":2,"indexed":3,"memoryBytes":640,"segments":1,"tombstones":1,"vectors":5}"#);
+        let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true };
+        assert_eq!(
+            json!(c).to_string(),
+            r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
+        );
     }
 }
