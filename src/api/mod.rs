@@ -261,4 +261,48 @@ mod tests {
             r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
         );
     }
+
+    /// Each key in a parser's allowed list changes what it returns, so none is accepted and then
+    /// silently ignored (the reverse, a read of a key not in the list, is a debug assertion in
+    /// `Fields`). `full` sets every allowed key to a value other than its default.
+    fn every_allowed_key_is_read<T: std::fmt::Debug>(full: Value, allowed: &[&str], parse: impl Fn(&Value) -> Result<T>) {
+        let keys: std::collections::BTreeSet<&str> = full.as_object().expect("an object").keys().map(String::as_str).collect();
+        assert_eq!(keys, allowed.iter().copied().collect(), "the test input sets exactly the allowed keys");
+        let parsed = parse(&full);
+        assert!(parsed.is_ok(), "the full input parses: {parsed:?}");
+        let parsed = format!("{parsed:?}");
+        for key in allowed {
+            let mut without = full.clone();
+            without.as_object_mut().expect("an object").remove(*key);
+            assert_ne!(format!("{:?}", parse(&without)), parsed, "`{key}` is allowed but makes no difference");
+        }
+    }
+
+    #[test]
+    fn parsers_read_every_field_they_allow() {
+        every_allowed_key_is_read(
+            json!({
+                "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
+                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"],
+            }),
+            ADD_FIELDS,
+            parse_add,
+        );
+        every_allowed_key_is_read(
+            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null }),
+            PATCH_FIELDS,
+            parse_patch,
+        );
+        every_allowed_key_is_read(
+            json!({
+                "namespace": "work", "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
+                "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true,
+            }),
+            SEARCH_FIELDS,
+            |v| parse_search(Some("tea"), Some(v)),
+        );
+        let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
+        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn] }), SESSION_FIELDS, parse_session);
+        every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
+    }
 }
