@@ -34,6 +34,9 @@ echo "test: building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh
 
+echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it)"
+./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
+
 echo "test: Node and Chromium against pkg/"
 node --test tests/js/ tests/browser/
 

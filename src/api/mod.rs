@@ -3,7 +3,8 @@
 
 mod fields;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{json, Value};
 
 pub use fields::Fields;
 
@@ -106,48 +107,35 @@ pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Opt
     }
 }
 
+/// A model record as callers see it, derived from its serde form (the persisted one, already in
+/// camelCase) so that a field added to the model reaches the view with no edit here (a field meant
+/// for storage only would have to be removed here). The `times` fields (milliseconds) become
+/// ISO-8601 strings, and the optional `nullable` fields, which the persisted form skips when unset,
+/// are present as `null`. Fields the model skips when empty (a memory's `derivedFrom`, `links`) stay
+/// absent.
+fn record_view<T: Serialize>(record: &T, times: &[&str], nullable: &[&str]) -> Value {
+    let Ok(Value::Object(mut view)) = serde_json::to_value(record) else {
+        unreachable!("model records serialize to JSON objects")
+    };
+    for key in times {
+        if let Some(ms) = view.get(*key).and_then(Value::as_i64) {
+            view.insert((*key).to_string(), Value::String(to_iso(ms)));
+        }
+    }
+    for key in nullable {
+        view.entry(*key).or_insert(Value::Null);
+    }
+    Value::Object(view)
+}
+
 /// A memory as callers see it.
 pub fn memory_view(m: &Memory) -> Value {
-    let mut v = json!({
-        "id": m.id,
-        "namespace": m.namespace,
-        "content": m.content,
-        "kind": m.kind.as_str(),
-        "layer": m.layer.as_str(),
-        "importance": m.importance,
-        "tags": m.tags,
-        "source": m.source,
-        "metadata": Value::Object(m.metadata.clone()),
-        "createdAt": to_iso(m.created_at),
-        "modifiedAt": to_iso(m.modified_at),
-        "lastAccessed": to_iso(m.last_accessed),
-        "accessCount": m.access_count,
-        "repetitionCount": m.repetition_count,
-        "eventAt": m.event_at.map(to_iso),
-    });
-    if !m.derived_from.is_empty() {
-        v["derivedFrom"] = json!(m.derived_from);
-    }
-    if !m.links.is_empty() {
-        v["links"] = json!(m.links);
-    }
-    v
+    record_view(m, &["createdAt", "modifiedAt", "lastAccessed", "eventAt"], &["source", "eventAt"])
 }
 
 /// A raw entry (verbatim turn) as callers see it.
 pub fn raw_view(e: &RawEntry) -> Value {
-    json!({
-        "id": e.id,
-        "namespace": e.namespace,
-        "sessionId": e.session_id,
-        "turnIndex": e.turn_index,
-        "role": e.role,
-        "speaker": e.speaker,
-        "turnId": e.turn_id,
-        "content": e.content,
-        "date": e.date.map(to_iso),
-        "createdAt": to_iso(e.created_at),
-    })
+    record_view(e, &["date", "createdAt"], &["speaker", "turnId", "date"])
 }
 
 pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns"];
@@ -203,13 +191,7 @@ pub fn hit_view(h: &Hit) -> Value {
 }
 
 pub fn history_view(e: &HistoryEvent) -> Value {
-    let mut v = Map::new();
-    v.insert("memoryId".into(), json!(e.memory_id));
-    v.insert("event".into(), json!(e.event.as_str()));
-    v.insert("at".into(), json!(to_iso(e.at)));
-    v.insert("content".into(), json!(e.content));
-    v.insert("previousContent".into(), json!(e.previous_content));
-    Value::Object(v)
+    record_view(e, &["at"], &["content", "previousContent"])
 }
 
 /// `{maxTokens, namespace?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000.
@@ -224,4 +206,103 @@ pub fn context_view(c: &crate::recall::context::Context) -> Value {
     let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
     v["tokenEstimate"] = json!("ceil(ascii_chars / 4) + non_ascii_chars");
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::vector::Calibration;
+    use crate::index::VectorStats;
+
+    /// Built from its persisted form, so fields the model gains later (all `serde(default)`) need no edit here.
+    fn memory() -> Memory {
+        serde_json::from_value(json!({
+            "id": "m1", "namespace": "default", "content": "likes tea", "kind": "episodic", "layer": "working",
+            "importance": 0.75, "tags": ["drinks"], "createdAt": 0, "modifiedAt": 1_000, "lastAccessed": 86_400_000,
+            "accessCount": 2, "repetitionCount": 1,
+        }))
+        .expect("a persisted memory")
+    }
+
+    // The views are JSON with sorted keys; these strings are the API's output, byte for byte.
+    #[test]
+    fn memory_view_is_the_model_in_camel_case_with_iso_times_and_nulls_for_unset_options() {
+        assert_eq!(
+            memory_view(&memory()).to_string(),
+            r#"{"accessCount":2,"content":"likes tea","createdAt":"1970-01-01T00:00:00.000Z","eventAt":null,"id":"m1","importance":0.75,"kind":"episodic","lastAccessed":"1970-01-02T00:00:00.000Z","layer":"working","metadata":{},"modifiedAt":"1970-01-01T00:00:01.000Z","namespace":"default","repetitionCount":1,"source":null,"tags":["drinks"]}"#
+        );
+        let linked = Memory { source: Some("chat".into()), event_at: Some(0), derived_from: vec!["s#0".into()], links: vec!["m0".into()], ..memory() };
+        let v = memory_view(&linked);
+        assert_eq!((&v["source"], &v["eventAt"]), (&json!("chat"), &json!("1970-01-01T00:00:00.000Z")));
+        assert_eq!((&v["derivedFrom"], &v["links"]), (&json!(["s#0"]), &json!(["m0"])));
+    }
+
+    #[test]
+    fn raw_and_history_views() {
+        let raw: RawEntry = serde_json::from_value(json!({
+            "id": "s#0", "namespace": "default", "sessionId": "s", "turnIndex": 0, "role": "user", "content": "hi", "createdAt": 0,
+        }))
+        .expect("a persisted raw entry");
+        assert_eq!(
+            raw_view(&raw).to_string(),
+            r#"{"content":"hi","createdAt":"1970-01-01T00:00:00.000Z","date":null,"id":"s#0","namespace":"default","role":"user","sessionId":"s","speaker":null,"turnId":null,"turnIndex":0}"#
+        );
+        let event: HistoryEvent = serde_json::from_value(json!({ "memoryId": "m1", "event": "DELETE", "at": 0, "previousContent": "x" })).expect("a persisted event");
+        assert_eq!(history_view(&event).to_string(), r#"{"at":"1970-01-01T00:00:00.000Z","content":null,"event":"DELETE","memoryId":"m1","previousContent":"x"}"#);
+    }
+
+    #[test]
+    fn vector_index_views() {
+        let stats = VectorStats { len: 5, indexed: 3, delta: 2, tombstones: 1, segments: 1, memory_bytes: 640 };
+        assert_eq!(json!(stats).to_string(), r#"{"exact":2,"indexed":3,"memoryBytes":640,"segments":1,"tombstones":1,"vectors":5}"#);
+        let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true };
+        assert_eq!(
+            json!(c).to_string(),
+            r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
+        );
+    }
+
+    /// Each key in a parser's allowed list changes what it returns, so none is accepted and then
+    /// silently ignored (the reverse, a read of a key not in the list, is a debug assertion in
+    /// `Fields`). `full` sets every allowed key to a value other than its default.
+    fn every_allowed_key_is_read<T: std::fmt::Debug>(full: Value, allowed: &[&str], parse: impl Fn(&Value) -> Result<T>) {
+        let keys: std::collections::BTreeSet<&str> = full.as_object().expect("an object").keys().map(String::as_str).collect();
+        assert_eq!(keys, allowed.iter().copied().collect(), "the test input sets exactly the allowed keys");
+        let parsed = parse(&full);
+        assert!(parsed.is_ok(), "the full input parses: {parsed:?}");
+        let parsed = format!("{parsed:?}");
+        for key in allowed {
+            let mut without = full.clone();
+            without.as_object_mut().expect("an object").remove(*key);
+            assert_ne!(format!("{:?}", parse(&without)), parsed, "`{key}` is allowed but makes no difference");
+        }
+    }
+
+    #[test]
+    fn parsers_read_every_field_they_allow() {
+        every_allowed_key_is_read(
+            json!({
+                "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
+                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"],
+            }),
+            ADD_FIELDS,
+            parse_add,
+        );
+        every_allowed_key_is_read(
+            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null }),
+            PATCH_FIELDS,
+            parse_patch,
+        );
+        every_allowed_key_is_read(
+            json!({
+                "namespace": "work", "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
+                "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true,
+            }),
+            SEARCH_FIELDS,
+            |v| parse_search(Some("tea"), Some(v)),
+        );
+        let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
+        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn] }), SESSION_FIELDS, parse_session);
+        every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
+    }
 }
