@@ -17,6 +17,13 @@ for arg in "$@"; do
   esac
 done
 
+for component in rustfmt clippy; do
+  if ! rustup component list --installed | grep -q "^$component"; then
+    say "adding the $component component"
+    rustup component add "$component"
+  fi
+done
+
 if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
   say "adding the wasm32-unknown-unknown target"
   rustup target add wasm32-unknown-unknown

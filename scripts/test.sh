@@ -7,6 +7,11 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash scripts/setup.sh --browser
 
+echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, with and without the embedder)"
+cargo fmt --check
+cargo clippy --quiet --all-targets -- -D warnings
+cargo clippy --quiet --all-targets --features embedder -- -D warnings
+
 echo "test: native core (cargo test)"
 cargo test --quiet 2>&1 | grep -v '^$'
 
