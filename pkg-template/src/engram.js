@@ -31,12 +31,15 @@ export class Engram {
   #closed = false;
   #trapped = null;
   #builds;
+  /** The core's byte budgets for large inputs (`limits` in the wasm module), checked before copying. */
+  #limits;
 
   constructor(token, core, embedder, storage, glue, vectors) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
     this.#storage = storage;
+    this.#limits = JSON.parse(glue.limits());
     this.#builds = new BuildScheduler({
       glue,
       enqueue: (work) => this.#enqueue(work),
@@ -114,11 +117,6 @@ export class Engram {
       throw asEngramError(e);
     }
     return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });
-  }
-
-  /** The core's byte budgets for large inputs (see `limits` in the wasm module). */
-  #limits() {
-    return JSON.parse(this.#glue.limits());
   }
 
   #enqueue(work) {
@@ -304,7 +302,7 @@ export class Engram {
         }
         // The session's text is bounded before it is copied into wasm memory (the core checks again).
         const text = Array.isArray(session.turns) ? session.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
-        const { ingestBytes } = this.#limits();
+        const { ingestBytes } = this.#limits;
         if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         return toJson({ ...session, turns }, "ingest");
       },
@@ -420,7 +418,7 @@ export class Engram {
     return this.#write(
       async () => {
         if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
-        const { importBytes } = this.#limits();
+        const { importBytes } = this.#limits;
         if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
         return bytes;
       },
