@@ -40,27 +40,46 @@ fn two_writers_that_sync_before_writing_lose_nothing() {
 }
 
 #[test]
-fn without_sync_a_second_writer_would_overwrite_so_sync_is_what_makes_it_safe() {
-    // The same interleaving without sync: the second writer reuses the first one's sequence number
-    // and its memory is lost — the failure the lock + sync protocol exists to prevent.
-    let storage = Rc::new(MemoryStorage::new());
-    let mut a = open_writer(&storage, 1, 1000);
-    let mut b = open_writer(&storage, 2, 1000);
-    block_on(a.add(NewMemory { content: "written by a".into(), ..Default::default() })).unwrap();
-    block_on(b.add(NewMemory { content: "written by b".into(), ..Default::default() })).unwrap();
-    let lost = open_state(storage.dump()).unwrap();
-    assert_eq!(lost.memories.len(), 1, "unsynced writers collide");
+fn writers_that_never_sync_still_lose_nothing() {
+    // No lock, no sync before writing (a failed lock, an adapter without one): a commit creates its
+    // chunk only where none is, so the writer that comes second finds its sequence number taken,
+    // applies the other's chunks (or reloads past its compaction) and writes after them.
+    for compact_after in [1000, 3, 1] {
+        let storage = Rc::new(MemoryStorage::new());
+        let mut writers = [open_writer(&storage, 1, compact_after), open_writer(&storage, 2, compact_after)];
+        let mut pick = Rng(compact_after as u64 + 5);
+        let mut acknowledged = Vec::new();
+        for i in 0..200 {
+            let w = &mut writers[pick.below(2)];
+            let added = block_on(w.add(NewMemory { content: format!("note {i}"), ..Default::default() })).unwrap();
+            acknowledged.push(added.memory.id);
+        }
+        let image = open_state(storage.dump()).unwrap();
+        let ids: std::collections::BTreeSet<&str> = image.memories.iter().map(|(m, _)| m.id.as_str()).collect();
+        assert_eq!(acknowledged.iter().filter(|id| !ids.contains(id.as_str())).count(), 0, "acknowledged adds lost, compact_after {compact_after}");
+        assert_eq!(ids.len(), 200);
+    }
+}
 
-    let storage = Rc::new(MemoryStorage::new());
-    let mut a = open_writer(&storage, 1, 1000);
-    let mut b = open_writer(&storage, 2, 1000);
-    block_on(a.sync()).unwrap();
-    block_on(a.add(NewMemory { content: "written by a".into(), ..Default::default() })).unwrap();
-    assert!(block_on(b.sync()).unwrap(), "b sees a's chunk");
-    block_on(b.add(NewMemory { content: "written by b".into(), ..Default::default() })).unwrap();
-    let kept = open_state(storage.dump()).unwrap();
-    assert_eq!(kept.memories.len(), 2);
-    assert!(!block_on(b.sync()).unwrap(), "nothing new for b");
+#[test]
+fn writers_that_never_sync_converge_on_what_storage_holds() {
+    for (seed, compact_after) in [(11, 1000), (12, 3), (13, 1)] {
+        let storage = Rc::new(MemoryStorage::new());
+        let mut writers = [open_writer(&storage, 100 + seed, compact_after), open_writer(&storage, 200 + seed, compact_after)];
+        let mut pick = Rng(seed * 7919);
+        for step in workload(seed, 300) {
+            run(&mut writers[pick.below(2)], &step).unwrap();
+        }
+        for w in &mut writers {
+            flush(w);
+        }
+        for w in &mut writers {
+            block_on(w.sync()).unwrap();
+        }
+        let image = open_state(storage.dump()).unwrap();
+        assert_same(writers[0].engine().state(), image.clone(), &format!("writer 0, compact_after {compact_after}"));
+        assert_same(writers[1].engine().state(), image, &format!("writer 1, compact_after {compact_after}"));
+    }
 }
 
 #[test]

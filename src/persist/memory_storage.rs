@@ -48,6 +48,15 @@ impl Storage for MemoryStorage {
         self.records.borrow_mut().insert(key.to_vec(), data.to_vec());
         Ok(())
     }
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        match self.records.borrow_mut().entry(key.to_vec()) {
+            std::collections::btree_map::Entry::Occupied(_) => Ok(false),
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(data.to_vec());
+                Ok(true)
+            }
+        }
+    }
     async fn remove(&self, key: &[String]) -> Result<()> {
         self.records.borrow_mut().remove(key);
         Ok(())

@@ -21,6 +21,10 @@ use crate::recall::SearchRequest;
 /// Chunks written since the last snapshot before one is written automatically.
 pub const DEFAULT_COMPACT_AFTER: usize = 1024;
 
+/// Times one write is run again after other writers took its sequence number (each time after
+/// applying what they wrote): only writers that commit without the storage lock can get there.
+const COMMIT_ATTEMPTS: usize = 64;
+
 pub struct OpenOptions {
     pub engine: EngineOptions,
     /// When the store's vectors come from another embedder than `engine.embedder`: re-embed every
@@ -61,6 +65,10 @@ pub struct Store<S: Storage> {
     segments_stored: BTreeSet<(VectorTarget, u64)>,
     /// Segment keys no list names (an install interrupted before its cleanup).
     stale_segments: Vec<StorageKey>,
+    /// After a failed automatic compaction, the next one waits until this many chunks.
+    compact_floor: usize,
+    /// The last automatic compaction's failure, until the host takes it to report it.
+    compaction_failure: Option<Error>,
 }
 
 /// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
@@ -102,6 +110,8 @@ impl<S: Storage> Store<S> {
             obsolete: Vec::new(),
             segments_stored: BTreeSet::new(),
             stale_segments: Vec::new(),
+            compact_floor: 0,
+            compaction_failure: None,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -148,10 +158,8 @@ impl<S: Storage> Store<S> {
     /// chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
-        let head = self.storage.load(&load::head_key()).await.map_err(storage_error)?;
-        // Unreadable head (a non-atomic adapter torn mid-write): assume the worst and reload.
-        let newest_snapshot = head.map_or(0, |b| record::decode_kind(&b, RecordKind::Head).map_or(u64::MAX, |(seq, _)| seq));
-        if newest_snapshot > self.last {
+        // A torn head (a non-atomic adapter cut mid-write): assume the worst and reload.
+        if self.read_head().await?.is_none_or(|seq| seq > self.last) {
             let loaded = Self::read_image(&self.storage).await?;
             self.check_identity(loaded.identity.as_ref())?;
             let wanted = self.identity.clone();
@@ -177,6 +185,13 @@ impl<S: Storage> Store<S> {
             changed = true;
         }
         Ok(changed)
+    }
+
+    /// The sequence number of the newest snapshot, as the head says: 0 without one, `None` if the
+    /// head does not read back whole.
+    async fn read_head(&self) -> Result<Option<u64>> {
+        let head = self.storage.load(&head_key()).await.map_err(storage_error)?;
+        Ok(head.map_or(Some(0), |b| record::decode_kind(&b, RecordKind::Head).ok().map(|(seq, _)| seq)))
     }
 
     /// Another writer's vectors must come from this store's embedder.
@@ -228,26 +243,34 @@ impl<S: Storage> Store<S> {
     /// Runs one engine write and persists what it changed as one chunk before returning. On a
     /// storage failure the change is undone and the typed storage error returned; on an engine error
     /// nothing was changed or written.
-    pub async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
-        let out = op(&mut self.engine);
-        let changes = self.engine.take_changes();
-        match out {
-            Ok(v) => {
-                self.commit(changes).await?;
-                Ok(v)
-            }
-            Err(e) => {
-                self.engine.undo(changes);
-                Err(e)
+    ///
+    /// If another writer committed under the same sequence number first (it wrote without holding
+    /// the storage lock, or the lock failed), the change is undone, that writer's chunks applied, and
+    /// `op` runs again on the new state — so `op` may run more than once.
+    pub async fn mutate<T>(&mut self, mut op: impl FnMut(&mut Engram) -> Result<T>) -> Result<T> {
+        for _ in 0..COMMIT_ATTEMPTS {
+            let out = op(&mut self.engine);
+            let changes = self.engine.take_changes();
+            match out {
+                Ok(v) => {
+                    if self.commit(changes).await? {
+                        return Ok(v);
+                    }
+                }
+                Err(e) => {
+                    self.engine.undo(changes);
+                    return Err(e);
+                }
             }
         }
+        Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
     }
 
     pub async fn add(&mut self, input: NewMemory) -> Result<Added> {
-        self.mutate(|e| e.add(input)).await
+        self.mutate(|e| e.add(input.clone())).await
     }
     pub async fn update(&mut self, id: &str, patch: MemoryPatch) -> Result<Memory> {
-        self.mutate(|e| e.update(id, patch)).await
+        self.mutate(|e| e.update(id, patch.clone())).await
     }
     pub async fn delete(&mut self, id: &str) -> Result<()> {
         self.mutate(|e| e.delete(id)).await
@@ -256,7 +279,7 @@ impl<S: Storage> Store<S> {
         self.mutate(|e| e.delete_all(namespace)).await
     }
     pub async fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
-        self.mutate(|e| e.ingest(session)).await
+        self.mutate(|e| e.ingest(session.clone())).await
     }
     pub async fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
         self.mutate(|e| e.delete_session(session_id)).await
@@ -297,26 +320,58 @@ impl<S: Storage> Store<S> {
     /// Writes whatever is not yet in storage (search touches). After it resolves, everything done
     /// before it survives a crash.
     pub async fn flush(&mut self) -> Result<()> {
-        self.note_touches();
-        self.commit(Changes::default()).await
+        self.mutate(|_| Ok(())).await
     }
 
-    /// Writes the changes of one call as the next chunk (nothing if there is nothing to write).
-    async fn commit(&mut self, changes: Changes) -> Result<()> {
+    /// Writes the changes of one call as the next chunk (nothing if there is nothing to write),
+    /// created only if no other writer has taken that sequence number. `Ok(false)`: one had; the
+    /// changes are undone and its chunks applied, for the caller to run the call again.
+    async fn commit(&mut self, changes: Changes) -> Result<bool> {
         self.note_touches();
         if changes.is_empty() && self.touched.is_empty() && !self.identity_pending {
-            return Ok(());
+            return Ok(true);
         }
         let body = self.chunk_body(&changes);
         let seq = self.last + 1;
         let key = chunk_key(seq);
         let bytes = record::encode(RecordKind::Chunk, seq, &body);
-        if let Err(e) = self.storage.save(&key, &bytes).await {
-            self.engine.undo(changes);
-            // The write may have landed in part; clear it so a rejected call never resurfaces. If
-            // this fails too, the next chunk overwrites the same key.
-            let _ = self.storage.remove(&key).await;
-            return Err(storage_error(e));
+        match self.storage.create(&key, &bytes).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.engine.undo(changes);
+                self.sync().await?;
+                if self.last < seq {
+                    // The chunk there does not read back whole: a write torn by a crash, never
+                    // committed. Clear it so the sequence can go on.
+                    self.storage.remove(&key).await.map_err(storage_error)?;
+                }
+                return Ok(false);
+            }
+            // The adapter reported a failure, but if the chunk is there, whole, it is committed
+            // (others may already have read it): the call succeeded.
+            Err(e) => {
+                if !self.landed(&key, &bytes).await {
+                    self.engine.undo(changes);
+                    return Err(storage_error(e));
+                }
+            }
+        }
+        match self.check_placed(seq).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // Below a snapshot another writer made meanwhile: no load would ever read it.
+                self.storage.remove(&key).await.map_err(storage_error)?;
+                self.engine.undo(changes);
+                self.sync().await?;
+                return Ok(false);
+            }
+            Err(e) => {
+                // Best effort: what is left is never read (nothing leads up to it), or, if the
+                // check only failed to look, is found by the next sync.
+                let _ = self.storage.remove(&key).await;
+                self.engine.undo(changes);
+                return Err(e);
+            }
         }
         self.last = seq;
         self.chunks_since_snapshot += 1;
@@ -325,11 +380,57 @@ impl<S: Storage> Store<S> {
         self.touched.clear();
         self.identity_pending = false;
         if self.should_compact() {
-            // The call is already durable; a failed compaction only leaves more chunks to read and
-            // is retried after the next write.
-            let _ = self.write_snapshot().await;
+            // The call is already durable; a failed compaction only leaves more chunks to read. It
+            // is reported once (`take_compaction_failure`) and tried again after twice the chunks.
+            if let Err(e) = self.write_snapshot().await {
+                self.compact_floor = self.chunks_since_snapshot.saturating_mul(2);
+                self.compaction_failure = Some(e);
+            }
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Whether a chunk whose save reported a failure is in storage all the same, byte for byte. A
+    /// torn copy is removed (best effort: a torn chunk is ignored by loads, and cleared by the next
+    /// commit that meets it).
+    async fn landed(&self, key: &[String], bytes: &[u8]) -> bool {
+        match self.storage.load(key).await {
+            Ok(Some(stored)) if stored == bytes => true,
+            Ok(Some(stored)) if record::decode_kind(&stored, RecordKind::Chunk).is_err() => {
+                let _ = self.storage.remove(key).await;
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// After chunk `seq` was created: whether a load will read it. `Ok(false)`: another writer
+    /// compacted past it meanwhile (one that wrote without the lock, or this store did). An error
+    /// when what comes before it is gone — the database deleted or evicted, the directory removed
+    /// under a live store: acknowledging the chunk would report success for data that cannot be
+    /// reopened.
+    async fn check_placed(&self, seq: u64) -> Result<bool> {
+        if self.read_head().await?.is_some_and(|head| head >= seq) {
+            return Ok(false);
+        }
+        if seq == 1 {
+            return Ok(true);
+        }
+        for key in [chunk_key(seq - 1), snapshot_key(seq - 1)] {
+            if self.storage.load(&key).await.map_err(storage_error)?.is_some() {
+                return Ok(true);
+            }
+        }
+        Err(Error::new(
+            ErrorCode::Storage,
+            format!("the store's records (up to sequence {}) are gone from storage: it was deleted, evicted or removed while open; nothing was written (reopen the store)", seq - 1),
+        ))
+    }
+
+    /// The failure of the last automatic compaction, once: the write that triggered it succeeded,
+    /// so hosts report it out of band.
+    pub fn take_compaction_failure(&mut self) -> Option<Error> {
+        self.compaction_failure.take()
     }
 
     /// After `compact_after` chunks, once they add up to half the last snapshot: rewriting a large
@@ -337,7 +438,7 @@ impl<S: Storage> Store<S> {
     /// but never beyond 16 × `compact_after` chunks (bounded work on open).
     fn should_compact(&self) -> bool {
         let n = self.chunks_since_snapshot;
-        n >= self.compact_after && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
+        n >= self.compact_after.max(self.compact_floor) && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
     }
 
     fn chunk_body(&self, changes: &Changes) -> Vec<u8> {
@@ -399,16 +500,23 @@ impl<S: Storage> Store<S> {
         self.chunks_since_snapshot = 0;
         self.chunk_bytes = 0;
         self.snapshot_bytes = bytes.len();
+        self.compact_floor = 0;
         // Other writers must learn of the snapshot before the chunks it covers go (see `sync`); if
-        // they cannot, the chunks stay until a later compaction.
-        self.storage.save(&head_key(), &record::encode(RecordKind::Head, seq, &[])).await.map_err(storage_error)?;
-        let mut obsolete = std::mem::take(&mut self.obsolete);
-        obsolete.retain(|k| *k != key);
-        while let Some(k) = obsolete.pop() {
+        // they cannot, the chunks stay until a later compaction. A head never moves back: a writer
+        // that had not seen a newer snapshot (one writing without the lock) leaves it named.
+        if self.read_head().await?.is_none_or(|head| head < seq) {
+            self.storage.save(&head_key(), &record::encode(RecordKind::Head, seq, &[])).await.map_err(storage_error)?;
+        }
+        // Nothing is removed until the snapshot is durable, whatever the adapter's durability: a
+        // power loss must find either the chunks or the snapshot.
+        self.storage.flush().await.map_err(storage_error)?;
+        let base = key.clone();
+        let mut left = std::mem::take(&mut self.obsolete).into_iter().filter(move |k| *k != base);
+        // Oldest first: a writer that has not seen this snapshot finds its own last chunk gone
+        // (and looks at the head) before the chunk it would write next is freed.
+        while let Some(k) = left.next() {
             if let Err(e) = self.storage.remove(&k).await {
-                obsolete.push(k);
-                self.obsolete = obsolete;
-                self.obsolete.push(key);
+                self.obsolete = std::iter::once(k).chain(left).chain(std::iter::once(key)).collect();
                 return Err(storage_error(e));
             }
         }
@@ -500,7 +608,7 @@ impl<S: Storage> Store<S> {
             self.identity = file.identity;
             self.identity_pending = true;
         }
-        let out = self.mutate(|e| e.merge_state(file.state)).await;
+        let out = self.mutate(|e| e.merge_state(file.state.clone())).await;
         if adopt && out.is_err() {
             self.identity = None;
             self.identity_pending = false;

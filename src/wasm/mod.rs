@@ -73,7 +73,7 @@ impl Backend {
     }
 
     /// A write: persisted (and undone if the adapter rejects it) when storage is attached.
-    async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
+    async fn mutate<T>(&mut self, mut op: impl FnMut(&mut Engram) -> Result<T>) -> Result<T> {
         match self {
             Backend::Memory(e) => op(e),
             Backend::Stored(s) => s.mutate(op).await,
@@ -182,7 +182,7 @@ impl EngramCore {
             if embedding.is_some() {
                 req.embedding = embedding;
             }
-            b.mutate(|e| e.add(req)).await.map(|a| json_js(&api::added_view(&a)))
+            b.mutate(|e| e.add(req.clone())).await.map(|a| json_js(&api::added_view(&a)))
         }
         .await)
     }
@@ -205,7 +205,7 @@ impl EngramCore {
             if embedding.is_some() {
                 p.embedding = embedding;
             }
-            b.mutate(|e| e.update(&id, p)).await.map(|m| json_js(&api::memory_view(&m)))
+            b.mutate(|e| e.update(&id, p.clone())).await.map(|m| json_js(&api::memory_view(&m)))
         }
         .await)
     }
@@ -243,7 +243,7 @@ impl EngramCore {
     pub fn ingest(&self, session: String) -> Promise {
         write_promise!(self, |b| async {
             let input = api::parse_session(&parse(&session, "ingest")?)?;
-            b.mutate(|e| e.ingest(input)).await.map(|r| json_js(&api::ingested_view(&r)))
+            b.mutate(|e| e.ingest(input.clone())).await.map(|r| json_js(&api::ingested_view(&r)))
         }
         .await)
     }
