@@ -55,27 +55,43 @@ export function checkedAdapter(storage) {
         return out;
       }),
     removeRange: (prefix) => call("removeRange", async () => void (await storage.removeRange(prefix))),
+    // Optional methods are handed on only where the adapter has them: the core falls back without.
+    ...(typeof storage.create === "function" && {
+      create: (key, data) =>
+        call("create", async () => {
+          const created = await storage.create(key, data);
+          if (typeof created !== "boolean") throw broken("create", "expected true (written) or false (the key was taken)");
+          return created;
+        }),
+    }),
+    ...(typeof storage.flush === "function" && { flush: () => call("flush", async () => void (await storage.flush())) }),
   };
 }
 
-/** Runs `fn` under the adapter's writer lock when it has one; `fn`'s own errors pass through as they are. */
+/**
+ * Runs `fn` under the adapter's writer lock when it has one; `fn`'s own errors pass through as they
+ * are. Once `fn` has run to its end, a failure to release the lock does not fail the call: the
+ * write is committed, and rejecting would have the caller repeat it. (A lock left behind is the
+ * adapter's to recover: NodeFSStorage takes over a lock no live call of its thread holds.)
+ */
 export async function withLock(storage, fn) {
   if (typeof storage?.lock !== "function") return fn();
+  let finished = false;
   let failed = false;
   let error;
   let result;
   try {
-    result = await storage.lock(async () => {
+    await storage.lock(async () => {
       try {
-        return await fn();
+        result = await fn();
       } catch (e) {
         failed = true;
         error = e;
-        return undefined;
       }
+      finished = true;
     });
   } catch (e) {
-    throw storageError(e, "storage.lock");
+    if (!finished) throw storageError(e, "storage.lock");
   }
   if (failed) throw error;
   return result;

@@ -316,6 +316,16 @@ impl EngramCore {
         })
     }
 
+    /// The failure of the last automatic compaction, once (the write that triggered it succeeded,
+    /// so the facade reports it out of band); `undefined` when there is none.
+    #[wasm_bindgen(js_name = takeCompactionFailure)]
+    pub fn take_compaction_failure(&self) -> std::result::Result<JsValue, JsValue> {
+        Ok(match &mut *borrow(&self.inner)? {
+            Backend::Stored(s) => s.take_compaction_failure().map_or(JsValue::UNDEFINED, to_js),
+            Backend::Memory(_) => JsValue::UNDEFINED,
+        })
+    }
+
     /// Applies what other writers sharing the storage committed; resolves to whether anything changed.
     pub fn sync(&self) -> Promise {
         write_promise!(self, |b| match b {
