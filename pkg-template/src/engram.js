@@ -186,7 +186,24 @@ export class Engram {
       return commit(core, prepared);
     });
     this.#channel?.postMessage("commit");
+    this.#reportCompactionFailure(core);
     return out;
+  }
+
+  /**
+   * An automatic compaction that failed after a write succeeded: reported once, like a failed
+   * background build (the core waits for twice the chunks before it tries again).
+   */
+  #reportCompactionFailure(core) {
+    const failure = core.takeCompactionFailure();
+    if (failure === undefined) return;
+    const error = asEngramError(failure);
+    try {
+      if (this.#onBackgroundError) this.#onBackgroundError(error);
+      else console.warn(`engram-wasm: compacting the store failed (the write itself succeeded; compaction is tried again later): ${error.message}`);
+    } catch {
+      // the host's handler failing must not fail the write
+    }
   }
 
   /**

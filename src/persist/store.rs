@@ -67,7 +67,7 @@ pub struct Store<S: Storage> {
     stale_segments: Vec<StorageKey>,
     /// After a failed automatic compaction, the next one waits until this many chunks.
     compact_floor: usize,
-    /// The last automatic compaction's failure, until the host takes it to report it.
+    /// An automatic compaction's failure, until the host takes it to report it.
     compaction_failure: Option<Error>,
 }
 
@@ -383,8 +383,10 @@ impl<S: Storage> Store<S> {
             // The call is already durable; a failed compaction only leaves more chunks to read. It
             // is reported once (`take_compaction_failure`) and tried again after twice the chunks.
             if let Err(e) = self.write_snapshot().await {
+                if self.compact_floor == 0 {
+                    self.compaction_failure = Some(e); // the first of a run of failures
+                }
                 self.compact_floor = self.chunks_since_snapshot.saturating_mul(2);
-                self.compaction_failure = Some(e);
             }
         }
         Ok(true)
@@ -427,8 +429,8 @@ impl<S: Storage> Store<S> {
         ))
     }
 
-    /// The failure of the last automatic compaction, once: the write that triggered it succeeded,
-    /// so hosts report it out of band.
+    /// The failure of an automatic compaction, once per run of failures (until one succeeds): the
+    /// write that triggered it succeeded, so hosts report it out of band.
     pub fn take_compaction_failure(&mut self) -> Option<Error> {
         self.compaction_failure.take()
     }
