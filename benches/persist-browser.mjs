@@ -1,5 +1,6 @@
 // Chromium half of benches/persist.mjs: IndexedDBStorage open time, a fresh page per open.
-import { serveStatic, startBrowser } from "../tests/browser/harness.mjs";
+import { serveStatic } from "../scripts/serve-static.mjs";
+import { startBrowser } from "../tests/browser/harness.mjs";
 
 /** For each `{n, file}` (a synthetic export served from the repo): import it into a fresh database
  *  once, then open the store `opens` times, each in a newly loaded page. */

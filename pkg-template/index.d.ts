@@ -433,6 +433,7 @@ export interface ImportResult {
   historyEvents: number;
 }
 
+/** The stable error codes, the same list as `ERROR_CODES` (the Rust `ErrorCode` variants). */
 export type ErrorCode =
   | "InvalidInput"
   | "NotFound"
@@ -447,6 +448,8 @@ export type ErrorCode =
 
 /** Every rejection from Engram. `name` and `code` are the same stable code. */
 export class EngramError extends Error {
+  /** Host code may raise its own (an embedder or adapter rejecting with a typed error). */
+  constructor(code: ErrorCode, message?: string, options?: { cause?: unknown });
   readonly code: ErrorCode;
   readonly name: ErrorCode;
 }

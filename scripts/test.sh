@@ -34,6 +34,9 @@ echo "test: building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh
 
+echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it)"
+npx --no-install tsc -p tests/types
+
 echo "test: Node and Chromium against pkg/"
 node --test tests/js/ tests/browser/
 

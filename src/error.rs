@@ -3,9 +3,32 @@
 
 use std::fmt;
 
-/// What went wrong, as a stable machine-readable code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
+/// Declares `ErrorCode` from one list of variants, and derives `ErrorCode::ALL` and `as_str` from it
+/// (the code is the variant's name). The JS package's `ERROR_CODES` is generated from this list too
+/// (`pkg-template/build.mjs` reads it), so a new code is one edit here plus its `index.d.ts` union,
+/// which a test keeps equal to `ERROR_CODES`.
+macro_rules! error_codes {
+    ($($(#[doc = $doc:literal])* $code:ident,)*) => {
+        /// What went wrong, as a stable machine-readable code.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ErrorCode {
+            $($(#[doc = $doc])* $code,)*
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$code),*];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$code => stringify!($code),)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
     /// The caller passed something the API does not accept; nothing changed.
     InvalidInput,
     /// The id (memory, session, …) does not exist in this store.
@@ -24,22 +47,8 @@ pub enum ErrorCode {
     Aborted,
     /// The store was closed.
     Closed,
-}
-
-impl ErrorCode {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::InvalidInput => "InvalidInput",
-            ErrorCode::NotFound => "NotFound",
-            ErrorCode::Storage => "Storage",
-            ErrorCode::StorageFull => "StorageFull",
-            ErrorCode::Corrupt => "Corrupt",
-            ErrorCode::Embedder => "Embedder",
-            ErrorCode::Llm => "Llm",
-            ErrorCode::Aborted => "Aborted",
-            ErrorCode::Closed => "Closed",
-        }
-    }
+    /// A fault inside Engram itself (a wasm trap, a broken invariant): a bug, not the caller's doing.
+    Internal,
 }
 
 impl fmt::Display for ErrorCode {
@@ -75,3 +84,4 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+

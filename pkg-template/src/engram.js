@@ -1,37 +1,23 @@
 // The Engram class: the async, typed API over the wasm core. Every call runs in order on one queue,
 // so a slow host embedder can never interleave two writes, and every failure surfaces as an
-// EngramError with a stable code.
+// EngramError with a stable code. Vector index builds are scheduled by build-scheduler.js.
 
-import { EngramError, abortError, asEngramError, invalid, isAbortError } from "./errors.js";
+import { EngramError, abortError, asEngramError, closedError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
+import { BuildScheduler } from "./build-scheduler.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
 const REINDEX_OPTIONS = new Set(["onProgress", "signal", "inWorker"]);
-/** Builds per reindex: each is bounded by the segment size; this bounds the loop even if the index keeps changing under it. */
-const REINDEX_STEPS_MAX = 16;
-const ABORTED = Symbol("aborted");
-
-const closedError = () => new EngramError("Closed", "this Engram has been closed");
 
 function isSignal(s) {
   return s !== null && typeof s === "object" && typeof s.aborted === "boolean" && typeof s.addEventListener === "function";
 }
 
-/** `promise`, or an AbortError as soon as `signal` aborts. */
-function unlessAborted(promise, signal) {
-  if (!signal) return promise;
-  return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError("the reindex was aborted"));
-    if (signal.aborted) return onAbort();
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
-  });
-}
 const CHANNEL_PREFIX = "engram-store:";
 
 export class Engram {
@@ -44,29 +30,23 @@ export class Engram {
   #queue = Promise.resolve();
   #closed = false;
   #trapped = null;
-  #glue;
-  /** Automatic builds: on, paused after a failure (until a `reindex()` succeeds), a check scheduled. */
-  #auto;
-  #autoPaused = false;
-  #autoTimer = null;
-  /** Writes made through this handle (an automatic build that saw more of them looks again). */
-  #writes = 0;
+  #builds;
+  /** Receives failures of background work: automatic builds (through the scheduler), compactions. */
   #onBackgroundError;
-  #workerUrl;
-  #closing = false;
-  /** The reindex running now (explicit or automatic), and the worker building for it. */
-  #reindexing = null;
-  #builder = null;
 
   constructor(token, core, embedder, storage, glue, vectors) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
     this.#storage = storage;
-    this.#glue = glue;
-    this.#auto = vectors.auto;
     this.#onBackgroundError = vectors.onBackgroundError;
-    this.#workerUrl = vectors.workerUrl;
+    this.#builds = new BuildScheduler({
+      glue,
+      enqueue: (work) => this.#enqueue(work),
+      commit: (c, commit) => this.#commit(c, commit),
+      stats: () => this.vectorIndexStats(),
+      ...vectors,
+    });
     // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
     if (storage && typeof storage.channel === "string" && typeof BroadcastChannel === "function") {
       this.#channel = new BroadcastChannel(CHANNEL_PREFIX + storage.channel);
@@ -171,8 +151,7 @@ export class Engram {
    */
   #write(prepare, commit) {
     return this.#enqueue(async (core) => this.#commit(core, commit, await prepare())).then((out) => {
-      this.#writes++;
-      this.#scheduleAutoReindex();
+      this.#builds.wrote();
       return out;
     });
   }
@@ -206,36 +185,6 @@ export class Engram {
     }
   }
 
-  /**
-   * After a write: once the write has resolved, look (on the queue, cheaply) whether a build is due
-   * and run it in the background. One at a time; never on open; a query never waits for a build.
-   */
-  #scheduleAutoReindex() {
-    if (!this.#auto || this.#autoPaused || this.#closing || this.#reindexing || this.#autoTimer) return;
-    this.#autoTimer = setTimeout(() => {
-      this.#autoTimer = null;
-      if (!this.#auto || this.#autoPaused || this.#closing || this.#reindexing) return;
-      const writes = this.#writes;
-      this.#startReindex({ force: false, inWorker: true, background: true }).then(
-        () => {
-          // Writes made during the build may have made another one due.
-          if (this.#writes !== writes) this.#scheduleAutoReindex();
-        },
-        (e) => {
-          if (this.#closing || isAbortError(e)) return;
-          this.#autoPaused = true; // reported once, not after every later write
-          const error = asEngramError(e);
-          try {
-            if (this.#onBackgroundError) this.#onBackgroundError(error);
-            else console.warn(`engram-wasm: a background vector index build failed; automatic builds pause until reindex() succeeds: ${error.message}`);
-          } catch {
-            // the host's handler failing must not become an unhandled rejection
-          }
-        },
-      );
-    }, 0);
-  }
-
   /** Tiers of the memory and raw-turn vector indexes, and whether a build is due. */
   vectorIndexStats() {
     return this.#run(async (core) => JSON.parse(core.vectorIndexStats()));
@@ -260,87 +209,7 @@ export class Engram {
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("reindex: `signal` must be an AbortSignal");
     if (inWorker !== undefined && typeof inWorker !== "boolean") throw invalid("reindex: `inWorker` must be a boolean");
     if (signal?.aborted) throw abortError("the reindex was aborted");
-    if (this.#closing) throw closedError();
-    while (this.#reindexing) await unlessAborted(this.#reindexing.catch(() => {}), signal ?? undefined);
-    const result = await this.#startReindex({ force: true, onProgress, signal: signal ?? undefined, inWorker: inWorker ?? true, background: false });
-    this.#autoPaused = false;
-    return result;
-  }
-
-  #startReindex(options) {
-    const run = this.#reindexLoop(options).finally(() => {
-      if (this.#reindexing === run) this.#reindexing = null;
-    });
-    this.#reindexing = run;
-    return run;
-  }
-
-  #checkRunning(signal) {
-    if (this.#closing) throw closedError();
-    if (signal?.aborted) throw abortError("the reindex was aborted");
-  }
-
-  /** plan → build (off the queue) → install (a queued write) until nothing is left to build. */
-  async #reindexLoop({ force, onProgress, signal, inWorker, background }) {
-    const steps = [];
-    let loaded = 0;
-    let total = 0;
-    const report = (event) => {
-      try {
-        onProgress?.(event);
-      } catch {
-        // a throwing progress callback must not break the build
-      }
-    };
-    const make = inWorker ? vectorBuilder() : null;
-    let builder = null;
-    try {
-      for (let i = 0; i < REINDEX_STEPS_MAX; i++) {
-        this.#checkRunning(signal);
-        const input = await this.#enqueue(async (core) => core.planVectorBuild(force) ?? null);
-        if (!input) break;
-        const { target, points } = JSON.parse(this.#glue.describeVectorBuild(input));
-        total += points;
-        report({ status: "build", target, points, loaded, total });
-        let output;
-        if (make) {
-          // One worker serves every build of this reindex; it is terminated when the loop ends.
-          builder ??= this.#builder = make({ background, url: this.#workerUrl });
-          output = await this.#buildIn(builder, input, signal);
-        } else {
-          output = this.#glue.buildVectorGraph(input);
-        }
-        this.#checkRunning(signal);
-        const installed = await this.#enqueue((core) =>
-          signal?.aborted ? ABORTED : this.#commit(core, async (c) => JSON.parse(await c.installVectorBuild(output))),
-        );
-        if (installed === ABORTED) throw abortError("the reindex was aborted");
-        loaded += points;
-        steps.push(installed);
-        report({ status: "installed", ...installed, loaded, total });
-      }
-    } finally {
-      builder?.terminate();
-      if (this.#builder === builder) this.#builder = null;
-    }
-    report({ status: "done", loaded, total });
-    return { steps, stats: background ? null : await this.vectorIndexStats() };
-  }
-
-  /** One build in the worker; an abort terminates the worker and rejects at once. */
-  #buildIn(builder, input, signal) {
-    return new Promise((resolve, reject) => {
-      const onAbort = () => {
-        builder.terminate();
-        reject(abortError("the reindex was aborted"));
-      };
-      if (signal?.aborted) return onAbort(); // aborted while the build was being planned
-      signal?.addEventListener("abort", onAbort, { once: true });
-      builder
-        .build(input)
-        .then(resolve, (e) => reject(this.#closing ? closedError() : asEngramError(e)))
-        .finally(() => signal?.removeEventListener("abort", onAbort));
-    });
+    return this.#builds.reindex({ onProgress, signal: signal ?? undefined, inWorker: inWorker ?? true });
   }
 
   /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
@@ -574,10 +443,7 @@ export class Engram {
    */
   close() {
     // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
-    this.#closing = true;
-    clearTimeout(this.#autoTimer);
-    this.#autoTimer = null;
-    this.#builder?.terminate();
+    this.#builds.close();
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;

@@ -1,9 +1,13 @@
 // Typed errors: every rejection from Engram is an EngramError whose `name` and `code` are one of the
-// stable codes below, whether it was raised in the wasm core or by the facade's own checks.
+// stable codes of `ERROR_CODES`, whether it was raised in the wasm core or by the facade's own checks.
 
-export const ERROR_CODES = Object.freeze([
-  "InvalidInput", "NotFound", "Storage", "StorageFull", "Corrupt", "Embedder", "Llm", "Aborted", "Closed", "Internal",
-]);
+// The codes are the Rust `ErrorCode` variants (src/error.rs). pkg-template/build.mjs writes them
+// into error-codes.js from that source before bundling, rather than the facade asking the wasm
+// module at load: `ERROR_CODES` is then there synchronously on import, also in browsers, where the
+// module loads only with `initWasm()` or the first `Engram.open()`.
+import { ERROR_CODES } from "./error-codes.js";
+
+export { ERROR_CODES };
 const KNOWN = new Set(ERROR_CODES);
 
 // One class per JS realm, whichever bundle defines it first: the package's entries (main, node-fs)
@@ -26,6 +30,10 @@ export function abortError(message = "the operation was aborted") {
 
 export function isAbortError(e) {
   return e?.name === "AbortError";
+}
+
+export function closedError() {
+  return new EngramError("Closed", "this Engram has been closed");
 }
 
 export function invalid(message) {

@@ -1,18 +1,12 @@
 // The storage adapter as the wasm core sees it: every method returns a promise, results are checked
-// against the adapter contract, and every failure is an EngramError whose code the core keeps
-// (`StorageFull` for quota / disk full, `Storage` otherwise).
+// against the adapter contract, and every failure is an EngramError (`storageError`, the same mapping
+// the shipped adapters use: `StorageFull` for quota / disk full, `Storage` otherwise), whose code
+// the core keeps.
 
 import { EngramError, invalid } from "./errors.js";
+import { storageError } from "./storage/adapter.js";
 
 const METHODS = ["load", "save", "remove", "loadRange", "removeRange"];
-
-function storageError(e, what) {
-  if (e instanceof EngramError && (e.code === "Storage" || e.code === "StorageFull")) return e;
-  const name = e && typeof e === "object" ? e.name : undefined;
-  const full = name === "QuotaExceededError" || e?.code === "ENOSPC" || e?.code === "EDQUOT" || e?.code === "StorageFull";
-  const message = e instanceof Error ? e.message : String(e);
-  return new EngramError(full ? "StorageFull" : "Storage", `${what}: ${message}`, { cause: e });
-}
 
 function broken(what, detail) {
   return new EngramError("Storage", `${what} broke the storage adapter contract: ${detail}`);
@@ -28,25 +22,25 @@ export function checkedAdapter(storage) {
   for (const m of METHODS) {
     if (typeof storage[m] !== "function") throw invalid(`open: \`storage\` has no ${m}() method (a storage adapter needs ${METHODS.join(", ")})`);
   }
-  const call = async (what, run) => {
+  const call = async (operation, key, run) => {
     try {
       return await run();
     } catch (e) {
-      throw storageError(e, `storage.${what}`);
+      throw storageError(operation, key, e);
     }
   };
   return {
     load: (key) =>
-      call("load", async () => {
+      call("load", key, async () => {
         const v = await storage.load(key);
         if (v === undefined || v === null) return undefined;
         if (!(v instanceof Uint8Array)) throw broken("load", "expected a Uint8Array or undefined");
         return v;
       }),
-    save: (key, data) => call("save", async () => void (await storage.save(key, data))),
-    remove: (key) => call("remove", async () => void (await storage.remove(key))),
+    save: (key, data) => call("save", key, async () => void (await storage.save(key, data))),
+    remove: (key) => call("remove", key, async () => void (await storage.remove(key))),
     loadRange: (prefix) =>
-      call("loadRange", async () => {
+      call("loadRange", prefix, async () => {
         const out = await storage.loadRange(prefix);
         if (!Array.isArray(out)) throw broken("loadRange", "expected an array of {key, data}");
         for (const entry of out) {
@@ -54,17 +48,17 @@ export function checkedAdapter(storage) {
         }
         return out;
       }),
-    removeRange: (prefix) => call("removeRange", async () => void (await storage.removeRange(prefix))),
+    removeRange: (prefix) => call("removeRange", prefix, async () => void (await storage.removeRange(prefix))),
     // Optional methods are handed on only where the adapter has them: the core falls back without.
     ...(typeof storage.create === "function" && {
       create: (key, data) =>
-        call("create", async () => {
+        call("create", key, async () => {
           const created = await storage.create(key, data);
           if (typeof created !== "boolean") throw broken("create", "expected true (written) or false (the key was taken)");
           return created;
         }),
     }),
-    ...(typeof storage.flush === "function" && { flush: () => call("flush", async () => void (await storage.flush())) }),
+    ...(typeof storage.flush === "function" && { flush: () => call("flush", undefined, async () => void (await storage.flush())) }),
   };
 }
 
@@ -91,7 +85,7 @@ export async function withLock(storage, fn) {
       finished = true;
     });
   } catch (e) {
-    if (!finished) throw storageError(e, "storage.lock");
+    if (!finished) throw storageError("lock", undefined, e);
   }
   if (failed) throw error;
   return result;

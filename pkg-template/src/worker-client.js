@@ -1,10 +1,8 @@
 // `openInWorker`: the page's handle on an Engram running in a module Web Worker. Same async methods
 // as Engram; arguments and results cross by structured clone.
 import { EngramError, abortError, invalid } from "./errors.js";
+import { FORWARDED_METHODS } from "./methods.js";
 import { isPlainObject } from "./wire.js";
-
-const METHODS = ["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close"];
 
 /**
  * Starts a worker running Engram. `options`: `model` and `tokenizer` URLs to load the local embedder
@@ -65,7 +63,7 @@ export async function openInWorker(options = {}) {
     });
   await call("open", [rest]);
   const client = { terminate: () => worker.terminate() };
-  for (const m of METHODS) client[m] = (...args) => call(m, args);
+  for (const m of FORWARDED_METHODS) client[m] = (...args) => call(m, args);
   // reindex: progress events come back under the call's id; the signal is relayed as a message.
   client.reindex = async (options = {}) => {
     if (!isPlainObject(options)) throw invalid("reindex: expected an options object");

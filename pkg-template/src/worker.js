@@ -1,13 +1,13 @@
 // The Web Worker side of `openInWorker`: one Engram (and its embedder) lives in this worker and
 // answers the page's calls by message, so embedding and search never block the page.
 import { Embedder, Engram, IndexedDBStorage } from "./entry-browser.js";
+import { FORWARDED_METHODS } from "./methods.js";
 
 let engram = null;
 /** AbortControllers of running reindex calls, by call id (the page's signal cannot cross). */
 const aborts = new Map();
 
-const methods = new Set(["add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close"]);
+const methods = new Set(FORWARDED_METHODS);
 
 const wireError = (e) => ({ code: typeof e?.code === "string" ? e.code : "Internal", name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
 

@@ -3,7 +3,8 @@
 
 mod fields;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
+use serde_json::{json, Value};
 
 pub use fields::Fields;
 
@@ -106,48 +107,34 @@ pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Opt
     }
 }
 
+/// A model record as callers see it, derived from its serde form (the persisted one, already in
+/// camelCase) so that a field added to the model reaches the view with no edit here: the `times`
+/// fields (milliseconds) become ISO-8601 strings and the optional `nullable` fields, which the
+/// persisted form skips when unset, are present as `null`. Fields the model skips when empty (a
+/// memory's `derivedFrom`, `links`) stay absent.
+fn record_view<T: Serialize>(record: &T, times: &[&str], nullable: &[&str]) -> Value {
+    let Ok(Value::Object(mut view)) = serde_json::to_value(record) else {
+        unreachable!("model records serialize to JSON objects")
+    };
+    for key in times {
+        if let Some(ms) = view.get(*key).and_then(Value::as_i64) {
+            view.insert((*key).to_string(), Value::String(to_iso(ms)));
+        }
+    }
+    for key in nullable {
+        view.entry(*key).or_insert(Value::Null);
+    }
+    Value::Object(view)
+}
+
 /// A memory as callers see it.
 pub fn memory_view(m: &Memory) -> Value {
-    let mut v = json!({
-        "id": m.id,
-        "namespace": m.namespace,
-        "content": m.content,
-        "kind": m.kind.as_str(),
-        "layer": m.layer.as_str(),
-        "importance": m.importance,
-        "tags": m.tags,
-        "source": m.source,
-        "metadata": Value::Object(m.metadata.clone()),
-        "createdAt": to_iso(m.created_at),
-        "modifiedAt": to_iso(m.modified_at),
-        "lastAccessed": to_iso(m.last_accessed),
-        "accessCount": m.access_count,
-        "repetitionCount": m.repetition_count,
-        "eventAt": m.event_at.map(to_iso),
-    });
-    if !m.derived_from.is_empty() {
-        v["derivedFrom"] = json!(m.derived_from);
-    }
-    if !m.links.is_empty() {
-        v["links"] = json!(m.links);
-    }
-    v
+    record_view(m, &["createdAt", "modifiedAt", "lastAccessed", "eventAt"], &["source", "eventAt"])
 }
 
 /// A raw entry (verbatim turn) as callers see it.
 pub fn raw_view(e: &RawEntry) -> Value {
-    json!({
-        "id": e.id,
-        "namespace": e.namespace,
-        "sessionId": e.session_id,
-        "turnIndex": e.turn_index,
-        "role": e.role,
-        "speaker": e.speaker,
-        "turnId": e.turn_id,
-        "content": e.content,
-        "date": e.date.map(to_iso),
-        "createdAt": to_iso(e.created_at),
-    })
+    record_view(e, &["date", "createdAt"], &["speaker", "turnId", "date"])
 }
 
 pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns"];
@@ -203,13 +190,7 @@ pub fn hit_view(h: &Hit) -> Value {
 }
 
 pub fn history_view(e: &HistoryEvent) -> Value {
-    let mut v = Map::new();
-    v.insert("memoryId".into(), json!(e.memory_id));
-    v.insert("event".into(), json!(e.event.as_str()));
-    v.insert("at".into(), json!(to_iso(e.at)));
-    v.insert("content".into(), json!(e.content));
-    v.insert("previousContent".into(), json!(e.previous_content));
-    Value::Object(v)
+    record_view(e, &["at"], &["content", "previousContent"])
 }
 
 /// `{maxTokens, namespace?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000.
@@ -224,4 +205,81 @@ pub fn context_view(c: &crate::recall::context::Context) -> Value {
     let mut v = serde_json::to_value(c).unwrap_or(Value::Null);
     v["tokenEstimate"] = json!("ceil(ascii_chars / 4) + non_ascii_chars");
     v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::index::vector::Calibration;
+    use crate::index::VectorStats;
+    use crate::store::EventKind;
+    use serde_json::Map;
+
+    fn memory() -> Memory {
+        Memory {
+            id: "m1".into(),
+            namespace: "default".into(),
+            content: "likes tea".into(),
+            kind: Kind::Episodic,
+            layer: Layer::Working,
+            importance: 0.75,
+            tags: vec!["drinks".into()],
+            source: None,
+            metadata: Map::new(),
+            created_at: 0,
+            modified_at: 1_000,
+            last_accessed: 86_400_000,
+            access_count: 2,
+            repetition_count: 1,
+            event_at: None,
+            derived_from: Vec::new(),
+            links: Vec::new(),
+        }
+    }
+
+    // The views are JSON with sorted keys; these strings are the API's output, byte for byte.
+    #[test]
+    fn memory_view_is_the_model_in_camel_case_with_iso_times_and_nulls_for_unset_options() {
+        assert_eq!(
+            memory_view(&memory()).to_string(),
+            r#"{"accessCount":2,"content":"likes tea","createdAt":"1970-01-01T00:00:00.000Z","eventAt":null,"id":"m1","importance":0.75,"kind":"episodic","lastAccessed":"1970-01-02T00:00:00.000Z","layer":"working","metadata":{},"modifiedAt":"1970-01-01T00:00:01.000Z","namespace":"default","repetitionCount":1,"source":null,"tags":["drinks"]}"#
+        );
+        let linked = Memory { source: Some("chat".into()), event_at: Some(0), derived_from: vec!["s#0".into()], links: vec!["m0".into()], ..memory() };
+        let v = memory_view(&linked);
+        assert_eq!((&v["source"], &v["eventAt"]), (&json!("chat"), &json!("1970-01-01T00:00:00.000Z")));
+        assert_eq!((&v["derivedFrom"], &v["links"]), (&json!(["s#0"]), &json!(["m0"])));
+    }
+
+    #[test]
+    fn raw_and_history_views() {
+        let raw = RawEntry {
+            id: "s#0".into(),
+            namespace: "default".into(),
+            session_id: "s".into(),
+            turn_index: 0,
+            role: "user".into(),
+            speaker: None,
+            turn_id: None,
+            content: "hi".into(),
+            date: None,
+            created_at: 0,
+        };
+        assert_eq!(
+            raw_view(&raw).to_string(),
+            r#"{"content":"hi","createdAt":"1970-01-01T00:00:00.000Z","date":null,"id":"s#0","namespace":"default","role":"user","sessionId":"s","speaker":null,"turnId":null,"turnIndex":0}"#
+        );
+        let event = HistoryEvent { memory_id: "m1".into(), event: EventKind::Delete, at: 0, content: None, previous_content: Some("x".into()) };
+        assert_eq!(history_view(&event).to_string(), r#"{"at":"1970-01-01T00:00:00.000Z","content":null,"event":"DELETE","memoryId":"m1","previousContent":"x"}"#);
+    }
+
+    #[test]
+    fn vector_index_views() {
+        let stats = VectorStats { len: 5, indexed: 3, delta: 2, tombstones: 1, segments: 1, memory_bytes: 640 };
+        assert_eq!(json!(stats).to_string(), r#"{"exact":2,"indexed":3,"memoryBytes":640,"segments":1,"tombstones":1,"vectors":5}"#);
+        let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true };
+        assert_eq!(
+            json!(c).to_string(),
+            r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
+        );
+    }
 }

@@ -375,13 +375,6 @@ pub fn describe_vector_build(input: &[u8]) -> std::result::Result<String, JsValu
     Ok(to_json(&serde_json::json!({ "target": target, "points": i.len(), "replaces": i.replaces().len() })))
 }
 
-fn vector_stats_view(s: &crate::index::VectorStats) -> Value {
-    serde_json::json!({
-        "vectors": s.len, "indexed": s.indexed, "exact": s.delta, "tombstones": s.tombstones,
-        "segments": s.segments, "memoryBytes": s.memory_bytes,
-    })
-}
-
 fn installed_view(target: VectorTarget, installed: Installed, c: &Calibration) -> Value {
     let (result, points) = match installed {
         Installed::Segment { points } => ("segment", points),
@@ -389,11 +382,7 @@ fn installed_view(target: VectorTarget, installed: Installed, c: &Calibration) -
         Installed::Stale => ("stale", 0),
     };
     serde_json::json!({
-        "target": target.as_str(), "result": result, "points": points,
-        "calibration": {
-            "points": c.points, "samples": c.samples, "efSearch": c.ef_search, "recallMean": c.recall_mean,
-            "recallMin": c.recall_min, "distanceEvaluations": c.evals, "useGraph": c.use_graph,
-        },
+        "target": target.as_str(), "result": result, "points": points, "calibration": c,
     })
 }
 
@@ -433,8 +422,8 @@ impl EngramCore {
         let guard = borrow(&self.inner)?;
         let e = guard.engine();
         Ok(to_json(&serde_json::json!({
-            "memories": vector_stats_view(&e.vector_stats(VectorTarget::Memories)),
-            "raw": vector_stats_view(&e.vector_stats(VectorTarget::Raw)),
+            "memories": e.vector_stats(VectorTarget::Memories),
+            "raw": e.vector_stats(VectorTarget::Raw),
             "needsBuild": e.needs_vector_build(),
         })))
     }

@@ -51,12 +51,18 @@ fn key_array(key: &[String]) -> Array {
     key.iter().map(|s| JsValue::from_str(s)).collect()
 }
 
-/// A rejection from the adapter: `StorageFull` keeps its code, anything else is `Storage`.
+/// The one place an adapter rejection becomes an engine error: `StorageFull` keeps its code,
+/// anything else is `Storage`. The facade's adapter wrapper (`pkg-template/src/storage-bridge.js`)
+/// already rejects with such a typed error whose message names the operation and key; a rejection
+/// without a code (an adapter handed over some other way) gets the operation named here.
 fn storage_error(what: &str, e: JsValue) -> Error {
     let field = |name: &str| Reflect::get(&e, &JsValue::from_str(name)).ok().and_then(|v| v.as_string());
     let message = field("message").or_else(|| e.as_string()).unwrap_or_else(|| "unknown error".into());
-    let code = if field("code").as_deref() == Some("StorageFull") { ErrorCode::StorageFull } else { ErrorCode::Storage };
-    Error::new(code, format!("storage {what} failed: {message}"))
+    match field("code").as_deref() {
+        Some("StorageFull") => Error::new(ErrorCode::StorageFull, message),
+        Some("Storage") => Error::new(ErrorCode::Storage, message),
+        _ => Error::new(ErrorCode::Storage, format!("storage {what} failed: {message}")),
+    }
 }
 
 async fn settle(what: &str, call: std::result::Result<Promise, JsValue>) -> Result<JsValue> {

@@ -3,7 +3,8 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { repo, serveStatic, startBrowser } from "./harness.mjs";
+import { repo, serveStatic } from "../../scripts/serve-static.mjs";
+import { startBrowser } from "./harness.mjs";
 
 let server;
 let browser;

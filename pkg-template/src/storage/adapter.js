@@ -100,9 +100,12 @@ export function compareKeys(a, b) {
   return a.length - b.length;
 }
 
-const FULL_CODES = new Set(["ENOSPC", "EDQUOT"]);
+const FULL_CODES = new Set(["ENOSPC", "EDQUOT", "StorageFull"]);
 
-/** True for "no room left": IndexedDB's QuotaExceededError, Node's ENOSPC / EDQUOT. */
+/**
+ * True for "no room left": IndexedDB's QuotaExceededError, Node's ENOSPC / EDQUOT, or a host
+ * adapter's rejection that already carries Engram's `StorageFull` code.
+ */
 export function isStorageFull(error) {
   if (!error || typeof error !== "object") return false;
   if (error.name === "QuotaExceededError") return true;
@@ -110,7 +113,8 @@ export function isStorageFull(error) {
 }
 
 /**
- * The EngramError for a failed storage operation: StorageFull for quota / disk full, Storage
+ * The EngramError for a failed storage operation, used by the shipped adapters and by the facade's
+ * wrapper around any adapter (storage-bridge.js): StorageFull for quota / disk full, Storage
  * otherwise; the message says which operation on which key failed, `cause` is the original error.
  * An EngramError passes through unchanged.
  */

@@ -12,6 +12,8 @@
 //! embeddings get a graph. Work is counted in distance evaluations, not time, so the decision is
 //! deterministic and the same in wasm and natively.
 
+use serde::Serialize;
+
 use super::graph::BuiltGraph;
 use super::quantize::{self, dot_i8, Code};
 use super::{binary, frame};
@@ -48,8 +50,10 @@ pub struct BuildOutput {
     pub calibration: Calibration,
 }
 
-/// How well the graph served its own sample queries, and the decision taken.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+/// How well the graph served its own sample queries, and the decision taken. Serialized as the
+/// `calibration` of the API's reindex steps.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct Calibration {
     pub points: u32,
     pub samples: u32,
@@ -59,6 +63,7 @@ pub struct Calibration {
     pub recall_mean: f32,
     pub recall_min: f32,
     /// Mean distance evaluations per sample query (an exact scan costs `points`).
+    #[serde(rename = "distanceEvaluations")]
     pub evals: f32,
     pub use_graph: bool,
 }

@@ -32,6 +32,8 @@ pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_C
 pub use graph::BuiltGraph;
 pub use quantize::dot;
 
+use serde::Serialize;
+
 use super::keyword::DocId;
 use crate::error::{Error, Result};
 use delta::Delta;
@@ -67,13 +69,16 @@ pub const GRAPH_MIN: usize = 20_000;
 /// Most points one build takes (a 64k build is minutes in wasm): bigger stores get several segments.
 pub const SEGMENT_MAX: usize = 65_536;
 
-/// Counts for stats and rebuild decisions.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// Counts for stats and rebuild decisions. Serialized as the API's `vectorIndexStats()` tiers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct VectorStats {
+    #[serde(rename = "vectors")]
     pub len: usize,
     /// Live vectors served by graph segments.
     pub indexed: usize,
     /// Live vectors in the exact tier.
+    #[serde(rename = "exact")]
     pub delta: usize,
     /// Graph points whose vector was since replaced or removed.
     pub tombstones: usize,

@@ -1,0 +1,92 @@
+// Compiled by `tsc -p tests/types` (scripts/test.sh), never run: the package's published types used
+// the way a host uses the API, through the package's own exports (pkg/ linked as engram-wasm).
+import {
+  Engram,
+  EngramError,
+  ERROR_CODES,
+  MemoryStorage,
+  type AddResult,
+  type ErrorCode,
+  type HostEmbedder,
+  type MemoryHit,
+  type SearchHit,
+  type StorageAdapter,
+  type StorageKey,
+  type StorageRecord,
+} from "engram-wasm";
+import { NodeFSStorage } from "engram-wasm/node-fs";
+
+/** A host embedder in LangChain's shape: a stand-in that hashes characters into 8 dimensions. */
+const embedder: HostEmbedder = {
+  id: "char-hash-8",
+  dims: 8,
+  embedDocuments: async (texts) => texts.map(vectorOf),
+  embedQuery: (text) => vectorOf(text),
+};
+
+function vectorOf(text: string): number[] {
+  const v = new Array<number>(8).fill(0);
+  for (let i = 0; i < text.length; i++) v[i % 8] += text.charCodeAt(i);
+  return v;
+}
+
+/** A host storage adapter that rejects with Engram's own typed error when it is full. */
+class QuotaStorage implements StorageAdapter {
+  #inner = new MemoryStorage();
+  #bytes = 0;
+  constructor(private readonly quota: number) {}
+  load(key: StorageKey): Promise<Uint8Array | undefined> {
+    return this.#inner.load(key);
+  }
+  async save(key: StorageKey, data: Uint8Array): Promise<void> {
+    if (this.#bytes + data.length > this.quota) throw new EngramError("StorageFull", `quota of ${this.quota} bytes reached`);
+    this.#bytes += data.length;
+    await this.#inner.save(key, data);
+  }
+  remove(key: StorageKey): Promise<void> {
+    return this.#inner.remove(key);
+  }
+  loadRange(prefix: StorageKey): Promise<StorageRecord[]> {
+    return this.#inner.loadRange(prefix);
+  }
+  removeRange(prefix: StorageKey): Promise<void> {
+    return this.#inner.removeRange(prefix);
+  }
+}
+
+export async function host(): Promise<void> {
+  const db = await Engram.open({ embedder, storage: new QuotaStorage(1 << 20), idSeed: 7 });
+  const added: AddResult = await db.add({ content: "prefers green tea", kind: "semantic", tags: ["drinks"], eventAt: new Date() });
+  const wasKnown: boolean = added.deduplicated;
+  const hits: SearchHit[] = await db.search("what does the user drink?", { limit: 5, explain: true });
+  for (const hit of hits) {
+    const text: string = hit.type === "memory" ? hit.memory.content : hit.raw.content;
+    console.log(text, hit.score, wasKnown);
+  }
+  const memoriesOnly: MemoryHit[] = await db.search(null, { scope: "memories", embedding: vectorOf("tea") });
+  console.log(memoriesOnly.length);
+  await db.ingest({ id: "s1", date: Date.now(), turns: [{ role: "user", content: "I moved to Lyon" }] });
+  const context = await db.recallContext("where does the user live?", { maxTokens: 200 });
+  console.log(context);
+  await db.close();
+
+  const onDisk = await Engram.open({ embedder: null, storage: new NodeFSStorage("./engram-data", { durability: "relaxed" }) });
+  try {
+    await onDisk.update("no-such-id", { content: "x" });
+  } catch (e) {
+    if (e instanceof EngramError) {
+      const code: ErrorCode = e.code;
+      if (code === "NotFound") console.log(e.message);
+    }
+  } finally {
+    await onDisk.close();
+  }
+}
+
+const codes: readonly ErrorCode[] = ERROR_CODES;
+const typed = new EngramError("InvalidInput", "bad input", { cause: new Error("why") });
+const bare = new EngramError("Internal");
+export const checked: [readonly ErrorCode[], Error, ErrorCode] = [codes, typed, bare.name];
+
+// @ts-expect-error: only the stable codes are error codes.
+new EngramError("NoSuchCode", "x");
