@@ -9,6 +9,7 @@ import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
+import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
@@ -29,7 +30,8 @@ export class Engram {
   #stale = false;
   #queue = Promise.resolve();
   #closed = false;
-  #trapped = null;
+  /** The wasm instance's fault state, shared by every store on it (faults.js). */
+  #faults;
   #builds;
   /** Receives failures of background work: automatic builds (through the scheduler), compactions. */
   #onBackgroundError;
@@ -39,6 +41,7 @@ export class Engram {
     this.#core = core;
     this.#embedder = embedder;
     this.#storage = storage;
+    this.#faults = faultsOf(glue);
     this.#onBackgroundError = vectors.onBackgroundError;
     this.#builds = new BuildScheduler({
       glue,
@@ -122,11 +125,11 @@ export class Engram {
   #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
-      if (this.#trapped) throw new EngramError("Internal", `the wasm instance stopped after an internal fault: ${this.#trapped}`);
+      if (this.#faults.message !== null) throw faultError(this.#faults);
       try {
-        return await work(this.#core);
+        return await unlessFaulted(this.#faults, work(this.#core));
       } catch (e) {
-        if (e instanceof WebAssembly.RuntimeError) this.#trapped = e.message;
+        if (e instanceof WebAssembly.RuntimeError) markFaulted(this.#faults, e.message);
         throw asEngramError(e);
       }
     });
@@ -159,11 +162,14 @@ export class Engram {
   /** `commit` under the storage lock after catching up with other writers (inside the queue). */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
-    const out = await withLock(this.#storage, async () => {
-      this.#stale = false;
-      await core.sync();
-      return commit(core, prepared);
-    });
+    // A fault rejects the work under the lock, so the lock is released, not held for good.
+    const out = await withLock(this.#storage, () =>
+      unlessFaulted(this.#faults, (async () => {
+        this.#stale = false;
+        await core.sync();
+        return commit(core, prepared);
+      })()),
+    );
     this.#channel?.postMessage("commit");
     this.#reportCompactionFailure(core);
     return out;
@@ -448,17 +454,20 @@ export class Engram {
       if (this.#closed) return;
       this.#closed = true;
       try {
-        if (this.#storage && !this.#trapped) {
-          await withLock(this.#storage, async () => {
-            await this.#core.sync();
-            await this.#core.flush();
-          });
+        if (this.#storage && this.#faults.message === null) {
+          await withLock(this.#storage, () =>
+            unlessFaulted(this.#faults, (async () => {
+              await this.#core.sync();
+              await this.#core.flush();
+            })()),
+          );
         }
       } catch (e) {
         throw asEngramError(e);
       } finally {
         this.#channel?.close();
-        this.#core.free();
+        // A stopped instance is left alone: calling into it again could only trap again.
+        if (this.#faults.message === null) this.#core.free();
         await this.#storage?.close?.();
       }
     });

@@ -16,6 +16,15 @@ function isKey(k) {
   return Array.isArray(k) && k.every((s) => typeof s === "string");
 }
 
+/**
+ * A genuine Uint8Array (never a Proxy of one: that has no buffer slot). What the core reads from the
+ * adapter is checked and rebuilt here, so no adapter code (a getter, a proxy trap) runs inside the
+ * core, where a throw would abandon the core's work midway instead of rejecting it.
+ */
+function isBytes(v) {
+  return ArrayBuffer.isView(v) && v instanceof Uint8Array;
+}
+
 /** Checks `storage` has the adapter shape and returns the wrapper handed to the core. */
 export function checkedAdapter(storage) {
   if (storage === null || typeof storage !== "object") throw invalid("open: `storage` must be a storage adapter object");
@@ -34,7 +43,7 @@ export function checkedAdapter(storage) {
       call("load", key, async () => {
         const v = await storage.load(key);
         if (v === undefined || v === null) return undefined;
-        if (!(v instanceof Uint8Array)) throw broken("load", "expected a Uint8Array or undefined");
+        if (!isBytes(v)) throw broken("load", "expected a Uint8Array or undefined");
         return v;
       }),
     save: (key, data) => call("save", key, async () => void (await storage.save(key, data))),
@@ -43,10 +52,12 @@ export function checkedAdapter(storage) {
       call("loadRange", prefix, async () => {
         const out = await storage.loadRange(prefix);
         if (!Array.isArray(out)) throw broken("loadRange", "expected an array of {key, data}");
-        for (const entry of out) {
-          if (!entry || !isKey(entry.key) || !(entry.data instanceof Uint8Array)) throw broken("loadRange", "an entry is not {key: string[], data: Uint8Array}");
-        }
-        return out;
+        return Array.from(out, (entry) => {
+          const key = entry?.key;
+          const data = entry?.data;
+          if (!isKey(key) || !isBytes(data)) throw broken("loadRange", "an entry is not {key: string[], data: Uint8Array}");
+          return { key: Array.from(key), data };
+        });
       }),
     removeRange: (prefix) => call("removeRange", prefix, async () => void (await storage.removeRange(prefix))),
     // Optional methods are handed on only where the adapter has them: the core falls back without.

@@ -13,6 +13,7 @@
 #[cfg(feature = "embedder")]
 mod embedder;
 mod error;
+mod fault;
 mod storage;
 
 use std::cell::{RefCell, RefMut};

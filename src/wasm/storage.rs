@@ -67,7 +67,9 @@ fn storage_error(what: &str, e: JsValue) -> Error {
 
 async fn settle(what: &str, call: std::result::Result<Promise, JsValue>) -> Result<JsValue> {
     let promise = call.map_err(|e| storage_error(what, e))?;
-    JsFuture::from(promise).await.map_err(|e| storage_error(what, e))
+    let settled = JsFuture::from(promise).await;
+    super::fault::injected_panic();
+    settled.map_err(|e| storage_error(what, e))
 }
 
 fn bad_result(what: &str) -> Error {

@@ -259,3 +259,14 @@ test("a compaction that keeps failing is reported once and not retried on every 
   const reopened = await Engram.open({ embedder: null, storage: inner });
   await assertAll(reopened, ["a"], 60);
 });
+
+test("records that are not genuine bytes (a Proxy of a Uint8Array) fail the call with Storage instead of hanging it", { timeout: 20_000 }, async () => {
+  const inner = new MemoryStorage();
+  const db = await Engram.open({ embedder: null, storage: inner });
+  await db.add({ content: "stored" });
+  const storage = {
+    ...wrapped(inner),
+    loadRange: async (prefix) => (await inner.loadRange(prefix)).map(({ key, data }) => ({ key, data: new Proxy(data, {}) })),
+  };
+  await rejectsWith(Engram.open({ embedder: null, storage }), "Storage");
+});
