@@ -105,6 +105,8 @@ export class Engram {
     const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
     if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
+    const faults = faultsOf(glue);
+    if (faults.message !== null) throw faultError(faults);
     let core;
     try {
       core = new glue.EngramCore(toJson(coreOptions, "open"));
@@ -113,10 +115,10 @@ export class Engram {
         const storeOptions = {};
         if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
         if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
-        await withLock(storage, () => core.open(adapter, toJson(storeOptions, "open")));
+        await withLock(storage, () => unlessFaulted(faults, core.open(adapter, toJson(storeOptions, "open"))));
       }
     } catch (e) {
-      core?.free();
+      if (faults.message === null) core?.free();
       throw asEngramError(e);
     }
     return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });

@@ -32,6 +32,7 @@ const scenario = `
     otherStoreWrite: await outcome(b.add({ content: "after the fault" })),
     otherStoreRead: await outcome(b.stats()),
     close: await outcome(a.close()),
+    openAnother: await outcome(Engram.open({ embedder: null, storage: new MemoryStorage() })),
   };
   // The lock is free: another writer (an adapter alone, as in another process) gets it at once.
   out.lock = await new NodeFSStorage(dir, { lockTimeoutMs: 2000 }).lock(async () => "free").catch((e) => e.message);
@@ -56,6 +57,7 @@ test("a trap during a write rejects it with Internal, releases the lock, and sto
   assert.equal(out.otherStoreWrite, "Internal", "every store on the instance is stopped");
   assert.equal(out.otherStoreRead, "Internal");
   assert.equal(out.close, "resolved");
+  assert.equal(out.openAnother, "Internal", "no new store on a stopped instance");
   assert.equal(out.lock, "free", "the storage lock was released");
   assert.ok(out.escaped.every((name) => name === "RuntimeError"), `only the trap itself escaped: ${out.escaped}`);
 });

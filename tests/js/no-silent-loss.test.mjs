@@ -114,6 +114,19 @@ test("an adapter without lock: concurrent writers lose nothing (its create keeps
   await assertAll(db, ["a", "b", "c"], 40);
 });
 
+test("an adapter with lock but without create still works: the core looks, then saves, under the lock", async () => {
+  const shared = new MemoryStorage();
+  const open = () => {
+    const { create, ...withoutCreate } = wrapped(shared, { lock: (fn) => shared.lock(fn) });
+    assert.equal(typeof create, "function");
+    return Engram.open({ embedder: null, storage: withoutCreate, compactAfter: 4 });
+  };
+  const [a, b] = [await open(), await open()];
+  await Promise.all([addNotes(a, "a", 40), addNotes(b, "b", 40)]);
+  const db = await Engram.open({ embedder: null, storage: shared });
+  await assertAll(db, ["a", "b"], 40);
+});
+
 test("IndexedDB without Web Locks: two tabs (two copies of the adapter module) lose nothing", async () => {
   const factory = new IDBFactory();
   const tab = async (name) => {
