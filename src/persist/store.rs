@@ -153,9 +153,10 @@ impl<S: Storage> Store<S> {
     /// Brings this store up to date with what other writers sharing its storage (another tab, another
     /// process) committed since it last looked: their chunks are applied in order; if one of them
     /// compacted past what this store has read, the whole image is reloaded. Returns whether anything
-    /// changed. Two writers must never commit concurrently: hold the storage's writer lock around
-    /// `sync` and the write that follows it (the JS facade does). Reading without the lock is safe; a
-    /// chunk being written meanwhile is simply not seen yet.
+    /// changed. Hold the storage's writer lock around `sync` and the write that follows it (the JS
+    /// facade does): then the write's sequence number is free. Without the lock nothing is lost
+    /// either (see [`Store::mutate`]), the write just runs again. Reading without the lock is safe;
+    /// a chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
         // A torn head (a non-atomic adapter cut mid-write): assume the worst and reload.
@@ -386,7 +387,7 @@ impl<S: Storage> Store<S> {
                 if self.compact_floor == 0 {
                     self.compaction_failure = Some(e); // the first of a run of failures
                 }
-                self.compact_floor = self.chunks_since_snapshot.saturating_mul(2);
+                self.compact_floor = self.chunks_since_snapshot.max(self.compact_after).saturating_mul(2);
             }
         }
         Ok(true)
@@ -502,7 +503,6 @@ impl<S: Storage> Store<S> {
         self.chunks_since_snapshot = 0;
         self.chunk_bytes = 0;
         self.snapshot_bytes = bytes.len();
-        self.compact_floor = 0;
         // Other writers must learn of the snapshot before the chunks it covers go (see `sync`); if
         // they cannot, the chunks stay until a later compaction. A head never moves back: a writer
         // that had not seen a newer snapshot (one writing without the lock) leaves it named.
@@ -512,17 +512,18 @@ impl<S: Storage> Store<S> {
         // Nothing is removed until the snapshot is durable, whatever the adapter's durability: a
         // power loss must find either the chunks or the snapshot.
         self.storage.flush().await.map_err(storage_error)?;
-        let base = key.clone();
-        let mut left = std::mem::take(&mut self.obsolete).into_iter().filter(move |k| *k != base);
-        // Oldest first: a writer that has not seen this snapshot finds its own last chunk gone
-        // (and looks at the head) before the chunk it would write next is freed.
-        while let Some(k) = left.next() {
+        let mut obsolete = std::mem::take(&mut self.obsolete);
+        obsolete.retain(|k| *k != key);
+        while let Some(k) = obsolete.pop() {
             if let Err(e) = self.storage.remove(&k).await {
-                self.obsolete = std::iter::once(k).chain(left).chain(std::iter::once(key)).collect();
+                obsolete.push(k);
+                self.obsolete = obsolete;
+                self.obsolete.push(key);
                 return Err(storage_error(e));
             }
         }
         self.obsolete.push(key);
+        self.compact_floor = 0;
         Ok(())
     }
 
