@@ -13,7 +13,7 @@
 // ignored.
 //
 // Writes are atomic: a temp file ".<name>.tmp-<pid>-<random>" in the same directory, renamed over the
-// record. "strict" durability fsyncs the temp file before the rename and the directory after it (and
+// record (`create`: hard-linked to the record's name, which fails if it exists). "strict" durability fsyncs the temp file before the rename and the directory after it (and
 // every directory it had to create), so an acknowledged save or remove survives a power loss.
 // "relaxed" does no fsync: a save is acknowledged once the OS has it (it survives the process
 // crashing, not a power loss) and `flush()` fsyncs every file and directory written since the last
@@ -41,7 +41,7 @@ const MAX_SEGMENT = 200;
  */
 const OWNERLESS_STALE_MS = 2_000;
 /** File systems without hard links (some network and FUSE mounts): `create` writes in place. */
-const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS", "EXDEV"]);
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 /** A lock taken more than this before the machine booted cannot be held by a live process. */
 const BOOT_SLACK_MS = 60_000;
 const IO_PARALLELISM = 16;
