@@ -20,6 +20,7 @@ use super::identity::EmbedderIdentity;
 pub const ROOT: &str = "engram";
 const CHUNK: &str = "chunk";
 const SNAPSHOT: &str = "snapshot";
+const HEAD: &str = "head";
 
 pub fn chunk_key(seq: u64) -> StorageKey {
     vec![ROOT.to_string(), CHUNK.to_string(), format!("{seq:020}")]
@@ -31,7 +32,20 @@ pub fn snapshot_key(seq: u64) -> StorageKey {
 
 /// Where the newest snapshot's sequence number is kept (a hint for other writers, never for load).
 pub fn head_key() -> StorageKey {
-    vec![ROOT.to_string(), "head".to_string()]
+    vec![ROOT.to_string(), HEAD.to_string()]
+}
+
+/// One per snapshot, under the head key: two writers that compact at once (neither under the
+/// lock) each write their own, so the newest snapshot is the largest one listed, where a single
+/// head record could be overwritten by the smaller one.
+pub fn head_marker_key(seq: u64) -> StorageKey {
+    vec![ROOT.to_string(), HEAD.to_string(), format!("{seq:020}")]
+}
+
+/// The sequence number of a head marker key.
+pub fn parse_head_marker(key: &[String]) -> Option<u64> {
+    let [root, kind, seq] = key else { return None };
+    (root == ROOT && kind == HEAD && seq.len() == 20 && seq.bytes().all(|b| b.is_ascii_digit())).then(|| seq.parse().ok()).flatten()
 }
 
 /// (kind, seq) of a key this layer wrote; `None` for anything else under the prefix.
@@ -60,7 +74,8 @@ pub struct Loaded {
     pub last: u64,
     /// Size of the base snapshot record.
     pub base_bytes: usize,
-    /// Every stored key except the base snapshot: removed once a newer snapshot is written.
+    /// Every stored key except the base snapshot (head markers included): removed once a newer
+    /// snapshot is written.
     pub obsolete: Vec<StorageKey>,
     /// Graph segments the segment list names (also handed to the engine in `prebuilt`).
     pub segments: Vec<(crate::engine::VectorTarget, u64)>,
@@ -83,7 +98,12 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
     let mut snapshots: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
     let mut segment_values = BTreeMap::new();
     let mut segment_list = None;
+    let mut head_markers = Vec::new();
     for (key, bytes) in records {
+        if parse_head_marker(&key).is_some() {
+            head_markers.push(key);
+            continue;
+        }
         if let Some(seg) = graphs::parse_segment_key(&key) {
             segment_values.insert(seg, (key, bytes));
             continue;
@@ -140,7 +160,8 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
             "the store's records break off after sequence {last}: later records cannot be reached (a record is damaged or missing)"
         )));
     }
-    let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
+    // Head markers go with the next snapshot too: it writes its own first.
+    let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).chain(head_markers).collect();
     let (state, identity, mut prebuilt) = image.into_state();
     let listed = segment_list.unwrap_or_default();
     let mut segments = Vec::new();

@@ -62,7 +62,9 @@ impl Storage for MemoryStorage {
         Ok(())
     }
     async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>> {
-        Ok(self.records.borrow().iter().filter(|(k, _)| under(k, prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
+        // Keys that extend `prefix` sort right after it.
+        let records = self.records.borrow();
+        Ok(records.range(prefix.to_vec()..).take_while(|(k, _)| under(k, prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
     }
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         self.records.borrow_mut().retain(|k, _| !under(k, prefix));

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::export;
 use super::identity::EmbedderIdentity;
-use super::load::{self, chunk_key, head_key, snapshot_key};
+use super::load::{self, chunk_key, head_key, head_marker_key, snapshot_key};
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
 use super::graphs;
@@ -124,9 +124,18 @@ impl<S: Storage> Store<S> {
         Ok(store)
     }
 
+    /// The image in storage. Read again if a snapshot was made while the records were read (by a
+    /// writer compacting meanwhile, which the lock does not keep out of reads): they may mix what
+    /// the snapshot replaced with what came after it.
     async fn read_image(storage: &S) -> Result<load::Loaded> {
-        let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
-        load::load(records)
+        for _ in 0..COMMIT_ATTEMPTS {
+            let before = Self::newest_snapshot(storage).await?;
+            let records = storage.load_range(&[load::ROOT.to_string()]).await.map_err(storage_error)?;
+            if Self::newest_snapshot(storage).await? == before {
+                return load::load(records);
+            }
+        }
+        Err(Error::new(ErrorCode::Storage, format!("other writers compacted the store {COMMIT_ATTEMPTS} times while it was being read")))
     }
 
     /// Makes a loaded image this store's state (`drop_vectors`: its vectors are of another
@@ -159,40 +168,68 @@ impl<S: Storage> Store<S> {
     /// a chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
+        let head = Self::newest_snapshot(&self.storage).await?;
         // A torn head (a non-atomic adapter cut mid-write): assume the worst and reload.
-        if self.read_head().await?.is_none_or(|seq| seq > self.last) {
-            let loaded = Self::read_image(&self.storage).await?;
-            self.check_identity(loaded.identity.as_ref())?;
-            let wanted = self.identity.clone();
-            self.adopt(loaded, false)?;
-            if self.identity.is_none() {
-                self.identity_pending = wanted.is_some();
-                self.identity = wanted;
-            }
+        if head.is_none_or(|seq| seq > self.last) {
+            self.reload().await?;
             return Ok(true);
         }
         let mut changed = false;
+        let applied = self.apply_next_chunks(&mut changed).await;
+        // A writer without the lock may have compacted meanwhile and another written a chunk below
+        // its snapshot, one no load will read: if the head moved, what was applied may be such a
+        // chunk, and the image is what counts.
+        if (changed || applied.is_err()) && Self::newest_snapshot(&self.storage).await? != head {
+            self.reload().await?;
+            return Ok(true);
+        }
+        applied.map(|()| changed)
+    }
+
+    /// Applies the chunks after `last` while they are there and whole.
+    async fn apply_next_chunks(&mut self, changed: &mut bool) -> Result<()> {
         loop {
             let seq = self.last + 1;
             let key = chunk_key(seq);
-            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { break };
+            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { return Ok(()) };
             // A torn chunk is a write in flight (or one that crashed): not committed, not seen.
-            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { break };
+            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { return Ok(()) };
             self.apply_foreign(ops)?;
             self.last = seq;
             self.chunks_since_snapshot += 1;
             self.chunk_bytes += bytes.len();
             self.obsolete.push(key);
-            changed = true;
+            *changed = true;
         }
-        Ok(changed)
     }
 
-    /// The sequence number of the newest snapshot, as the head says: 0 without one, `None` if the
-    /// head does not read back whole.
-    async fn read_head(&self) -> Result<Option<u64>> {
-        let head = self.storage.load(&head_key()).await.map_err(storage_error)?;
-        Ok(head.map_or(Some(0), |b| record::decode_kind(&b, RecordKind::Head).ok().map(|(seq, _)| seq)))
+    /// Replaces this store's state with the image in storage (another writer compacted past it).
+    async fn reload(&mut self) -> Result<()> {
+        let loaded = Self::read_image(&self.storage).await?;
+        self.check_identity(loaded.identity.as_ref())?;
+        let wanted = self.identity.clone();
+        self.adopt(loaded, false)?;
+        if self.identity.is_none() {
+            self.identity_pending = wanted.is_some();
+            self.identity = wanted;
+        }
+        Ok(())
+    }
+
+    /// The sequence number of the newest snapshot: the largest head marker, or the head record
+    /// (written by earlier versions too); 0 without any, `None` if the head record does not read
+    /// back whole. A marker's key is its sequence: it is saved after its snapshot.
+    async fn newest_snapshot(storage: &S) -> Result<Option<u64>> {
+        let mut newest = Some(0);
+        for (key, bytes) in storage.load_range(&head_key()).await.map_err(storage_error)? {
+            let seq = match load::parse_head_marker(&key) {
+                Some(seq) => Some(seq),
+                None if key == head_key() => record::decode_kind(&bytes, RecordKind::Head).ok().map(|(seq, _)| seq),
+                None => continue,
+            };
+            newest = newest.zip(seq).map(|(a, b)| a.max(b));
+        }
+        Ok(newest)
     }
 
     /// Another writer's vectors must come from this store's embedder.
@@ -413,7 +450,8 @@ impl<S: Storage> Store<S> {
     /// under a live store: acknowledging the chunk would report success for data that cannot be
     /// reopened.
     async fn check_placed(&self, seq: u64) -> Result<bool> {
-        if self.read_head().await?.is_some_and(|head| head >= seq) {
+        let head = Self::newest_snapshot(&self.storage).await?;
+        if head.is_some_and(|head| head >= seq) {
             return Ok(false);
         }
         if seq == 1 {
@@ -423,6 +461,11 @@ impl<S: Storage> Store<S> {
             if self.storage.load(&key).await.map_err(storage_error)?.is_some() {
                 return Ok(true);
             }
+        }
+        // Gone, or compacted away just now by another writer: then the head moved.
+        let now = Self::newest_snapshot(&self.storage).await?;
+        if now != head {
+            return Ok(now.is_none_or(|head| head < seq));
         }
         Err(Error::new(
             ErrorCode::Storage,
@@ -504,10 +547,12 @@ impl<S: Storage> Store<S> {
         self.chunk_bytes = 0;
         self.snapshot_bytes = bytes.len();
         // Other writers must learn of the snapshot before the chunks it covers go (see `sync`); if
-        // they cannot, the chunks stay until a later compaction. A head never moves back: a writer
-        // that had not seen a newer snapshot (one writing without the lock) leaves it named.
-        if self.read_head().await?.is_none_or(|head| head < seq) {
-            self.storage.save(&head_key(), &record::encode(RecordKind::Head, seq, &[])).await.map_err(storage_error)?;
+        // they cannot, the chunks stay until a later compaction. The marker makes the newest
+        // snapshot known even to a writer whose head record another one overwrote.
+        let head = record::encode(RecordKind::Head, seq, &[]);
+        self.storage.save(&head_marker_key(seq), &head).await.map_err(storage_error)?;
+        if Self::newest_snapshot(&self.storage).await?.is_none_or(|newest| newest <= seq) {
+            self.storage.save(&head_key(), &head).await.map_err(storage_error)?;
         }
         // Nothing is removed until the snapshot is durable, whatever the adapter's durability: a
         // power loss must find either the chunks or the snapshot.
@@ -523,6 +568,8 @@ impl<S: Storage> Store<S> {
             }
         }
         self.obsolete.push(key);
+        // This marker goes once the next snapshot has written its own.
+        self.obsolete.push(head_marker_key(seq));
         self.compact_floor = 0;
         Ok(())
     }
