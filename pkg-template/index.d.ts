@@ -577,7 +577,7 @@ export interface StorageAdapter {
   /**
    * Set when other contexts of the same origin can share this storage: Engram posts its commits on
    * a BroadcastChannel of this name and others re-read only after one. Without it, an adapter
-   * with `lock` is re-read (two small loads) before every read call.
+   * with `lock` is re-read (a few small reads) before every read call.
    */
   readonly channel?: string;
 }
