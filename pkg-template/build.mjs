@@ -145,7 +145,16 @@ function withoutCustomSections(bytes, drop) {
 const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
 pkg.version = version;
 writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
+// The types once per module format: TypeScript reads a `.d.ts` in a package without "type" as
+// CommonJS, which misdescribes the ESM entries; `.d.mts` go with `import`, `.d.cts` with `require`
+// (both through "exports"). The `.d.ts` files stay for resolvers that ignore "exports" (node10).
 cpSync(join(template, "index.d.ts"), join(out, "index.d.ts"));
 cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
+const nodeFsTypes = readFileSync(join(template, "node-fs.d.ts"), "utf8");
+if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node-fs.d.ts no longer imports ./index.js as this script expects");
+for (const [typesExt, jsExt] of [["mts", "mjs"], ["cts", "cjs"]]) {
+  cpSync(join(template, "index.d.ts"), join(out, `index.d.${typesExt}`));
+  writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
+}
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
 console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

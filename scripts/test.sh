@@ -35,7 +35,7 @@ node pkg-template/build.mjs
 bash scripts/link-pkg.sh
 
 echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it)"
-npx --no-install tsc -p tests/types
+./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
 
 echo "test: Node and Chromium against pkg/"
 node --test tests/js/ tests/browser/

@@ -10,6 +10,8 @@ use crate::model::time::{parse_iso, Millis};
 pub struct Fields<'a> {
     obj: &'a Map<String, Value>,
     what: &'static str,
+    /// The one list of the keys this object may have, which every read must name.
+    allowed: &'static [&'static str],
 }
 
 fn type_name(v: &Value) -> &'static str {
@@ -25,7 +27,7 @@ fn type_name(v: &Value) -> &'static str {
 
 impl<'a> Fields<'a> {
     /// `value` must be an object (or null/absent when `optional`) whose keys are all in `allowed`.
-    pub fn of(value: Option<&'a Value>, what: &'static str, allowed: &[&str]) -> Result<Option<Self>> {
+    pub fn of(value: Option<&'a Value>, what: &'static str, allowed: &'static [&'static str]) -> Result<Option<Self>> {
         let obj = match value {
             None | Some(Value::Null) => return Ok(None),
             Some(Value::Object(o)) => o,
@@ -38,20 +40,27 @@ impl<'a> Fields<'a> {
                 allowed.join(", ")
             )));
         }
-        Ok(Some(Fields { obj, what }))
+        Ok(Some(Fields { obj, what, allowed }))
+    }
+
+    /// A read of a key missing from `allowed` would always find nothing (such a key is rejected
+    /// first): a parser bug, caught wherever debug assertions are on.
+    fn read(&self, key: &str) -> Option<&'a Value> {
+        debug_assert!(self.allowed.contains(&key), "{}: reads `{key}`, which is not in its allowed fields", self.what);
+        self.obj.get(key)
     }
 
     pub fn has(&self, key: &str) -> bool {
-        self.obj.contains_key(key)
+        self.read(key).is_some()
     }
 
     /// Present and explicitly null: how a patch clears a field.
     pub fn is_null(&self, key: &str) -> bool {
-        matches!(self.obj.get(key), Some(Value::Null))
+        matches!(self.read(key), Some(Value::Null))
     }
 
     fn get(&self, key: &str) -> Option<&'a Value> {
-        self.obj.get(key).filter(|v| !v.is_null())
+        self.read(key).filter(|v| !v.is_null())
     }
 
     fn wrong(&self, key: &str, expected: &str, got: &Value) -> Error {

@@ -108,10 +108,11 @@ pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Opt
 }
 
 /// A model record as callers see it, derived from its serde form (the persisted one, already in
-/// camelCase) so that a field added to the model reaches the view with no edit here: the `times`
-/// fields (milliseconds) become ISO-8601 strings and the optional `nullable` fields, which the
-/// persisted form skips when unset, are present as `null`. Fields the model skips when empty (a
-/// memory's `derivedFrom`, `links`) stay absent.
+/// camelCase) so that a field added to the model reaches the view with no edit here (a field meant
+/// for storage only would have to be removed here). The `times` fields (milliseconds) become
+/// ISO-8601 strings, and the optional `nullable` fields, which the persisted form skips when unset,
+/// are present as `null`. Fields the model skips when empty (a memory's `derivedFrom`, `links`) stay
+/// absent.
 fn record_view<T: Serialize>(record: &T, times: &[&str], nullable: &[&str]) -> Value {
     let Ok(Value::Object(mut view)) = serde_json::to_value(record) else {
         unreachable!("model records serialize to JSON objects")
@@ -212,29 +213,15 @@ mod tests {
     use super::*;
     use crate::index::vector::Calibration;
     use crate::index::VectorStats;
-    use crate::store::EventKind;
-    use serde_json::Map;
 
+    /// Built from its persisted form, so fields the model gains later (all `serde(default)`) need no edit here.
     fn memory() -> Memory {
-        Memory {
-            id: "m1".into(),
-            namespace: "default".into(),
-            content: "likes tea".into(),
-            kind: Kind::Episodic,
-            layer: Layer::Working,
-            importance: 0.75,
-            tags: vec!["drinks".into()],
-            source: None,
-            metadata: Map::new(),
-            created_at: 0,
-            modified_at: 1_000,
-            last_accessed: 86_400_000,
-            access_count: 2,
-            repetition_count: 1,
-            event_at: None,
-            derived_from: Vec::new(),
-            links: Vec::new(),
-        }
+        serde_json::from_value(json!({
+            "id": "m1", "namespace": "default", "content": "likes tea", "kind": "episodic", "layer": "working",
+            "importance": 0.75, "tags": ["drinks"], "createdAt": 0, "modifiedAt": 1_000, "lastAccessed": 86_400_000,
+            "accessCount": 2, "repetitionCount": 1,
+        }))
+        .expect("a persisted memory")
     }
 
     // The views are JSON with sorted keys; these strings are the API's output, byte for byte.
@@ -252,23 +239,15 @@ mod tests {
 
     #[test]
     fn raw_and_history_views() {
-        let raw = RawEntry {
-            id: "s#0".into(),
-            namespace: "default".into(),
-            session_id: "s".into(),
-            turn_index: 0,
-            role: "user".into(),
-            speaker: None,
-            turn_id: None,
-            content: "hi".into(),
-            date: None,
-            created_at: 0,
-        };
+        let raw: RawEntry = serde_json::from_value(json!({
+            "id": "s#0", "namespace": "default", "sessionId": "s", "turnIndex": 0, "role": "user", "content": "hi", "createdAt": 0,
+        }))
+        .expect("a persisted raw entry");
         assert_eq!(
             raw_view(&raw).to_string(),
             r#"{"content":"hi","createdAt":"1970-01-01T00:00:00.000Z","date":null,"id":"s#0","namespace":"default","role":"user","sessionId":"s","speaker":null,"turnId":null,"turnIndex":0}"#
         );
-        let event = HistoryEvent { memory_id: "m1".into(), event: EventKind::Delete, at: 0, content: None, previous_content: Some("x".into()) };
+        let event: HistoryEvent = serde_json::from_value(json!({ "memoryId": "m1", "event": "DELETE", "at": 0, "previousContent": "x" })).expect("a persisted event");
         assert_eq!(history_view(&event).to_string(), r#"{"at":"1970-01-01T00:00:00.000Z","content":null,"event":"DELETE","memoryId":"m1","previousContent":"x"}"#);
     }
 
@@ -281,5 +260,49 @@ mod tests {
             json!(c).to_string(),
             r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
         );
+    }
+
+    /// Each key in a parser's allowed list changes what it returns, so none is accepted and then
+    /// silently ignored (the reverse, a read of a key not in the list, is a debug assertion in
+    /// `Fields`). `full` sets every allowed key to a value other than its default.
+    fn every_allowed_key_is_read<T: std::fmt::Debug>(full: Value, allowed: &[&str], parse: impl Fn(&Value) -> Result<T>) {
+        let keys: std::collections::BTreeSet<&str> = full.as_object().expect("an object").keys().map(String::as_str).collect();
+        assert_eq!(keys, allowed.iter().copied().collect(), "the test input sets exactly the allowed keys");
+        let parsed = parse(&full);
+        assert!(parsed.is_ok(), "the full input parses: {parsed:?}");
+        let parsed = format!("{parsed:?}");
+        for key in allowed {
+            let mut without = full.clone();
+            without.as_object_mut().expect("an object").remove(*key);
+            assert_ne!(format!("{:?}", parse(&without)), parsed, "`{key}` is allowed but makes no difference");
+        }
+    }
+
+    #[test]
+    fn parsers_read_every_field_they_allow() {
+        every_allowed_key_is_read(
+            json!({
+                "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
+                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"],
+            }),
+            ADD_FIELDS,
+            parse_add,
+        );
+        every_allowed_key_is_read(
+            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null }),
+            PATCH_FIELDS,
+            parse_patch,
+        );
+        every_allowed_key_is_read(
+            json!({
+                "namespace": "work", "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
+                "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true,
+            }),
+            SEARCH_FIELDS,
+            |v| parse_search(Some("tea"), Some(v)),
+        );
+        let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
+        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn] }), SESSION_FIELDS, parse_session);
+        every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
     }
 }

@@ -3,11 +3,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { Engram, ERROR_CODES } from "engram-wasm";
 import { FORWARDED_METHODS } from "../../pkg-template/src/methods.js";
 
-const types = readFileSync(createRequire(import.meta.url).resolve("engram-wasm/package.json").replace(/package\.json$/, "index.d.ts"), "utf8");
+const types = readFileSync(new URL("../../pkg-template/index.d.ts", import.meta.url), "utf8");
 
 /** The string literals of the type declared as `export type <name> = …;`. */
 function literals(name, body = new RegExp(`export type ${name} =([^;]*);`).exec(types)?.[1]) {
