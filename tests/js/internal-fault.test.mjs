@@ -4,17 +4,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pkgDir } from "./helpers.mjs";
+import { pkgDir, repo } from "./helpers.mjs";
+
+const modelDir = process.env.ENGRAM_MODEL_DIR ?? join(repo, "models");
+const haveModel = existsSync(join(modelDir, "model.onnx")) && existsSync(join(modelDir, "tokenizer.json"));
 
 const scenario = `
   import { createRequire } from "node:module";
   import { join } from "node:path";
-  import { Engram, MemoryStorage } from "engram-wasm";
+  import { Embedder, Engram, MemoryStorage } from "engram-wasm";
   import { NodeFSStorage } from "engram-wasm/node-fs";
-  const [pkgDir, dir] = process.argv.slice(1);
+  const [pkgDir, dir, modelDir] = process.argv.slice(1);
   const escaped = [];
   process.on("uncaughtException", (e) => escaped.push(e?.constructor?.name));
   process.on("unhandledRejection", (e) => escaped.push(e?.constructor?.name));
@@ -25,6 +28,7 @@ const scenario = `
   const b = await Engram.open({ embedder: null, storage: new MemoryStorage(), autoReindex: false });
   await a.add({ content: "written before the fault" });
   await b.add({ content: "another store on the same instance" });
+  const embedder = modelDir ? await Embedder.load({ model: join(modelDir, "model.onnx"), tokenizer: join(modelDir, "tokenizer.json") }) : null;
   glue.panicOnNextStorageResultForTests();
   const out = {
     faulted: await outcome(a.add({ content: "written when the fault hit" })),
@@ -33,6 +37,7 @@ const scenario = `
     otherStoreRead: await outcome(b.stats()),
     close: await outcome(a.close()),
     openAnother: await outcome(Engram.open({ embedder: null, storage: new MemoryStorage() })),
+    embed: embedder ? await outcome(embedder.embed(["after the fault"])) : "no model",
   };
   // The lock is free: another writer (an adapter alone, as in another process) gets it at once.
   out.lock = await new NodeFSStorage(dir, { lockTimeoutMs: 2000 }).lock(async () => "free").catch((e) => e.message);
@@ -44,7 +49,7 @@ test("a trap during a write rejects it with Internal, releases the lock, and sto
   const dir = mkdtempSync(join(tmpdir(), "engram-fault-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   const stdout = await new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--input-type=module", "-e", scenario, "--", pkgDir, dir], { stdio: ["ignore", "pipe", "pipe"] });
+    const p = spawn(process.execPath, ["--input-type=module", "-e", scenario, "--", pkgDir, dir, haveModel ? modelDir : ""], { stdio: ["ignore", "pipe", "pipe"] });
     let out = "";
     let err = "";
     p.stdout.on("data", (d) => (out += d));
@@ -58,6 +63,7 @@ test("a trap during a write rejects it with Internal, releases the lock, and sto
   assert.equal(out.otherStoreRead, "Internal");
   assert.equal(out.close, "resolved");
   assert.equal(out.openAnother, "Internal", "no new store on a stopped instance");
+  if (haveModel) assert.equal(out.embed, "Internal", "nor an embedding from its model");
   assert.equal(out.lock, "free", "the storage lock was released");
   assert.ok(out.escaped.every((name) => name === "RuntimeError"), `only the trap itself escaped: ${out.escaped}`);
 });
