@@ -4,7 +4,7 @@
 // Imports the sources directly: pkg/ need not be built.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -509,6 +509,28 @@ describe("NodeFSStorage", () => {
     const s = new NodeFSStorage(dir);
     assert.equal(new TextDecoder().decode(await s.load(["counter"])), String(3 * N));
     assert.ok(!existsSync(join(dir, ".lock")));
+  });
+
+  test("a slow holder in another process (holding longer than an owner-less lock may live) is waited for, never taken over", async () => {
+    const dir = freshDir();
+    const marker = join(scratch, `slow-${counter}`);
+    const child = `
+      const { NodeFSStorage } = await import(process.env.NODEFS_URL);
+      const { open, unlink } = await import("node:fs/promises");
+      const s = new NodeFSStorage(process.env.DIR);
+      await s.lock(async () => {
+        await (await open(process.env.MARKER, "wx")).close();
+        console.log("holding");
+        await new Promise((r) => setTimeout(r, 2500));
+        await unlink(process.env.MARKER);
+      });`;
+    const holder = spawn(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker }, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => holder.on("exit", resolve));
+    await new Promise((resolve) => holder.stdout.on("data", (d) => String(d).includes("holding") && resolve()));
+    const s = new NodeFSStorage(dir, { lockTimeoutMs: 30_000 });
+    const overlapped = await s.lock(async () => existsSync(marker));
+    assert.equal(overlapped, false, "the lock was taken while the slow holder still held it");
+    assert.equal(await exited, 0);
   });
 
   const writeLock = (dir, owner) => {
