@@ -549,6 +549,13 @@ export interface StorageAdapter {
   load(key: StorageKey): Promise<Uint8Array | undefined>;
   /** Stores a copy of `data` (the caller may reuse its buffer at once); resolves once the write is acknowledged. */
   save(key: StorageKey, data: Uint8Array): Promise<void>;
+  /**
+   * Like `save`, but only where nothing is stored, atomically against every other writer: `true`
+   * when it wrote, `false` when the key was taken (nothing written). Engram commits with it, so two
+   * writers never overwrite each other's commit even if `lock` fails; without it, Engram looks, then
+   * saves (exclusive only under `lock`).
+   */
+  create?(key: StorageKey, data: Uint8Array): Promise<boolean>;
   /** Resolves also when there was no such key. */
   remove(key: StorageKey): Promise<void>;
   /**
@@ -570,7 +577,7 @@ export interface StorageAdapter {
   /**
    * Set when other contexts of the same origin can share this storage: Engram posts its commits on
    * a BroadcastChannel of this name and others re-read only after one. Without it, an adapter
-   * with `lock` is re-read (two small loads) before every read call.
+   * with `lock` is re-read (a few small reads) before every read call.
    */
   readonly channel?: string;
 }
@@ -586,6 +593,7 @@ export class MemoryStorage implements StorageAdapter {
   constructor();
   load(key: StorageKey): Promise<Uint8Array | undefined>;
   save(key: StorageKey, data: Uint8Array): Promise<void>;
+  create(key: StorageKey, data: Uint8Array): Promise<boolean>;
   remove(key: StorageKey): Promise<void>;
   loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
   removeRange(prefix: StorageKey): Promise<void>;
@@ -616,6 +624,7 @@ export class IndexedDBStorage implements StorageAdapter {
   readonly channel: string;
   load(key: StorageKey): Promise<Uint8Array | undefined>;
   save(key: StorageKey, data: Uint8Array): Promise<void>;
+  create(key: StorageKey, data: Uint8Array): Promise<boolean>;
   remove(key: StorageKey): Promise<void>;
   loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
   removeRange(prefix: StorageKey): Promise<void>;

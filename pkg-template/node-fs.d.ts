@@ -12,8 +12,10 @@ export interface NodeFSStorageOptions {
 
 /**
  * Records as files under `dir` (created on first write): key ["a", "b"] is `<dir>/a/b.rec`, every
- * segment escaped to a safe file name. Writes are atomic (temp file + rename). `lock` is exclusive
- * across processes (`<dir>/.lock`, taken over when its holder died) and across instances in one process.
+ * segment escaped to a safe file name. Writes are atomic (temp file + rename; `create`: temp file +
+ * hard link, which fails if the record exists). `lock` is exclusive across processes and threads
+ * (`<dir>/.lock`, taken over when its holder died on this host and in this PID namespace) and across
+ * instances in one thread.
  */
 export class NodeFSStorage implements StorageAdapter {
   constructor(dir: string | URL, options?: NodeFSStorageOptions);
@@ -22,6 +24,8 @@ export class NodeFSStorage implements StorageAdapter {
   readonly durability: StorageDurability;
   load(key: StorageKey): Promise<Uint8Array | undefined>;
   save(key: StorageKey, data: Uint8Array): Promise<void>;
+  /** Saves only if the record does not exist: `true` when it wrote, `false` when it was there. */
+  create(key: StorageKey, data: Uint8Array): Promise<boolean>;
   remove(key: StorageKey): Promise<void>;
   loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
   removeRange(prefix: StorageKey): Promise<void>;

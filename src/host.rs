@@ -89,6 +89,21 @@ pub trait Storage {
     async fn remove(&self, key: &[String]) -> Result<()>;
     async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>>;
     async fn remove_range(&self, prefix: &[String]) -> Result<()>;
+    /// Saves `data` under `key` only if nothing is stored there: `Ok(true)` when it wrote,
+    /// `Ok(false)` when the key was taken (nothing written). Commits use it so that two writers can
+    /// never overwrite each other's chunk. Adapters should make it atomic (create-exclusive); this
+    /// default — look, then save — is atomic only while the writer lock holds.
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        if self.load(key).await?.is_some() {
+            return Ok(false);
+        }
+        self.save(key, data).await.map(|()| true)
+    }
+    /// Makes every write acknowledged so far durable (compaction calls it before removing what a
+    /// snapshot replaces). A no-op where acknowledged writes are durable already.
+    async fn flush(&self) -> Result<()> {
+        Ok(())
+    }
 }
 
 /// One adapter shared by several stores (or by a store and the code inspecting it) is an adapter.
@@ -107,6 +122,12 @@ impl<S: Storage + ?Sized> Storage for std::rc::Rc<S> {
     }
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         (**self).remove_range(prefix).await
+    }
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        (**self).create(key, data).await
+    }
+    async fn flush(&self) -> Result<()> {
+        (**self).flush().await
     }
 }
 

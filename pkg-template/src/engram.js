@@ -9,6 +9,7 @@ import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
+import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
@@ -29,10 +30,13 @@ export class Engram {
   #stale = false;
   #queue = Promise.resolve();
   #closed = false;
-  #trapped = null;
+  /** The wasm instance's fault state, shared by every store on it (faults.js). */
+  #faults;
   #builds;
   /** The core's byte budgets for large inputs (`limits` in the wasm module), checked before copying. */
   #limits;
+  /** Receives failures of background work: automatic builds (through the scheduler), compactions. */
+  #onBackgroundError;
 
   constructor(token, core, embedder, storage, glue, vectors) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
@@ -40,6 +44,8 @@ export class Engram {
     this.#embedder = embedder;
     this.#storage = storage;
     this.#limits = JSON.parse(glue.limits());
+    this.#faults = faultsOf(glue);
+    this.#onBackgroundError = vectors.onBackgroundError;
     this.#builds = new BuildScheduler({
       glue,
       enqueue: (work) => this.#enqueue(work),
@@ -102,6 +108,8 @@ export class Engram {
     const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
     if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
+    const faults = faultsOf(glue);
+    if (faults.message !== null) throw faultError(faults);
     let core;
     try {
       core = new glue.EngramCore(toJson(coreOptions, "open"));
@@ -110,10 +118,10 @@ export class Engram {
         const storeOptions = {};
         if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
         if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
-        await withLock(storage, () => core.open(adapter, toJson(storeOptions, "open")));
+        await withLock(storage, () => unlessFaulted(faults, core.open(adapter, toJson(storeOptions, "open"))));
       }
     } catch (e) {
-      core?.free();
+      if (faults.message === null) core?.free();
       throw asEngramError(e);
     }
     return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });
@@ -122,11 +130,11 @@ export class Engram {
   #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
-      if (this.#trapped) throw new EngramError("Internal", `the wasm instance stopped after an internal fault: ${this.#trapped}`);
+      if (this.#faults.message !== null) throw faultError(this.#faults);
       try {
-        return await work(this.#core);
+        return await unlessFaulted(this.#faults, work(this.#core));
       } catch (e) {
-        if (e instanceof WebAssembly.RuntimeError) this.#trapped = e.message;
+        if (e instanceof WebAssembly.RuntimeError) markFaulted(this.#faults, e.message);
         throw asEngramError(e);
       }
     });
@@ -159,13 +167,33 @@ export class Engram {
   /** `commit` under the storage lock after catching up with other writers (inside the queue). */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
-    const out = await withLock(this.#storage, async () => {
-      this.#stale = false;
-      await core.sync();
-      return commit(core, prepared);
-    });
+    // A fault rejects the work under the lock, so the lock is released, not held for good.
+    const out = await withLock(this.#storage, () =>
+      unlessFaulted(this.#faults, (async () => {
+        this.#stale = false;
+        await core.sync();
+        return commit(core, prepared);
+      })()),
+    );
     this.#channel?.postMessage("commit");
+    this.#reportCompactionFailure(core);
     return out;
+  }
+
+  /**
+   * An automatic compaction that failed after a write succeeded: reported once, like a failed
+   * background build (the core waits for twice the chunks before it tries again).
+   */
+  #reportCompactionFailure(core) {
+    const failure = core.takeCompactionFailure();
+    if (failure === undefined) return;
+    const error = asEngramError(failure);
+    try {
+      if (this.#onBackgroundError) this.#onBackgroundError(error);
+      else console.warn(`engram-wasm: compacting the store failed (the write itself succeeded; compaction is tried again later): ${error.message}`);
+    } catch {
+      // the host's handler failing must not fail the write
+    }
   }
 
   /** Tiers of the memory and raw-turn vector indexes, and whether a build is due. */
@@ -437,17 +465,20 @@ export class Engram {
       if (this.#closed) return;
       this.#closed = true;
       try {
-        if (this.#storage && !this.#trapped) {
-          await withLock(this.#storage, async () => {
-            await this.#core.sync();
-            await this.#core.flush();
-          });
+        if (this.#storage && this.#faults.message === null) {
+          await withLock(this.#storage, () =>
+            unlessFaulted(this.#faults, (async () => {
+              await this.#core.sync();
+              await this.#core.flush();
+            })()),
+          );
         }
       } catch (e) {
         throw asEngramError(e);
       } finally {
         this.#channel?.close();
-        this.#core.free();
+        // A stopped instance is left alone: calling into it again could only trap again.
+        if (this.#faults.message === null) this.#core.free();
         await this.#storage?.close?.();
       }
     });

@@ -3,6 +3,7 @@
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject } from "./wire.js";
 import { loadCore, readSource } from "./core.js";
+import { faultError, faultsOf } from "./faults.js";
 
 const TOKEN = Symbol("Embedder.load");
 
@@ -12,10 +13,13 @@ export function checkAborted(signal) {
 
 export class Embedder {
   #handle;
+  /** The wasm instance's fault state: a stopped instance is never called into again. */
+  #faults;
 
-  constructor(token, handle) {
+  constructor(token, handle, faults) {
     if (token !== TOKEN) throw new TypeError("use `await Embedder.load({model, tokenizer})`");
     this.#handle = handle;
+    this.#faults = faults;
   }
 
   /**
@@ -49,14 +53,17 @@ export class Embedder {
     ]);
     checkAborted(signal);
     let handle;
+    let faults;
     try {
       const glue = await loadCore();
+      faults = faultsOf(glue);
+      if (faults.message !== null) throw faultError(faults);
       handle = new glue.LocalEmbedder(modelBytes, tokenizerBytes, precision);
     } catch (e) {
       throw asEngramError(e, "Embedder");
     }
     progress({ status: "ready", file: "model.onnx" });
-    return new Embedder(TOKEN, handle);
+    return new Embedder(TOKEN, handle, faults);
   }
 
   /** Model name and sha256 of its weights; stores record it. */
@@ -70,6 +77,7 @@ export class Embedder {
 
   #live() {
     if (!this.#handle) throw new EngramError("Closed", "this Embedder has been disposed");
+    if (this.#faults.message !== null) throw faultError(this.#faults);
     return this.#handle;
   }
 
@@ -108,7 +116,7 @@ export class Embedder {
 
   /** Releases the model's memory (stores using it keep their own reference). */
   dispose() {
-    this.#handle?.free();
+    if (this.#faults.message === null) this.#handle?.free();
     this.#handle = undefined;
   }
 

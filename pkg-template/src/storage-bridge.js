@@ -16,6 +16,15 @@ function isKey(k) {
   return Array.isArray(k) && k.every((s) => typeof s === "string");
 }
 
+/**
+ * A genuine Uint8Array (never a Proxy of one: that has no buffer slot). What the core reads from the
+ * adapter is checked and rebuilt here, so no adapter code (a getter, a proxy trap) runs inside the
+ * core, where a throw would abandon the core's work midway instead of rejecting it.
+ */
+function isBytes(v) {
+  return ArrayBuffer.isView(v) && v instanceof Uint8Array;
+}
+
 /** Checks `storage` has the adapter shape and returns the wrapper handed to the core. */
 export function checkedAdapter(storage) {
   if (storage === null || typeof storage !== "object") throw invalid("open: `storage` must be a storage adapter object");
@@ -34,7 +43,7 @@ export function checkedAdapter(storage) {
       call("load", key, async () => {
         const v = await storage.load(key);
         if (v === undefined || v === null) return undefined;
-        if (!(v instanceof Uint8Array)) throw broken("load", "expected a Uint8Array or undefined");
+        if (!isBytes(v)) throw broken("load", "expected a Uint8Array or undefined");
         return v;
       }),
     save: (key, data) => call("save", key, async () => void (await storage.save(key, data))),
@@ -43,33 +52,51 @@ export function checkedAdapter(storage) {
       call("loadRange", prefix, async () => {
         const out = await storage.loadRange(prefix);
         if (!Array.isArray(out)) throw broken("loadRange", "expected an array of {key, data}");
-        for (const entry of out) {
-          if (!entry || !isKey(entry.key) || !(entry.data instanceof Uint8Array)) throw broken("loadRange", "an entry is not {key: string[], data: Uint8Array}");
-        }
-        return out;
+        return Array.from(out, (entry) => {
+          const key = entry?.key;
+          const data = entry?.data;
+          if (!isKey(key) || !isBytes(data)) throw broken("loadRange", "an entry is not {key: string[], data: Uint8Array}");
+          return { key: Array.from(key), data };
+        });
       }),
     removeRange: (prefix) => call("removeRange", prefix, async () => void (await storage.removeRange(prefix))),
+    // Optional methods are handed on only where the adapter has them: the core falls back without.
+    ...(typeof storage.create === "function" && {
+      create: (key, data) =>
+        call("create", key, async () => {
+          const created = await storage.create(key, data);
+          if (typeof created !== "boolean") throw broken("create", "expected true (written) or false (the key was taken)");
+          return created;
+        }),
+    }),
+    ...(typeof storage.flush === "function" && { flush: () => call("flush", undefined, async () => void (await storage.flush())) }),
   };
 }
 
-/** Runs `fn` under the adapter's writer lock when it has one; `fn`'s own errors pass through as they are. */
+/**
+ * Runs `fn` under the adapter's writer lock when it has one; `fn`'s own errors pass through as they
+ * are. Once `fn` has run to its end, a failure to release the lock does not fail the call: the
+ * write is committed, and rejecting would have the caller repeat it. (A lock left behind is the
+ * adapter's to recover: NodeFSStorage takes over a lock no live call of its thread holds.)
+ */
 export async function withLock(storage, fn) {
   if (typeof storage?.lock !== "function") return fn();
+  let finished = false;
   let failed = false;
   let error;
   let result;
   try {
-    result = await storage.lock(async () => {
+    await storage.lock(async () => {
       try {
-        return await fn();
+        result = await fn();
       } catch (e) {
         failed = true;
         error = e;
-        return undefined;
       }
+      finished = true;
     });
   } catch (e) {
-    throw storageError("lock", undefined, e);
+    if (!finished) throw storageError("lock", undefined, e);
   }
   if (failed) throw error;
   return result;

@@ -2,7 +2,10 @@
 //!
 //! - `["engram", "chunk", <seq, 20 digits>]`: one write's records (the chain);
 //! - `["engram", "snapshot", <seq, 20 digits>]`: the whole state as of chunk `seq`;
-//! - `["engram", "head"]`: the newest snapshot's sequence (a hint for other writers, never for load);
+//! - `["engram", "head"]`: the newest snapshot's sequence (a hint for other writers, never for load),
+//!   kept for earlier versions;
+//! - `["engram", "head", <seq, 20 digits>]`: one marker per snapshot, so two writers compacting at
+//!   once (neither under the lock) each leave their own and the newest snapshot is the largest;
 //! - `["engram", "vgraph", <memories|raw>, <id, 16 hex digits>]`: one vector graph segment;
 //! - `["engram", "vgraphs"]`: the list of current graph segments.
 //!
@@ -24,6 +27,7 @@ pub enum StoredKey {
     Chunk(u64),
     Snapshot(u64),
     Head,
+    HeadMarker(u64),
     Segment(VectorTarget, u64),
     SegmentList,
 }
@@ -43,6 +47,11 @@ pub fn snapshot_key(seq: u64) -> StorageKey {
 
 pub fn head_key() -> StorageKey {
     vec![ROOT.to_string(), HEAD.to_string()]
+}
+
+/// One per snapshot, under the head key (see the module notes).
+pub fn head_marker_key(seq: u64) -> StorageKey {
+    vec![ROOT.to_string(), HEAD.to_string(), format!("{seq:020}")]
 }
 
 pub fn segment_key(target: VectorTarget, id: u64) -> StorageKey {
@@ -69,6 +78,7 @@ pub fn parse(key: &[String]) -> Option<StoredKey> {
             match kind.as_str() {
                 CHUNK => Some(StoredKey::Chunk(seq)),
                 SNAPSHOT => Some(StoredKey::Snapshot(seq)),
+                HEAD => Some(StoredKey::HeadMarker(seq)),
                 _ => None,
             }
         }
@@ -88,6 +98,7 @@ mod tests {
         assert_eq!(parse(&chunk_key(7)), Some(StoredKey::Chunk(7)));
         assert_eq!(parse(&snapshot_key(u64::MAX)), Some(StoredKey::Snapshot(u64::MAX)));
         assert_eq!(parse(&head_key()), Some(StoredKey::Head));
+        assert_eq!(parse(&head_marker_key(12)), Some(StoredKey::HeadMarker(12)));
         assert_eq!(parse(&segment_key(VectorTarget::Raw, 0xabc)), Some(StoredKey::Segment(VectorTarget::Raw, 0xabc)));
         assert_eq!(parse(&segment_list_key()), Some(StoredKey::SegmentList));
         let s = |v: &[&str]| v.iter().map(|x| x.to_string()).collect::<Vec<_>>();

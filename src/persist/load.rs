@@ -30,7 +30,8 @@ pub struct Loaded {
     pub last: u64,
     /// Size of the base snapshot record.
     pub base_bytes: usize,
-    /// Every stored key except the base snapshot: removed once a newer snapshot is written.
+    /// Every stored key except the base snapshot (head markers included): removed once a newer
+    /// snapshot is written.
     pub obsolete: Vec<StorageKey>,
     /// Graph segments the segment list names (also handed to the engine in `prebuilt`).
     pub segments: Vec<(crate::engine::VectorTarget, u64)>,
@@ -53,6 +54,7 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
     let mut snapshots: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
     let mut segment_values = BTreeMap::new();
     let mut segment_list = None;
+    let mut head_markers = Vec::new();
     for (key, bytes) in records {
         match keys::parse(&key) {
             Some(StoredKey::Chunk(seq)) => {
@@ -65,6 +67,7 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
                 segment_values.insert((target, id), (key, bytes));
             }
             Some(StoredKey::SegmentList) => segment_list = graphs::decode_list(&bytes),
+            Some(StoredKey::HeadMarker(_)) => head_markers.push(key),
             Some(StoredKey::Head) | None => {}
         }
     }
@@ -106,7 +109,8 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
             "the store's records break off after sequence {last}: later records cannot be reached (a record is damaged or missing)"
         )));
     }
-    let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
+    // Head markers go with the next snapshot too: it writes its own first.
+    let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).chain(head_markers).collect();
     let (state, identity, mut prebuilt) = image.into_state();
     let listed = segment_list.unwrap_or_default();
     let mut segments = Vec::new();

@@ -48,12 +48,23 @@ impl Storage for MemoryStorage {
         self.records.borrow_mut().insert(key.to_vec(), data.to_vec());
         Ok(())
     }
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        match self.records.borrow_mut().entry(key.to_vec()) {
+            std::collections::btree_map::Entry::Occupied(_) => Ok(false),
+            std::collections::btree_map::Entry::Vacant(slot) => {
+                slot.insert(data.to_vec());
+                Ok(true)
+            }
+        }
+    }
     async fn remove(&self, key: &[String]) -> Result<()> {
         self.records.borrow_mut().remove(key);
         Ok(())
     }
     async fn load_range(&self, prefix: &[String]) -> Result<Vec<(StorageKey, Vec<u8>)>> {
-        Ok(self.records.borrow().iter().filter(|(k, _)| under(k, prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
+        // Keys that extend `prefix` sort right after it.
+        let records = self.records.borrow();
+        Ok(records.range(prefix.to_vec()..).take_while(|(k, _)| under(k, prefix)).map(|(k, v)| (k.clone(), v.clone())).collect())
     }
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         self.records.borrow_mut().retain(|k, _| !under(k, prefix));

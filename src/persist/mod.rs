@@ -21,10 +21,16 @@
 //!   sequence while they are present and valid. Everything a crash can leave (a torn last chunk, a
 //!   torn snapshot whose chunks are still there, stale records) is ignored; anything that would
 //!   drop committed data silently is `Corrupt`.
-//! - **Compaction** writes a snapshot of the whole state (sequence = last chunk) first and only then
-//!   removes the chunks and snapshots it replaces: new data before old data is removed. It runs after
+//! - **Compaction** writes a snapshot of the whole state (sequence = last chunk) first, makes it
+//!   durable ([`Storage::flush`](crate::host::Storage::flush)), and only then removes the chunks and
+//!   snapshots it replaces: new data before old data is removed. It runs after
 //!   [`OpenOptions::compact_after`] chunks and on [`Store::compact`]; if it fails the call that
-//!   triggered it still succeeded (its chunk is durable) and compaction is retried later.
+//!   triggered it still succeeded (its chunk is durable), the failure is reported once
+//!   ([`Store::take_compaction_failure`]) and compaction is tried again after twice the chunks.
+//! - **Several writers** never overwrite each other: a chunk is created only where none is
+//!   ([`Storage::create`](crate::host::Storage::create)); a writer that finds its sequence number
+//!   taken applies the other's chunks and runs its call again. A chunk is acknowledged only where a
+//!   load will read it (not below a newer snapshot, not in storage that lost what came before).
 //! - **Acknowledged** means: a `Store` write whose future resolved `Ok` is in storage and survives
 //!   any crash after it. Search touches (access count, last access) change memory in place without a
 //!   write; they are persisted with the next write or by [`Store::flush`]. A crash before that loses

@@ -7,7 +7,7 @@ use std::collections::BTreeSet;
 
 use super::export;
 use super::identity::EmbedderIdentity;
-use super::keys::{self, chunk_key, head_key, snapshot_key};
+use super::keys::{self, chunk_key, head_key, head_marker_key, snapshot_key, StoredKey};
 use super::load;
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
@@ -21,6 +21,10 @@ use crate::recall::SearchRequest;
 
 /// Chunks written since the last snapshot before one is written automatically.
 pub const DEFAULT_COMPACT_AFTER: usize = 1024;
+
+/// Times one write is run again after other writers took its sequence number (each time after
+/// applying what they wrote): only writers that commit without the storage lock can get there.
+const COMMIT_ATTEMPTS: usize = 64;
 
 pub struct OpenOptions {
     pub engine: EngineOptions,
@@ -62,6 +66,10 @@ pub struct Store<S: Storage> {
     segments_stored: BTreeSet<(VectorTarget, u64)>,
     /// Segment keys no list names (an install interrupted before its cleanup).
     stale_segments: Vec<StorageKey>,
+    /// After a failed automatic compaction, the next one waits until this many chunks.
+    compact_floor: usize,
+    /// An automatic compaction's failure, until the host takes it to report it.
+    compaction_failure: Option<Error>,
 }
 
 /// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
@@ -103,6 +111,8 @@ impl<S: Storage> Store<S> {
             obsolete: Vec::new(),
             segments_stored: BTreeSet::new(),
             stale_segments: Vec::new(),
+            compact_floor: 0,
+            compaction_failure: None,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -115,9 +125,18 @@ impl<S: Storage> Store<S> {
         Ok(store)
     }
 
+    /// The image in storage. Read again if a snapshot was made while the records were read (by a
+    /// writer compacting meanwhile, which the lock does not keep out of reads): they may mix what
+    /// the snapshot replaced with what came after it.
     async fn read_image(storage: &S) -> Result<load::Loaded> {
-        let records = storage.load_range(&keys::root()).await.map_err(storage_error)?;
-        load::load(records)
+        for _ in 0..COMMIT_ATTEMPTS {
+            let before = Self::newest_snapshot(storage).await?;
+            let records = storage.load_range(&keys::root()).await.map_err(storage_error)?;
+            if Self::newest_snapshot(storage).await? == before {
+                return load::load(records);
+            }
+        }
+        Err(Error::new(ErrorCode::Storage, format!("other writers compacted the store {COMMIT_ATTEMPTS} times while it was being read")))
     }
 
     /// Makes a loaded image this store's state (`drop_vectors`: its vectors are of another
@@ -144,40 +163,74 @@ impl<S: Storage> Store<S> {
     /// Brings this store up to date with what other writers sharing its storage (another tab, another
     /// process) committed since it last looked: their chunks are applied in order; if one of them
     /// compacted past what this store has read, the whole image is reloaded. Returns whether anything
-    /// changed. Two writers must never commit concurrently: hold the storage's writer lock around
-    /// `sync` and the write that follows it (the JS facade does). Reading without the lock is safe; a
-    /// chunk being written meanwhile is simply not seen yet.
+    /// changed. Hold the storage's writer lock around `sync` and the write that follows it (the JS
+    /// facade does): then the write's sequence number is free. Without the lock nothing is lost
+    /// either (see [`Store::mutate`]), the write just runs again. Reading without the lock is safe;
+    /// a chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
-        let head = self.storage.load(&head_key()).await.map_err(storage_error)?;
-        // Unreadable head (a non-atomic adapter torn mid-write): assume the worst and reload.
-        let newest_snapshot = head.map_or(0, |b| record::decode_kind(&b, RecordKind::Head).map_or(u64::MAX, |(seq, _)| seq));
-        if newest_snapshot > self.last {
-            let loaded = Self::read_image(&self.storage).await?;
-            self.check_identity(loaded.identity.as_ref())?;
-            let wanted = self.identity.clone();
-            self.adopt(loaded, false)?;
-            if self.identity.is_none() {
-                self.identity_pending = wanted.is_some();
-                self.identity = wanted;
-            }
+        let head = Self::newest_snapshot(&self.storage).await?;
+        // A torn head (a non-atomic adapter cut mid-write): assume the worst and reload.
+        if head.is_none_or(|seq| seq > self.last) {
+            self.reload().await?;
             return Ok(true);
         }
         let mut changed = false;
+        let applied = self.apply_next_chunks(&mut changed).await;
+        // A writer without the lock may have compacted meanwhile and another written a chunk below
+        // its snapshot, one no load will read: if the head moved, what was applied may be such a
+        // chunk, and the image is what counts.
+        if (changed || applied.is_err()) && Self::newest_snapshot(&self.storage).await? != head {
+            self.reload().await?;
+            return Ok(true);
+        }
+        applied.map(|()| changed)
+    }
+
+    /// Applies the chunks after `last` while they are there and whole.
+    async fn apply_next_chunks(&mut self, changed: &mut bool) -> Result<()> {
         loop {
             let seq = self.last + 1;
             let key = chunk_key(seq);
-            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { break };
+            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { return Ok(()) };
             // A torn chunk is a write in flight (or one that crashed): not committed, not seen.
-            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { break };
+            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { return Ok(()) };
             self.apply_foreign(ops)?;
             self.last = seq;
             self.chunks_since_snapshot += 1;
             self.chunk_bytes += bytes.len();
             self.obsolete.push(key);
-            changed = true;
+            *changed = true;
         }
-        Ok(changed)
+    }
+
+    /// Replaces this store's state with the image in storage (another writer compacted past it).
+    async fn reload(&mut self) -> Result<()> {
+        let loaded = Self::read_image(&self.storage).await?;
+        self.check_identity(loaded.identity.as_ref())?;
+        let wanted = self.identity.clone();
+        self.adopt(loaded, false)?;
+        if self.identity.is_none() {
+            self.identity_pending = wanted.is_some();
+            self.identity = wanted;
+        }
+        Ok(())
+    }
+
+    /// The sequence number of the newest snapshot: the largest head marker, or the head record
+    /// (written by earlier versions too); 0 without any, `None` if the head record does not read
+    /// back whole. A marker's key is its sequence: it is saved after its snapshot.
+    async fn newest_snapshot(storage: &S) -> Result<Option<u64>> {
+        let mut newest = Some(0);
+        for (key, bytes) in storage.load_range(&head_key()).await.map_err(storage_error)? {
+            let seq = match keys::parse(&key) {
+                Some(StoredKey::HeadMarker(seq)) => Some(seq),
+                Some(StoredKey::Head) => record::decode_kind(&bytes, RecordKind::Head).ok().map(|(seq, _)| seq),
+                _ => continue,
+            };
+            newest = newest.zip(seq).map(|(a, b)| a.max(b));
+        }
+        Ok(newest)
     }
 
     /// Another writer's vectors must come from this store's embedder.
@@ -230,26 +283,34 @@ impl<S: Storage> Store<S> {
     /// Runs one engine write and persists what it changed as one chunk before returning. On a
     /// storage failure the change is undone and the typed storage error returned; on an engine error
     /// nothing was changed or written.
-    pub async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
-        let out = op(&mut self.engine);
-        let changes = self.engine.take_changes();
-        match out {
-            Ok(v) => {
-                self.commit(changes).await?;
-                Ok(v)
-            }
-            Err(e) => {
-                self.engine.undo(changes);
-                Err(e)
+    ///
+    /// If another writer committed under the same sequence number first (it wrote without holding
+    /// the storage lock, or the lock failed), the change is undone, that writer's chunks applied, and
+    /// `op` runs again on the new state — so `op` may run more than once.
+    pub async fn mutate<T>(&mut self, mut op: impl FnMut(&mut Engram) -> Result<T>) -> Result<T> {
+        for _ in 0..COMMIT_ATTEMPTS {
+            let out = op(&mut self.engine);
+            let changes = self.engine.take_changes();
+            match out {
+                Ok(v) => {
+                    if self.commit(changes).await? {
+                        return Ok(v);
+                    }
+                }
+                Err(e) => {
+                    self.engine.undo(changes);
+                    return Err(e);
+                }
             }
         }
+        Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
     }
 
     pub async fn add(&mut self, input: NewMemory) -> Result<Added> {
-        self.mutate(|e| e.add(input)).await
+        self.mutate(|e| e.add(input.clone())).await
     }
     pub async fn update(&mut self, id: &str, patch: MemoryPatch) -> Result<Memory> {
-        self.mutate(|e| e.update(id, patch)).await
+        self.mutate(|e| e.update(id, patch.clone())).await
     }
     pub async fn delete(&mut self, id: &str) -> Result<()> {
         self.mutate(|e| e.delete(id)).await
@@ -258,7 +319,7 @@ impl<S: Storage> Store<S> {
         self.mutate(|e| e.delete_all(namespace)).await
     }
     pub async fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
-        self.mutate(|e| e.ingest(session)).await
+        self.mutate(|e| e.ingest(session.clone())).await
     }
     pub async fn delete_session(&mut self, session_id: &str) -> Result<DeletedSession> {
         self.mutate(|e| e.delete_session(session_id)).await
@@ -299,26 +360,58 @@ impl<S: Storage> Store<S> {
     /// Writes whatever is not yet in storage (search touches). After it resolves, everything done
     /// before it survives a crash.
     pub async fn flush(&mut self) -> Result<()> {
-        self.note_touches();
-        self.commit(Changes::default()).await
+        self.mutate(|_| Ok(())).await
     }
 
-    /// Writes the changes of one call as the next chunk (nothing if there is nothing to write).
-    async fn commit(&mut self, changes: Changes) -> Result<()> {
+    /// Writes the changes of one call as the next chunk (nothing if there is nothing to write),
+    /// created only if no other writer has taken that sequence number. `Ok(false)`: one had; the
+    /// changes are undone and its chunks applied, for the caller to run the call again.
+    async fn commit(&mut self, changes: Changes) -> Result<bool> {
         self.note_touches();
         if changes.is_empty() && self.touched.is_empty() && !self.identity_pending {
-            return Ok(());
+            return Ok(true);
         }
         let body = self.chunk_body(&changes);
         let seq = self.last + 1;
         let key = chunk_key(seq);
         let bytes = record::encode(RecordKind::Chunk, seq, &body);
-        if let Err(e) = self.storage.save(&key, &bytes).await {
-            self.engine.undo(changes);
-            // The write may have landed in part; clear it so a rejected call never resurfaces. If
-            // this fails too, the next chunk overwrites the same key.
-            let _ = self.storage.remove(&key).await;
-            return Err(storage_error(e));
+        match self.storage.create(&key, &bytes).await {
+            Ok(true) => {}
+            Ok(false) => {
+                self.engine.undo(changes);
+                self.sync().await?;
+                if self.last < seq {
+                    // The chunk there does not read back whole: a write torn by a crash, never
+                    // committed. Clear it so the sequence can go on.
+                    self.storage.remove(&key).await.map_err(storage_error)?;
+                }
+                return Ok(false);
+            }
+            // The adapter reported a failure, but if the chunk is there, whole, it is committed
+            // (others may already have read it): the call succeeded.
+            Err(e) => {
+                if !self.landed(&key, &bytes).await {
+                    self.engine.undo(changes);
+                    return Err(storage_error(e));
+                }
+            }
+        }
+        match self.check_placed(seq).await {
+            Ok(true) => {}
+            Ok(false) => {
+                // Below a snapshot another writer made meanwhile: no load would ever read it.
+                self.storage.remove(&key).await.map_err(storage_error)?;
+                self.engine.undo(changes);
+                self.sync().await?;
+                return Ok(false);
+            }
+            Err(e) => {
+                // Best effort: what is left is never read (nothing leads up to it), or, if the
+                // check only failed to look, is found by the next sync.
+                let _ = self.storage.remove(&key).await;
+                self.engine.undo(changes);
+                return Err(e);
+            }
         }
         self.last = seq;
         self.chunks_since_snapshot += 1;
@@ -327,11 +420,65 @@ impl<S: Storage> Store<S> {
         self.touched.clear();
         self.identity_pending = false;
         if self.should_compact() {
-            // The call is already durable; a failed compaction only leaves more chunks to read and
-            // is retried after the next write.
-            let _ = self.write_snapshot().await;
+            // The call is already durable; a failed compaction only leaves more chunks to read. It
+            // is reported once (`take_compaction_failure`) and tried again after twice the chunks.
+            if let Err(e) = self.write_snapshot().await {
+                if self.compact_floor == 0 {
+                    self.compaction_failure = Some(e); // the first of a run of failures
+                }
+                self.compact_floor = self.chunks_since_snapshot.max(self.compact_after).saturating_mul(2);
+            }
         }
-        Ok(())
+        Ok(true)
+    }
+
+    /// Whether a chunk whose save reported a failure is in storage all the same, byte for byte. A
+    /// torn copy is removed (best effort: a torn chunk is ignored by loads, and cleared by the next
+    /// commit that meets it).
+    async fn landed(&self, key: &[String], bytes: &[u8]) -> bool {
+        match self.storage.load(key).await {
+            Ok(Some(stored)) if stored == bytes => true,
+            Ok(Some(stored)) if record::decode_kind(&stored, RecordKind::Chunk).is_err() => {
+                let _ = self.storage.remove(key).await;
+                false
+            }
+            _ => false,
+        }
+    }
+
+    /// After chunk `seq` was created: whether a load will read it. `Ok(false)`: another writer
+    /// compacted past it meanwhile (one that wrote without the lock, or this store did). An error
+    /// when what comes before it is gone — the database deleted or evicted, the directory removed
+    /// under a live store: acknowledging the chunk would report success for data that cannot be
+    /// reopened.
+    async fn check_placed(&self, seq: u64) -> Result<bool> {
+        let head = Self::newest_snapshot(&self.storage).await?;
+        if head.is_some_and(|head| head >= seq) {
+            return Ok(false);
+        }
+        if seq == 1 {
+            return Ok(true);
+        }
+        for key in [chunk_key(seq - 1), snapshot_key(seq - 1)] {
+            if self.storage.load(&key).await.map_err(storage_error)?.is_some() {
+                return Ok(true);
+            }
+        }
+        // Gone, or compacted away just now by another writer: then the head moved.
+        let now = Self::newest_snapshot(&self.storage).await?;
+        if now != head {
+            return Ok(now.is_none_or(|head| head < seq));
+        }
+        Err(Error::new(
+            ErrorCode::Storage,
+            format!("the store's records (up to sequence {}) are gone from storage: it was deleted, evicted or removed while open; nothing was written (reopen the store)", seq - 1),
+        ))
+    }
+
+    /// The failure of an automatic compaction, once per run of failures (until one succeeds): the
+    /// write that triggered it succeeded, so hosts report it out of band.
+    pub fn take_compaction_failure(&mut self) -> Option<Error> {
+        self.compaction_failure.take()
     }
 
     /// After `compact_after` chunks, once they add up to half the last snapshot: rewriting a large
@@ -339,7 +486,7 @@ impl<S: Storage> Store<S> {
     /// but never beyond 16 × `compact_after` chunks (bounded work on open).
     fn should_compact(&self) -> bool {
         let n = self.chunks_since_snapshot;
-        n >= self.compact_after && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
+        n >= self.compact_after.max(self.compact_floor) && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
     }
 
     fn chunk_body(&self, changes: &Changes) -> Vec<u8> {
@@ -406,8 +553,16 @@ impl<S: Storage> Store<S> {
         self.chunk_bytes = 0;
         self.snapshot_bytes = bytes.len();
         // Other writers must learn of the snapshot before the chunks it covers go (see `sync`); if
-        // they cannot, the chunks stay until a later compaction.
-        self.storage.save(&head_key(), &record::encode(RecordKind::Head, seq, &[])).await.map_err(storage_error)?;
+        // they cannot, the chunks stay until a later compaction. The marker makes the newest
+        // snapshot known even to a writer whose head record another one overwrote.
+        let head = record::encode(RecordKind::Head, seq, &[]);
+        self.storage.save(&head_marker_key(seq), &head).await.map_err(storage_error)?;
+        if Self::newest_snapshot(&self.storage).await?.is_none_or(|newest| newest <= seq) {
+            self.storage.save(&head_key(), &head).await.map_err(storage_error)?;
+        }
+        // Nothing is removed until the snapshot is durable, whatever the adapter's durability: a
+        // power loss must find either the chunks or the snapshot.
+        self.storage.flush().await.map_err(storage_error)?;
         let mut obsolete = std::mem::take(&mut self.obsolete);
         obsolete.retain(|k| *k != key);
         while let Some(k) = obsolete.pop() {
@@ -419,6 +574,9 @@ impl<S: Storage> Store<S> {
             }
         }
         self.obsolete.push(key);
+        // This marker goes once the next snapshot has written its own.
+        self.obsolete.push(head_marker_key(seq));
+        self.compact_floor = 0;
         Ok(())
     }
 
@@ -491,7 +649,7 @@ impl<S: Storage> Store<S> {
             self.identity = file.identity;
             self.identity_pending = true;
         }
-        let out = self.mutate(|e| e.merge_state(file.state)).await;
+        let out = self.mutate(|e| e.merge_state(file.state.clone())).await;
         if adopt && out.is_err() {
             self.identity = None;
             self.identity_pending = false;

@@ -13,6 +13,7 @@
 #[cfg(feature = "embedder")]
 mod embedder;
 mod error;
+mod fault;
 mod storage;
 
 use std::cell::{RefCell, RefMut};
@@ -73,7 +74,7 @@ impl Backend {
     }
 
     /// A write: persisted (and undone if the adapter rejects it) when storage is attached.
-    async fn mutate<T>(&mut self, op: impl FnOnce(&mut Engram) -> Result<T>) -> Result<T> {
+    async fn mutate<T>(&mut self, mut op: impl FnMut(&mut Engram) -> Result<T>) -> Result<T> {
         match self {
             Backend::Memory(e) => op(e),
             Backend::Stored(s) => s.mutate(op).await,
@@ -182,7 +183,7 @@ impl EngramCore {
             if embedding.is_some() {
                 req.embedding = embedding;
             }
-            b.mutate(|e| e.add(req)).await.map(|a| json_js(&api::added_view(&a)))
+            b.mutate(|e| e.add(req.clone())).await.map(|a| json_js(&api::added_view(&a)))
         }
         .await)
     }
@@ -205,7 +206,7 @@ impl EngramCore {
             if embedding.is_some() {
                 p.embedding = embedding;
             }
-            b.mutate(|e| e.update(&id, p)).await.map(|m| json_js(&api::memory_view(&m)))
+            b.mutate(|e| e.update(&id, p.clone())).await.map(|m| json_js(&api::memory_view(&m)))
         }
         .await)
     }
@@ -243,7 +244,7 @@ impl EngramCore {
     pub fn ingest(&self, session: String) -> Promise {
         write_promise!(self, |b| async {
             let input = api::parse_session(&parse(&session, "ingest")?)?;
-            b.mutate(|e| e.ingest(input)).await.map(|r| json_js(&api::ingested_view(&r)))
+            b.mutate(|e| e.ingest(input.clone())).await.map(|r| json_js(&api::ingested_view(&r)))
         }
         .await)
     }
@@ -313,6 +314,16 @@ impl EngramCore {
         write_promise!(self, |b| match b {
             Backend::Memory(_) => Ok(JsValue::UNDEFINED),
             Backend::Stored(s) => s.compact().await.map(|_| JsValue::UNDEFINED),
+        })
+    }
+
+    /// The failure of the last automatic compaction, once (the write that triggered it succeeded,
+    /// so the facade reports it out of band); `undefined` when there is none.
+    #[wasm_bindgen(js_name = takeCompactionFailure)]
+    pub fn take_compaction_failure(&self) -> std::result::Result<JsValue, JsValue> {
+        Ok(match &mut *borrow(&self.inner)? {
+            Backend::Stored(s) => s.take_compaction_failure().map_or(JsValue::UNDEFINED, to_js),
+            Backend::Memory(_) => JsValue::UNDEFINED,
         })
     }
 

@@ -25,15 +25,25 @@ extern "C" {
     fn load_range(this: &JsAdapter, prefix: Array) -> std::result::Result<Promise, JsValue>;
     #[wasm_bindgen(method, catch, js_name = removeRange)]
     fn remove_range(this: &JsAdapter, prefix: Array) -> std::result::Result<Promise, JsValue>;
+    /// Optional: saves only where nothing is stored, resolving to whether it wrote.
+    #[wasm_bindgen(method, catch)]
+    fn create(this: &JsAdapter, key: Array, data: Uint8Array) -> std::result::Result<Promise, JsValue>;
+    /// Optional: the adapter's durability barrier.
+    #[wasm_bindgen(method, catch)]
+    fn flush(this: &JsAdapter) -> std::result::Result<Promise, JsValue>;
 }
 
 pub struct JsStorage {
     adapter: JsAdapter,
+    has_create: bool,
+    has_flush: bool,
 }
 
 impl JsStorage {
     pub fn new(adapter: JsAdapter) -> Self {
-        JsStorage { adapter }
+        let has = |name: &str| Reflect::get(&adapter, &JsValue::from_str(name)).is_ok_and(|f| f.is_function());
+        let (has_create, has_flush) = (has("create"), has("flush"));
+        JsStorage { adapter, has_create, has_flush }
     }
 }
 
@@ -57,7 +67,9 @@ fn storage_error(what: &str, e: JsValue) -> Error {
 
 async fn settle(what: &str, call: std::result::Result<Promise, JsValue>) -> Result<JsValue> {
     let promise = call.map_err(|e| storage_error(what, e))?;
-    JsFuture::from(promise).await.map_err(|e| storage_error(what, e))
+    let settled = JsFuture::from(promise).await;
+    super::fault::injected_panic();
+    settled.map_err(|e| storage_error(what, e))
 }
 
 fn bad_result(what: &str) -> Error {
@@ -125,5 +137,24 @@ impl Storage for JsStorage {
 
     async fn remove_range(&self, prefix: &[String]) -> Result<()> {
         settle("removeRange", self.adapter.remove_range(key_array(prefix))).await.map(drop)
+    }
+
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        if !self.has_create {
+            // Look, then save: exclusive only under the adapter's lock (README: adapter contract).
+            if self.load(key).await?.is_some() {
+                return Ok(false);
+            }
+            return self.save(key, data).await.map(|()| true);
+        }
+        let created = settle("create", self.adapter.create(key_array(key), Uint8Array::from(data))).await?;
+        created.as_bool().ok_or_else(|| bad_result("create"))
+    }
+
+    async fn flush(&self) -> Result<()> {
+        if !self.has_flush {
+            return Ok(());
+        }
+        settle("flush", self.adapter.flush()).await.map(drop)
     }
 }

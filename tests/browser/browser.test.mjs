@@ -89,6 +89,23 @@ test("IndexedDB: two frames writing one store at once lose nothing; a third page
   assert.equal(r.count, 2 * n);
 });
 
+test("IndexedDB without Web Locks: two frames writing one store at once still lose nothing", async () => {
+  const n = 60;
+  await browser.goto(`${server.origin}/tests/browser/persist.html?phase=concurrent&n=${n}&db=no-locks-test&locks=off`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.deepEqual(r.missing, []);
+  assert.equal(r.count, 2 * n);
+});
+
+test("IndexedDB: a database deleted under a live store fails the next write with Storage; it reopens, not Corrupt", async () => {
+  await browser.goto(`${server.origin}/tests/browser/persist.html?phase=deleted&db=deleted-test`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.next, "Storage");
+  assert.equal(r.memories, 0);
+});
+
 test("the demo page keeps what the user added across a reload", async () => {
   const page = `${server.origin}/www/index.html`;
   const status = (want) => browser.evalAsync(`(function poll(n) {

@@ -4,12 +4,13 @@
 // Imports the sources directly: pkg/ need not be built.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
+import { Worker, threadId } from "node:worker_threads";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { EngramError } from "../../pkg-template/src/errors.js";
 import { Mutex, isStorageFull, storageError } from "../../pkg-template/src/storage/adapter.js";
@@ -83,6 +84,23 @@ for (const { name, make } of adapters) {
       await s.save(["k"], bytes(9));
       assertBytes(await s.load(["k"]), [9]);
       assert.equal((await s.loadRange(["k"])).length, 1);
+      await s.close?.();
+    });
+
+    test("create writes only where nothing is stored; of concurrent creates exactly one wins", async () => {
+      const s = make();
+      assert.equal(await s.create(["c", "1"], bytes(1)), true);
+      assertBytes(await s.load(["c", "1"]), [1]);
+      assert.equal(await s.create(["c", "1"], bytes(2)), false);
+      assertBytes(await s.load(["c", "1"]), [1], "a taken key is left as it was");
+      const results = await Promise.all([1, 2, 3, 4, 5].map((v) => s.create(["c", "2"], bytes(v))));
+      assert.equal(results.filter(Boolean).length, 1, `one winner: ${results}`);
+      assertBytes(await s.load(["c", "2"]), [results.indexOf(true) + 1], "the winner's bytes");
+      await s.remove(["c", "1"]);
+      assert.equal(await s.create(["c", "1"], bytes(3)), true, "free again once removed");
+      assert.deepEqual(keysOf(await s.loadRange(["c"])), [["c", "1"], ["c", "2"]]);
+      await rejectsWith(s.create([], bytes(1)), "InvalidInput");
+      await rejectsWith(s.create(["c", "3"], "text"), "InvalidInput");
       await s.close?.();
     });
 
@@ -444,6 +462,77 @@ describe("NodeFSStorage", () => {
     assert.ok(!existsSync(join(dir, ".lock")));
   });
 
+  test("create across processes: of children creating the same keys at once, exactly one wins each", async () => {
+    const dir = freshDir();
+    const child = `
+      const { NodeFSStorage } = await import(process.env.NODEFS_URL);
+      const s = new NodeFSStorage(process.env.DIR, { durability: process.env.DURABILITY });
+      const won = [];
+      for (let i = 0; i < 40; i++) if (await s.create(["k", String(i)], new TextEncoder().encode(process.env.WHO))) won.push(i);
+      console.log(JSON.stringify(won));`;
+    const who = ["a", "b", "c"];
+    const outs = await Promise.all(who.map((w, n) =>
+      run(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, WHO: w, DURABILITY: n === 1 ? "relaxed" : "strict" } })));
+    const won = outs.map((o) => JSON.parse(o.stdout));
+    const s = new NodeFSStorage(dir);
+    for (let i = 0; i < 40; i++) {
+      const winners = who.filter((_, n) => won[n].includes(i));
+      assert.equal(winners.length, 1, `key ${i}: winners ${winners}`);
+      assert.equal(new TextDecoder().decode(await s.load(["k", String(i)])), winners[0]);
+    }
+    assert.deepEqual(readdirSync(join(dir, "k")).filter((n) => n.startsWith(".")), [], "no temp files left");
+  });
+
+  test("lock across worker threads: threads of one process incrementing one counter lose no update", async () => {
+    const dir = freshDir();
+    const source = `
+      const { parentPort, workerData } = require("node:worker_threads");
+      import(workerData.url).then(async ({ NodeFSStorage }) => {
+        const s = new NodeFSStorage(workerData.dir, { lockTimeoutMs: 60000 });
+        for (let i = 0; i < workerData.n; i++) {
+          await s.lock(async () => {
+            const v = await s.load(["counter"]);
+            const n = v ? Number(new TextDecoder().decode(v)) : 0;
+            await new Promise((r) => setTimeout(r, Math.random() * 2));
+            await s.save(["counter"], new TextEncoder().encode(String(n + 1)));
+          });
+        }
+        parentPort.postMessage("done");
+      });`;
+    const N = 25;
+    const workers = [0, 1, 2].map(() => new Promise((resolve, reject) => {
+      const w = new Worker(source, { eval: true, workerData: { url: nodeFsUrl, dir, n: N } });
+      w.once("message", resolve);
+      w.once("error", reject);
+    }));
+    await Promise.all(workers);
+    const s = new NodeFSStorage(dir);
+    assert.equal(new TextDecoder().decode(await s.load(["counter"])), String(3 * N));
+    assert.ok(!existsSync(join(dir, ".lock")));
+  });
+
+  test("a slow holder in another process (holding longer than an owner-less lock may live) is waited for, never taken over", async () => {
+    const dir = freshDir();
+    const marker = join(scratch, `slow-${counter}`);
+    const child = `
+      const { NodeFSStorage } = await import(process.env.NODEFS_URL);
+      const { open, unlink } = await import("node:fs/promises");
+      const s = new NodeFSStorage(process.env.DIR);
+      await s.lock(async () => {
+        await (await open(process.env.MARKER, "wx")).close();
+        console.log("holding");
+        await new Promise((r) => setTimeout(r, 2500));
+        await unlink(process.env.MARKER);
+      });`;
+    const holder = spawn(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker }, stdio: ["ignore", "pipe", "inherit"] });
+    const exited = new Promise((resolve) => holder.on("exit", resolve));
+    await new Promise((resolve) => holder.stdout.on("data", (d) => String(d).includes("holding") && resolve()));
+    const s = new NodeFSStorage(dir, { lockTimeoutMs: 30_000 });
+    const overlapped = await s.lock(async () => existsSync(marker));
+    assert.equal(overlapped, false, "the lock was taken while the slow holder still held it");
+    assert.equal(await exited, 0);
+  });
+
   const writeLock = (dir, owner) => {
     mkdirSync(join(dir, ".lock"), { recursive: true });
     writeFileSync(join(dir, ".lock", "owner"), JSON.stringify({ hostname: hostname(), nonce: "0123456789abcdef", acquiredAt: Date.now(), ...owner }));
@@ -465,6 +554,32 @@ describe("NodeFSStorage", () => {
     const dir = freshDir();
     writeLock(dir, { pid: process.pid });
     assert.equal(await new NodeFSStorage(dir, { lockTimeoutMs: 5000 }).lock(async () => 1), 1);
+  });
+
+  test("a lock of another thread of this process is waited for, never taken over", async () => {
+    const dir = freshDir();
+    writeLock(dir, { pid: process.pid, threadId: threadId + 1 });
+    await rejectsWith(new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1), "Storage");
+    assert.ok(existsSync(join(dir, ".lock", "owner")), "left alone");
+  });
+
+  test("a lock from another PID namespace (a container sharing the volume and host name) is not judged by its pid", async () => {
+    const dir = freshDir();
+    const dead = spawnSync(process.execPath, ["-e", ""]).pid; // no such process here; maybe alive there
+    writeLock(dir, { pid: dead, pidNamespace: "pid:[1]" });
+    await rejectsWith(new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1), "Storage");
+    assert.ok(existsSync(join(dir, ".lock", "owner")), "left alone");
+  });
+
+  test("a held lock is one file that names its owner from the moment it exists", async () => {
+    const dir = freshDir();
+    const s = new NodeFSStorage(dir);
+    const owner = await s.lock(async () => JSON.parse(readFileSync(join(dir, ".lock"), "utf8")));
+    assert.equal(owner.pid, process.pid);
+    assert.equal(owner.threadId, threadId);
+    assert.equal(owner.hostname, hostname());
+    assert.equal(typeof owner.nonce, "string");
+    assert.deepEqual(readdirSync(dir), [], "released, nothing left beside it");
   });
 
   test("a lock taken before the machine booted is taken over even if its pid is alive now", async () => {

@@ -28,6 +28,8 @@ pub enum Fault {
     Quota,
     /// Writes half of the data, then fails (a save that tore).
     TornThenIo,
+    /// Writes everything, then fails (the write landed; the acknowledgement was lost).
+    LandsThenIo,
 }
 
 /// A `MemoryStorage` that logs every write and can fail its N-th call.
@@ -38,17 +40,19 @@ pub struct FaultyStorage {
     pub calls: Cell<usize>,
     /// Call number (0-based, counted over every method) that fails, and how.
     pub fail_at: Cell<Option<(usize, Fault)>>,
+    /// A second call that fails, independently of `fail_at`.
+    pub fail_also: Cell<Option<(usize, Fault)>>,
     pub saves: Cell<usize>,
+    /// Every snapshot save fails (a compaction that cannot get through), and how many were tried.
+    pub fail_snapshots: Cell<bool>,
+    pub snapshot_saves: Cell<usize>,
 }
 
 impl FaultyStorage {
     fn call(&self) -> Option<Fault> {
         let n = self.calls.get();
         self.calls.set(n + 1);
-        match self.fail_at.get() {
-            Some((at, f)) if at == n => Some(f),
-            _ => None,
-        }
+        [self.fail_at.get(), self.fail_also.get()].into_iter().flatten().find(|&(at, _)| at == n).map(|(_, f)| f)
     }
     /// Makes the next call fail.
     pub fn fail_next(&self, f: Fault) {
@@ -56,6 +60,7 @@ impl FaultyStorage {
     }
     pub fn clear_fault(&self) {
         self.fail_at.set(None);
+        self.fail_also.set(None);
     }
 }
 
@@ -77,6 +82,19 @@ impl std::ops::Deref for Faulty {
     }
 }
 
+impl Faulty {
+    /// What a failing write leaves behind before it reports the failure.
+    async fn fault_write(&self, key: &[String], data: &[u8], f: Fault) -> Result<()> {
+        let landed = match f {
+            Fault::TornThenIo => &data[..data.len() / 2],
+            Fault::LandsThenIo => data,
+            Fault::Io | Fault::Quota => return Ok(()),
+        };
+        self.log.borrow_mut().push(Write::Save(key.to_vec(), landed.to_vec()));
+        self.inner.save(key, landed).await
+    }
+}
+
 impl Storage for Faulty {
     async fn load(&self, key: &[String]) -> Result<Option<Vec<u8>>> {
         if let Some(f) = self.call() {
@@ -86,16 +104,32 @@ impl Storage for Faulty {
     }
     async fn save(&self, key: &[String], data: &[u8]) -> Result<()> {
         if let Some(f) = self.call() {
-            if f == Fault::TornThenIo {
-                let half = &data[..data.len() / 2];
-                self.log.borrow_mut().push(Write::Save(key.to_vec(), half.to_vec()));
-                self.inner.save(key, half).await?;
-            }
+            self.fault_write(key, data, f).await?;
             return Err(fault_error(f));
+        }
+        if key.get(1).is_some_and(|k| k == "snapshot") {
+            self.snapshot_saves.set(self.snapshot_saves.get() + 1);
+            if self.fail_snapshots.get() {
+                return Err(fault_error(Fault::Io));
+            }
         }
         self.saves.set(self.saves.get() + 1);
         self.log.borrow_mut().push(Write::Save(key.to_vec(), data.to_vec()));
         self.inner.save(key, data).await
+    }
+    async fn create(&self, key: &[String], data: &[u8]) -> Result<bool> {
+        if let Some(f) = self.call() {
+            if self.inner.load(key).await?.is_none() {
+                self.fault_write(key, data, f).await?;
+            }
+            return Err(fault_error(f));
+        }
+        let created = self.inner.create(key, data).await?;
+        if created {
+            self.saves.set(self.saves.get() + 1);
+            self.log.borrow_mut().push(Write::Save(key.to_vec(), data.to_vec()));
+        }
+        Ok(created)
     }
     async fn remove(&self, key: &[String]) -> Result<()> {
         if let Some(f) = self.call() {

@@ -43,6 +43,13 @@ class QuotaStorage implements StorageAdapter {
     this.#bytes += data.length;
     await this.#inner.save(key, data);
   }
+  /** Commits go through it (nothing overwritten even without a lock); counted like a save. */
+  async create(key: StorageKey, data: Uint8Array): Promise<boolean> {
+    if (this.#bytes + data.length > this.quota) throw new EngramError("StorageFull", `quota of ${this.quota} bytes reached`);
+    const created = await this.#inner.create(key, data);
+    if (created) this.#bytes += data.length;
+    return created;
+  }
   remove(key: StorageKey): Promise<void> {
     return this.#inner.remove(key);
   }

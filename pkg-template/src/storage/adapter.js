@@ -21,6 +21,12 @@
  *   once) and resolves only when the write is acknowledged by the backend: an IndexedDB transaction
  *   `complete`, a renamed file. How durable an acknowledged write is depends on the adapter's
  *   `durability`; `flush()` makes every acknowledged write durable.
+ * @property {(key: StorageKey, data: Uint8Array) => Promise<boolean>} [create]
+ *   Like `save`, but only if nothing is stored under `key`, as one atomic step against every other
+ *   writer (other instances, tabs, threads, processes): resolves `true` when it wrote, `false` when
+ *   the key was taken (nothing written). A reader never sees a partial record. Engram commits its
+ *   chunks with it, so two writers can never overwrite each other's commit even if the lock fails.
+ *   Without it, Engram looks (`load`) and then saves — exclusive only while `lock` holds.
  * @property {(key: StorageKey) => Promise<void>} remove
  *   Deletes `key`; resolves if it was absent.
  * @property {(prefix: StorageKey) => Promise<{key: StorageKey, data: Uint8Array}[]>} loadRange

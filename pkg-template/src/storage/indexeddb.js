@@ -97,6 +97,24 @@ export class IndexedDBStorage {
     });
   }
 
+  async create(key, data) {
+    key = checkKey(key, "create");
+    const bytes = copyData(data, "create", key);
+    // The look and the write in one readwrite transaction: no other write to the store can come
+    // between them (from this tab or any other).
+    return this.#transact("readwrite", "create", key, (store) => {
+      let created = false;
+      const existing = store.count(key);
+      existing.onsuccess = () => {
+        if (existing.result === 0) {
+          store.put(bytes, key);
+          created = true;
+        }
+      };
+      return () => created;
+    });
+  }
+
   async remove(key) {
     key = checkKey(key, "remove");
     await this.#transact("readwrite", "remove", key, (store) => {

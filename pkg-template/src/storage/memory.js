@@ -20,6 +20,15 @@ export class MemoryStorage {
     this.#records.set(JSON.stringify(key), { key, data: bytes });
   }
 
+  async create(key, data) {
+    key = checkKey(key, "create");
+    const bytes = copyData(data, "create", key);
+    const id = JSON.stringify(key);
+    if (this.#records.has(id)) return false;
+    this.#records.set(id, { key, data: bytes });
+    return true;
+  }
+
   async remove(key) {
     key = checkKey(key, "remove");
     this.#records.delete(JSON.stringify(key));

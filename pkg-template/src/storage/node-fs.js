@@ -13,17 +13,18 @@
 // ignored.
 //
 // Writes are atomic: a temp file ".<name>.tmp-<pid>-<random>" in the same directory, renamed over the
-// record. "strict" durability fsyncs the temp file before the rename and the directory after it (and
+// record (`create`: hard-linked to the record's name, which fails if it exists). "strict" durability fsyncs the temp file before the rename and the directory after it (and
 // every directory it had to create), so an acknowledged save or remove survives a power loss.
 // "relaxed" does no fsync: a save is acknowledged once the OS has it (it survives the process
 // crashing, not a power loss) and `flush()` fsyncs every file and directory written since the last
 // flush. After a power loss without a flush, a relaxed record may be missing, old, or torn.
 
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from "node:fs/promises";
+import { link, mkdir, open, readdir, readFile, readlink, rename, rm, stat, unlink } from "node:fs/promises";
 import { randomBytes } from "node:crypto";
 import { hostname, uptime } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { threadId } from "node:worker_threads";
 import { EngramError, invalid } from "../errors.js";
 import { checkKey, checkLockFn, compareKeys, copyData, describeKey, runExclusive, storageError } from "./adapter.js";
 
@@ -34,14 +35,20 @@ const DURABILITIES = new Set(["relaxed", "strict"]);
 const OPTIONS = new Set(["durability", "lockTimeoutMs"]);
 /** Longest escaped segment: with ".rec" and the temp-file decoration it stays under NAME_MAX (255). */
 const MAX_SEGMENT = 200;
-/** A lock directory without a readable owner this old was left by a holder that died while taking it. */
+/**
+ * A lock directory without a readable owner this old is a leftover: locks are published with their
+ * owner record inside (older versions made the directory first and could die before writing it).
+ */
 const OWNERLESS_STALE_MS = 2_000;
+/** File systems without hard links (some network and FUSE mounts): `create` writes in place. */
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 /** A lock taken more than this before the machine booted cannot be held by a live process. */
 const BOOT_SLACK_MS = 60_000;
 const IO_PARALLELISM = 16;
 
-// Shared by every copy of this module in the process (the ESM and CJS builds can both be loaded):
-// a mutex per store directory, and the nonces of the locks this process holds right now.
+// Shared by every copy of this module in this thread (the ESM and CJS builds can both be loaded): a
+// mutex per store directory, and the nonces of the locks this thread holds right now. Worker threads
+// have their own globalThis, so each has its own registry: that is why lock owners name their thread.
 const LOCKS_KEY = Symbol.for("engram.NodeFSStorage.locks");
 const registry = (globalThis[LOCKS_KEY] ??= { mutexes: new Map(), held: new Set() });
 
@@ -161,8 +168,23 @@ async function eachLimited(items, limit, fn) {
 
 const GONE = Symbol("gone");
 
-/** The lock directory's owner record; null if unreadable (being written, or torn); GONE if no lock. */
-async function readOwner(lockDir) {
+/**
+ * The owner record of the lock at `lockPath` — a file holding it, or (made by older versions) a
+ * directory with an `owner` file; null if unreadable (being written, or torn); GONE if no lock.
+ */
+async function readOwner(lockPath) {
+  let text;
+  try {
+    text = await readFile(lockPath, "utf8");
+  } catch (e) {
+    if (e?.code === "EISDIR") return readLegacyOwner(lockPath);
+    if (absent(e)) return GONE;
+    throw e;
+  }
+  return parseOwner(text);
+}
+
+async function readLegacyOwner(lockDir) {
   let text;
   try {
     text = await readFile(join(lockDir, OWNER), "utf8");
@@ -176,6 +198,10 @@ async function readOwner(lockDir) {
       throw e2;
     }
   }
+  return parseOwner(text);
+}
+
+function parseOwner(text) {
   try {
     const owner = JSON.parse(text);
     return Number.isInteger(owner?.pid) && typeof owner.hostname === "string" && typeof owner.nonce === "string" ? owner : null;
@@ -186,7 +212,23 @@ async function readOwner(lockDir) {
 
 function describeOwner(owner) {
   if (!owner || owner === GONE) return "a process that has not yet written its owner record";
-  return `pid ${owner.pid} on host ${owner.hostname}, since ${new Date(owner.acquiredAt).toISOString()}`;
+  const thread = owner.threadId ? ` (thread ${owner.threadId})` : "";
+  return `pid ${owner.pid}${thread} on host ${owner.hostname}, since ${new Date(owner.acquiredAt).toISOString()}`;
+}
+
+let ownPidNamespace;
+/**
+ * The PID namespace this process runs in (Linux: "pid:[4026531836]"), or null where there is no such
+ * thing. Containers sharing a volume (and often a host name) each have their own: a pid seen from one
+ * says nothing about a process in another.
+ */
+async function pidNamespace() {
+  if (process.platform !== "linux") return null;
+  try {
+    return await readlink("/proc/self/ns/pid");
+  } catch {
+    return null;
+  }
 }
 
 let ownStart;
@@ -272,6 +314,23 @@ export class NodeFSStorage {
       await this.#writeAtomic(path, bytes);
     } catch (e) {
       throw storageError("save", key, e);
+    }
+  }
+
+  /**
+   * Saves only if the record does not exist: the temp file is hard-linked into place, which fails
+   * if the name is taken (atomic across threads and processes; readers see the whole record or
+   * none). On a file system without hard links, the record is created with O_EXCL and written in
+   * place.
+   */
+  async create(key, data) {
+    key = checkKey(key, "create");
+    const bytes = copyData(data, "create", key);
+    const path = this.#recordPath(key, "create");
+    try {
+      return await this.#createExclusive(path, bytes);
+    } catch (e) {
+      throw storageError("create", key, e);
     }
   }
 
@@ -434,15 +493,49 @@ export class NodeFSStorage {
 
   async #writeAtomic(path, bytes) {
     const dir = dirname(path);
+    const temp = await this.#writeFileNew(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`, bytes);
+    try {
+      await renameOver(temp, path);
+    } catch (e) {
+      await unlink(temp).catch(() => {});
+      throw e;
+    }
+    await this.#written(path);
+  }
+
+  /** True if it wrote `path`, false if `path` existed (nothing written). */
+  async #createExclusive(path, bytes) {
+    const dir = dirname(path);
+    const temp = await this.#writeFileNew(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`, bytes);
+    try {
+      await link(temp, path);
+    } catch (e) {
+      if (e?.code === "EEXIST") return false;
+      if (!NO_LINKS.has(e?.code)) throw e;
+      try {
+        await this.#writeFileNew(dir, basename(path), bytes);
+      } catch (e2) {
+        if (e2?.code === "EEXIST") return false;
+        throw e2;
+      }
+    } finally {
+      await unlink(temp).catch(() => {});
+    }
+    await this.#written(path);
+    return true;
+  }
+
+  /** Creates `dir/name` (failing with EEXIST if it exists), writes `bytes`, and fsyncs it (strict). */
+  async #writeFileNew(dir, name, bytes) {
     await this.#ensureDir(dir);
-    const temp = join(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`);
+    const path = join(dir, name);
     let fh;
     try {
-      fh = await open(temp, "wx");
+      fh = await open(path, "wx");
     } catch (e) {
       if (e?.code !== "ENOENT") throw e;
       await this.#ensureDir(dir); // removed under us (a concurrent removeRange): once more
-      fh = await open(temp, "wx");
+      fh = await open(path, "wx");
     }
     try {
       try {
@@ -451,16 +544,20 @@ export class NodeFSStorage {
       } finally {
         await fh.close();
       }
-      await renameOver(temp, path);
     } catch (e) {
-      await unlink(temp).catch(() => {});
+      await unlink(path).catch(() => {});
       throw e;
     }
+    return path;
+  }
+
+  /** After a record file was put in place: its directory entry durable now (strict) or at flush. */
+  async #written(path) {
     if (this.#strict) {
-      await syncDir(dir);
+      await syncDir(dirname(path));
     } else {
       this.#dirtyFiles.add(path);
-      this.#dirtyDirs.add(dir);
+      this.#dirtyDirs.add(dirname(path));
     }
   }
 
@@ -492,7 +589,7 @@ export class NodeFSStorage {
   }
 
   async #acquire() {
-    const lockDir = join(this.#root, LOCK);
+    const lockPath = join(this.#root, LOCK);
     const deadline = Date.now() + this.#lockTimeoutMs;
     let backoff = 2;
     try {
@@ -503,67 +600,96 @@ export class NodeFSStorage {
     for (;;) {
       const token = {
         pid: process.pid,
+        threadId,
         hostname: hostname(),
+        pidNamespace: (ownPidNamespace ??= await pidNamespace()),
         nonce: randomBytes(8).toString("hex"),
         acquiredAt: Date.now(),
         processStartedAt: Math.round(Date.now() - process.uptime() * 1000),
         processStart: (ownStart ??= await processStart(process.pid)),
       };
-      try {
-        await mkdir(lockDir);
-        try {
-          // Written aside and renamed in, so a reader sees the whole record or none.
-          const aside = join(lockDir, `.${OWNER}.tmp-${token.nonce}`);
-          const fh = await open(aside, "wx");
-          try {
-            await fh.writeFile(JSON.stringify(token));
-          } finally {
-            await fh.close();
-          }
-          await rename(aside, join(lockDir, OWNER));
-        } catch (e) {
-          await rm(lockDir, { recursive: true, force: true }).catch(() => {});
-          throw e;
-        }
+      if (await this.#publishLock(lockPath, token)) {
         registry.held.add(token.nonce);
         return token;
-      } catch (e) {
-        if (e?.code !== "EEXIST") throw storageError(`lock: creating ${lockDir}`, undefined, e);
       }
       let owner;
       try {
-        owner = await readOwner(lockDir);
+        owner = await readOwner(lockPath);
         if (owner === GONE) continue; // released meanwhile
-        if (await this.#isStale(lockDir, owner)) {
-          await this.#steal(lockDir, owner);
+        if (await this.#isStale(lockPath, owner)) {
+          await this.#steal(lockPath, owner);
           continue;
         }
       } catch (e) {
-        throw storageError(`lock: inspecting ${lockDir}`, undefined, e);
+        throw storageError(`lock: inspecting ${lockPath}`, undefined, e);
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new EngramError("Storage", `storage: lock on ${this.#root} not acquired within ${this.#lockTimeoutMs} ms: held by ${describeOwner(owner)}; if that process is gone (e.g. it ran on another host or container), delete ${lockDir}`);
+        throw new EngramError("Storage", `storage: lock on ${this.#root} not acquired within ${this.#lockTimeoutMs} ms: held by ${describeOwner(owner)}; if that process is gone (e.g. it ran on another host or container), delete ${lockPath}`);
       }
       await sleep(Math.min(left, backoff * (0.5 + Math.random())));
       backoff = Math.min(backoff * 2, 200);
     }
   }
 
+  /**
+   * Takes the lock if it is free: the owner record is written aside and hard-linked into place as
+   * the lock file, which fails if any lock (file, or an older version's directory) is there. So the
+   * lock never exists without its owner, and a holder never cleans up anything but its own file.
+   * False if the lock is held.
+   */
+  async #publishLock(lockPath, token) {
+    const prepared = join(this.#root, `${LOCK}.new-${token.nonce}`);
+    try {
+      const fh = await open(prepared, "wx");
+      try {
+        await fh.writeFile(JSON.stringify(token));
+      } finally {
+        await fh.close();
+      }
+      try {
+        await link(prepared, lockPath);
+      } catch (e) {
+        if (!NO_LINKS.has(e?.code)) throw e;
+        // No hard links here: create the lock exclusively and write into it (readers may find it
+        // empty for a moment, and wait).
+        const lock = await open(lockPath, "wx");
+        try {
+          await lock.writeFile(JSON.stringify(token));
+        } finally {
+          await lock.close();
+        }
+      }
+      return true;
+    } catch (e) {
+      if (e?.code === "EEXIST") return false;
+      throw storageError(`lock: creating ${lockPath}`, undefined, e);
+    } finally {
+      await unlink(prepared).catch(() => {});
+    }
+  }
+
   /** True when the lock's holder is certainly gone. */
-  async #isStale(lockDir, owner) {
+  async #isStale(lockPath, owner) {
     if (owner === null) {
       // No readable owner: the holder is between mkdir and writing it, or died there.
       try {
-        return Date.now() - (await stat(lockDir)).mtimeMs > OWNERLESS_STALE_MS;
+        return Date.now() - (await stat(lockPath)).mtimeMs > OWNERLESS_STALE_MS;
       } catch (e) {
         if (absent(e)) return false; // gone: the next mkdir will tell
         throw e;
       }
     }
     if (owner.hostname !== hostname()) return false; // cannot look at another machine's processes
+    // Nor into another container's: its pids are not ours (an owner from before this field: same host).
+    ownPidNamespace ??= await pidNamespace();
+    if (typeof owner.pidNamespace === "string" && owner.pidNamespace !== ownPidNamespace) return false;
     if (typeof owner.acquiredAt === "number" && owner.acquiredAt < Date.now() - uptime() * 1000 - BOOT_SLACK_MS) return true;
-    if (owner.pid === process.pid) return !registry.held.has(owner.nonce);
+    if (owner.pid === process.pid) {
+      // Another thread of this process holds it while this process lives; this thread knows its own.
+      if ((owner.threadId ?? 0) !== threadId) return false;
+      return !registry.held.has(owner.nonce);
+    }
     if (isDead(owner.pid)) return true;
     // Alive, but is it the same process? (Linux: a reused pid has another start time.)
     if (typeof owner.processStart === "string") {
@@ -578,10 +704,10 @@ export class NodeFSStorage {
    * what it moved is the lock it judged stale, and removes it. If a live holder took the lock in
    * between, its lock is put back.
    */
-  async #steal(lockDir, owner) {
+  async #steal(lockPath, owner) {
     const aside = join(this.#root, `${LOCK}.stale-${process.pid}-${randomBytes(6).toString("hex")}`);
     try {
-      await rename(lockDir, aside);
+      await rename(lockPath, aside);
     } catch (e) {
       if (absent(e)) return; // someone else moved it first
       throw e;
@@ -590,11 +716,15 @@ export class NodeFSStorage {
     const same = moved === GONE || (moved === null ? owner === null : owner !== null && moved.nonce === owner.nonce);
     if (!same) {
       try {
-        await rename(aside, lockDir);
+        // Put back only where the place is still free: a link (a lock file) or a rename of a
+        // directory (an older version's lock) fails if someone took the lock meanwhile.
+        if ((await stat(aside)).isDirectory()) await rename(aside, lockPath);
+        else await link(aside, lockPath);
+        await unlink(aside).catch(() => {});
         return;
       } catch {
         // a third process took the free lock meanwhile: the holder we moved will find its lock
-        // gone at release; nothing better can be done without a kernel lock
+        // gone at release; a commit it makes still cannot overwrite another's (see `create`)
       }
     }
     await rm(aside, { recursive: true, force: true });
@@ -602,12 +732,12 @@ export class NodeFSStorage {
 
   async #release(token) {
     registry.held.delete(token.nonce);
-    const lockDir = join(this.#root, LOCK);
-    const owner = await readOwner(lockDir);
+    const lockPath = join(this.#root, LOCK);
+    const owner = await readOwner(lockPath);
     if (owner === GONE || owner === null || owner.nonce !== token.nonce) return; // taken over: not ours to remove
     // Renamed away first so the lock disappears in one step, then deleted.
     const aside = join(this.#root, `${LOCK}.released-${process.pid}-${token.nonce}`);
-    await rename(lockDir, aside);
+    await rename(lockPath, aside);
     await rm(aside, { recursive: true, force: true });
   }
 }
