@@ -87,9 +87,7 @@ fn a_reader_follows_a_writer_across_its_compactions() {
     let storage = Rc::new(MemoryStorage::new());
     let mut writer = open_writer(&storage, 5, 2);
     let mut reader = open_writer(&storage, 6, 2);
-    let search = |s: &mut Store<Rc<MemoryStorage>>, q: &str| {
-        s.search(&SearchRequest { query: Some(q.into()), limit: Some(3), ..Default::default() }).unwrap().len()
-    };
+    let search = |s: &mut Store<Rc<MemoryStorage>>, q: &str| s.search(&SearchRequest { query: Some(q.into()), limit: Some(3), ..Default::default() }).unwrap().len();
     for i in 0..7 {
         block_on(writer.add(NewMemory { content: format!("violin lesson number {i}"), ..Default::default() })).unwrap();
         if i % 3 == 2 {
@@ -161,7 +159,12 @@ fn unlocked_writers_interleaving_inside_commits_and_compactions_lose_nothing() {
         let storage = Rc::new(MemoryStorage::new());
         let mut writers: Vec<Pin<Box<dyn Future<Output = Vec<String>>>>> = (0..3u64)
             .map(|w| {
-                let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed * 10 + w), embedder: None, ..EngineOptions::default() }, reembed: false, compact_after, identity: None };
+                let options = OpenOptions {
+                    engine: EngineOptions { id_seed: Some(seed * 10 + w), embedder: None, ..EngineOptions::default() },
+                    reembed: false,
+                    compact_after,
+                    identity: None,
+                };
                 let mut store = block_on(Store::open(Interleaved(storage.clone()), Box::new(clock()), options)).unwrap();
                 Box::pin(async move {
                     let mut ids = Vec::new();

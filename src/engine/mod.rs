@@ -6,8 +6,8 @@ mod context;
 mod journal;
 mod merge;
 mod prebuilt;
-mod reembed;
 mod raw;
+mod reembed;
 mod replay;
 mod search;
 mod state;
@@ -19,12 +19,12 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub use journal::Changes;
-pub use state::{EngineState, WithVector};
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
-pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
+pub use replay::RecordChange;
 pub use search::{Hit, HitTarget};
+pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;
 
 use crate::error::{Error, Result};
@@ -194,13 +194,7 @@ impl Engram {
             m.repetition_count = m.repetition_count.saturating_add(1);
             m.last_accessed = now;
             let memory = m.clone();
-            self.log(HistoryEvent {
-                memory_id: memory.id.clone(),
-                event: EventKind::Reinforce,
-                at: now,
-                content: Some(memory.content.clone()),
-                previous_content: None,
-            });
+            self.log(HistoryEvent { memory_id: memory.id.clone(), event: EventKind::Reinforce, at: now, content: Some(memory.content.clone()), previous_content: None });
             return Ok(Added { memory, deduplicated: true });
         }
 
@@ -356,7 +350,8 @@ impl Engram {
 
     /// Everything that happened to a memory, oldest first. `NotFound` if it never existed.
     pub fn history(&self, id: &str) -> Result<Vec<HistoryEvent>> {
-        self.tables.history()
+        self.tables
+            .history()
             .of(id)
             .map(|v| v.into_iter().cloned().collect())
             .ok_or_else(|| Error::not_found(format!("no history for id {}", crate::model::time::truncate(id, 40))))
@@ -409,12 +404,7 @@ impl Engram {
     fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
         let table = self.tables.table();
         let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
-        self.tables.vectors()
-            .search(v, LINKS_MAX, accept)
-            .into_iter()
-            .filter(|h| h.cosine >= LINK_MIN_COSINE)
-            .filter_map(|h| table.get(h.doc).map(|m| m.id.clone()))
-            .collect()
+        self.tables.vectors().search(v, LINKS_MAX, accept).into_iter().filter(|h| h.cosine >= LINK_MIN_COSINE).filter_map(|h| table.get(h.doc).map(|m| m.id.clone())).collect()
     }
 
     /// Memories linked with `id` in either direction.
