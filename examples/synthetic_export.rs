@@ -84,7 +84,9 @@ fn main() {
     for i in 0..n {
         let len = 8 + rng.below(33);
         let content = (0..len).map(|_| words[zipf(&mut rng, words.len())].as_str()).collect::<Vec<_>>().join(" ");
-        let tags = (0..1 + rng.below(2)).map(|_| words[rng.below(200)].clone()).collect();
+        // Distinct, as `add` stores them (imports are held to its rules).
+        let mut tags: Vec<String> = (0..1 + rng.below(2)).map(|_| words[rng.below(200)].clone()).collect();
+        tags.dedup();
         let mut v: Vec<f32> = match &real {
             Some(bytes) => bytes[(skip + i) * record + 8..(skip + i + 1) * record].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect(),
             None => (0..dims).map(|_| rng.unit() as f32 * 2.0 - 1.0).collect(),
