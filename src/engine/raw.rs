@@ -74,15 +74,7 @@ impl Engram {
             session.turns.iter().map(|t| t.role.len() + t.content.len() + t.speaker.as_ref().map_or(0, String::len) + t.id.as_ref().map_or(0, String::len)).sum();
         validate::ingest_bytes(text_bytes)?;
         for (i, t) in session.turns.iter().enumerate() {
-            let at = |e: Error| Error::invalid(format!("turn {i}: {}", e.message));
-            validate::label(&t.role, "role", validate::ROLE_MAX_CHARS).map_err(at)?;
-            validate::raw_content(&t.content).map_err(at)?;
-            if let Some(s) = &t.speaker {
-                validate::label(s, "speaker", validate::SPEAKER_MAX_CHARS).map_err(at)?;
-            }
-            if let Some(id) = &t.id {
-                validate::label(id, "turn id", validate::TURN_ID_MAX_CHARS).map_err(at)?;
-            }
+            validate::turn(&t.role, &t.content, t.speaker.as_deref(), t.id.as_deref()).map_err(|e| Error::invalid(format!("turn {i}: {}", e.message)))?;
         }
         // Vectors for the turns that change, computed (and checked) before anything is written.
         let changed: Vec<usize> = (0..session.turns.len())

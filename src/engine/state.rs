@@ -171,14 +171,7 @@ impl EngineState {
         for (e, _) in &self.raw {
             let at = |x: Error| in_import("raw entry", &e.id, x);
             validate::label(&e.session_id, "session id", validate::SESSION_ID_MAX_CHARS).map_err(at)?;
-            validate::label(&e.role, "role", validate::ROLE_MAX_CHARS).map_err(at)?;
-            validate::raw_content(&e.content).map_err(at)?;
-            if let Some(sp) = &e.speaker {
-                validate::label(sp, "speaker", validate::SPEAKER_MAX_CHARS).map_err(at)?;
-            }
-            if let Some(tid) = &e.turn_id {
-                validate::label(tid, "turn id", validate::TURN_ID_MAX_CHARS).map_err(at)?;
-            }
+            validate::turn(&e.role, &e.content, e.speaker.as_deref(), e.turn_id.as_deref()).map_err(at)?;
             for t in [Some(e.created_at), e.date].into_iter().flatten() {
                 validate::timestamp(t, "time").map_err(at)?;
             }

@@ -161,6 +161,19 @@ pub fn import_bytes(n: usize) -> Result<()> {
     Ok(())
 }
 
+/// The fields of one conversation turn, as `ingest` accepts them (and imports must hold to).
+pub fn turn(role: &str, content: &str, speaker: Option<&str>, turn_id: Option<&str>) -> Result<()> {
+    label(role, "role", ROLE_MAX_CHARS)?;
+    raw_content(content)?;
+    if let Some(s) = speaker {
+        label(s, "speaker", SPEAKER_MAX_CHARS)?;
+    }
+    if let Some(id) = turn_id {
+        label(id, "turn id", TURN_ID_MAX_CHARS)?;
+    }
+    Ok(())
+}
+
 pub fn raw_content(content: &str) -> Result<()> {
     text(content, "turn content", RAW_CONTENT_MAX_CHARS)
 }
