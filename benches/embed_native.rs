@@ -12,11 +12,8 @@ fn main() {
     use std::path::PathBuf;
     use std::time::Instant;
 
-    let dir = std::env::var_os("ENGRAM_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
-    let (Ok(model), Ok(tokenizer)) = (std::fs::read(dir.join("model.onnx")), std::fs::read(dir.join("tokenizer.json")))
-    else {
+    let dir = std::env::var_os("ENGRAM_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"));
+    let (Ok(model), Ok(tokenizer)) = (std::fs::read(dir.join("model.onnx")), std::fs::read(dir.join("tokenizer.json"))) else {
         println!("SKIPPED: model files not found in {} (run scripts/fetch-models.sh)", dir.display());
         return;
     };
@@ -25,9 +22,7 @@ fn main() {
     let embedder = OnnxEmbedder::from_bytes(&model, &tokenizer).expect("model loads");
     println!("load + plan: {:.0} ms", start.elapsed().as_secs_f64() * 1000.0);
 
-    let long =
-        "Memory in an agent is a set of habits: what to keep, when to revisit it, and how to let old facts fade. "
-            .repeat(12);
+    let long = "Memory in an agent is a set of habits: what to keep, when to revisit it, and how to let old facts fade. ".repeat(12);
     let cases: Vec<(&str, Vec<&str>)> = vec![
         ("one word", vec!["hello"]),
         ("short sentence", vec!["I prefer dark roast coffee in the morning, thanks."]),
@@ -47,12 +42,7 @@ fn main() {
             })
             .collect();
         times.sort_by(f64::total_cmp);
-        println!(
-            "{label:>20} ({} × {tokens} tokens): median {:.2} ms, min {:.2} ms per call",
-            texts.len(),
-            times[times.len() / 2],
-            times[0]
-        );
+        println!("{label:>20} ({} × {tokens} tokens): median {:.2} ms, min {:.2} ms per call", texts.len(), times[times.len() / 2], times[0]);
     }
 }
 

@@ -77,11 +77,13 @@ fn run(label: &str, data: &[Vec<f32>], queries: &[Vec<f32>], parallel: bool) {
     let graph_bytes = exact.stats().memory_bytes;
     let graph_len: usize = exact.segments().map(|(_, g)| g.to_bytes().len()).sum();
     let recall = |k: usize| {
-        queries.iter().map(|q| {
-            let truth: Vec<u32> = exact_top(&labelled, q, k, |_| true).into_iter().map(|h| h.0).collect();
-            exact.search(q, k, |_| true).iter().filter(|h| truth.contains(&h.doc)).count() as f64 / k as f64
-        })
-        .fold((0.0, 1.0f64), |(s, w), r| (s + r, w.min(r)))
+        queries
+            .iter()
+            .map(|q| {
+                let truth: Vec<u32> = exact_top(&labelled, q, k, |_| true).into_iter().map(|h| h.0).collect();
+                exact.search(q, k, |_| true).iter().filter(|h| truth.contains(&h.doc)).count() as f64 / k as f64
+            })
+            .fold((0.0, 1.0f64), |(s, w), r| (s + r, w.min(r)))
     };
     let (r10, w10) = recall(10);
     let (r50, w50) = recall(50);

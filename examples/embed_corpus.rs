@@ -98,33 +98,23 @@ mod run {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
         let target: usize = flag("--target").map(|s| s.parse()).transpose()?.unwrap_or(110_000);
-        let positional: Vec<&String> = args
-            .iter()
-            .enumerate()
-            .filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--")))
-            .map(|(_, a)| a)
-            .collect();
+        let positional: Vec<&String> = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--"))).map(|(_, a)| a).collect();
         let lme = positional.first().map_or_else(|| bench_dir().join("longmemeval-s-dev.json.gz"), PathBuf::from);
         let locomo = positional.get(1).map_or_else(|| bench_dir().join("locomo-dev.json"), PathBuf::from);
 
         let dir = model_dir();
-        let model = std::fs::read(dir.join("model.onnx"))
-            .map_err(|e| format!("{}: {e} (run scripts/fetch-models.sh)", dir.join("model.onnx").display()))?;
+        let model = std::fs::read(dir.join("model.onnx")).map_err(|e| format!("{}: {e} (run scripts/fetch-models.sh)", dir.join("model.onnx").display()))?;
         let tokenizer = std::fs::read(dir.join("tokenizer.json"))?;
         let embedder = engram::embed::OnnxEmbedder::from_bytes(&model, &tokenizer)?;
         let dims = embedder.dims();
         let rec = 8 + 4 * dims;
         let cache = cache_path(embedder.id());
-        let out_path = flag("--out").map_or_else(
-            || cache.with_file_name(format!("{}-corpus.bin", cache.file_stem().unwrap().to_string_lossy())),
-            PathBuf::from,
-        );
+        let out_path = flag("--out").map_or_else(|| cache.with_file_name(format!("{}-corpus.bin", cache.file_stem().unwrap().to_string_lossy())), PathBuf::from);
 
         // Texts the cache already embedded (whole turns) are never embedded again; its distinct
         // vectors seed a new output file. A rerun continues from what the output holds.
         let cached = std::fs::read(&cache).unwrap_or_default();
-        let mut keys: HashSet<u64> =
-            cached.chunks_exact(rec).map(|r| u64::from_le_bytes(r[..8].try_into().unwrap())).collect();
+        let mut keys: HashSet<u64> = cached.chunks_exact(rec).map(|r| u64::from_le_bytes(r[..8].try_into().unwrap())).collect();
         let mut vectors: HashSet<Vec<u8>> = HashSet::new();
         let mut have = 0usize;
         if let Ok(bytes) = std::fs::read(&out_path) {
@@ -136,11 +126,7 @@ mod run {
             eprintln!("embed_corpus: {} holds {have} vectors", out_path.display());
         } else {
             if cached.is_empty() {
-                return Err(format!(
-                    "{}: empty or missing (fill it with the eval harness in hybrid mode)",
-                    cache.display()
-                )
-                .into());
+                return Err(format!("{}: empty or missing (fill it with the eval harness in hybrid mode)", cache.display()).into());
             }
             let mut seed = Vec::new();
             for r in cached.chunks_exact(rec) {
@@ -192,21 +178,12 @@ mod run {
             embedded += texts.len();
             if embedded % 2048 == 0 {
                 let secs = started.elapsed().as_secs_f64();
-                eprintln!(
-                    "embed_corpus: {have} vectors ({embedded} sentences in {secs:.0} s, {:.1} ms each)",
-                    1000.0 * secs / embedded as f64
-                );
+                eprintln!("embed_corpus: {have} vectors ({embedded} sentences in {secs:.0} s, {:.1} ms each)", 1000.0 * secs / embedded as f64);
             }
         }
-        eprintln!(
-            "embed_corpus: {}: {have} distinct vectors ({embedded} sentences embedded in {:.0} s)",
-            out_path.display(),
-            started.elapsed().as_secs_f64()
-        );
+        eprintln!("embed_corpus: {}: {have} distinct vectors ({embedded} sentences embedded in {:.0} s)", out_path.display(), started.elapsed().as_secs_f64());
         if have < target {
-            return Err(
-                format!("only {have} distinct vectors: the datasets have too few new sentences for {target}").into()
-            );
+            return Err(format!("only {have} distinct vectors: the datasets have too few new sentences for {target}").into());
         }
         Ok(())
     }

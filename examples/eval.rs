@@ -317,7 +317,11 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
                 .flatten()
                 .filter_map(|t| {
                     let content = t["content"].as_str()?.trim();
-                    (!content.is_empty()).then(|| TurnInput { role: t["role"].as_str().unwrap_or("user").into(), content: content.chars().take(65_536).collect(), ..Default::default() })
+                    (!content.is_empty()).then(|| TurnInput {
+                        role: t["role"].as_str().unwrap_or("user").into(),
+                        content: content.chars().take(65_536).collect(),
+                        ..Default::default()
+                    })
                 })
                 .collect();
             if turns.is_empty() {
@@ -347,18 +351,44 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
         let ndcg = dcg / idcg;
         if args.misses && recall_all < 1.0 {
             let ranks: Vec<String> = gold.iter().map(|g| ranked_sessions.iter().position(|s| s == g).map_or("-".into(), |p| (p + 1).to_string())).collect();
-            eprintln!("miss {qid} [{}] gold ranks {} of {}: {}", q["question_type"].as_str().unwrap_or("?"), ranks.join(","), ranked_sessions.len(), q["question"].as_str().unwrap_or_default());
+            eprintln!(
+                "miss {qid} [{}] gold ranks {} of {}: {}",
+                q["question_type"].as_str().unwrap_or("?"),
+                ranks.join(","),
+                ranked_sessions.len(),
+                q["question"].as_str().unwrap_or_default()
+            );
             {
                 // The ten best sessions and the hit that placed each, with its score breakdown.
-                let req = SearchRequest { query: Some(q["question"].as_str().unwrap_or_default().to_string()), scope: Scope::Raw, limit: Some(1000), dry_run: true, explain: true, ..Default::default() };
+                let req = SearchRequest {
+                    query: Some(q["question"].as_str().unwrap_or_default().to_string()),
+                    scope: Scope::Raw,
+                    limit: Some(1000),
+                    dry_run: true,
+                    explain: true,
+                    ..Default::default()
+                };
                 let mut shown: Vec<String> = Vec::new();
                 for h in engine.search(&req).unwrap() {
                     let r = h.raw().unwrap();
-                    if shown.contains(&r.session_id) || shown.len() >= 10 { continue; }
+                    if shown.contains(&r.session_id) || shown.len() >= 10 {
+                        continue;
+                    }
                     shown.push(r.session_id.clone());
                     let b = h.explain.clone().unwrap();
                     let c: String = r.content.chars().take(110).collect::<String>().replace('\n', " ");
-                    eprintln!("   {}{:>2} s={:.3} rel={:.3} k={:?} v={:?} t={} [{}] {}", if gold.contains(r.session_id.as_str()) {"*"} else {" "}, shown.len(), b.score, b.relevance, b.keyword.map(|x| (x*1000.0).round()/1000.0), b.vector.map(|x| (x*1000.0).round()/1000.0), r.turn_index, r.role, c);
+                    eprintln!(
+                        "   {}{:>2} s={:.3} rel={:.3} k={:?} v={:?} t={} [{}] {}",
+                        if gold.contains(r.session_id.as_str()) { "*" } else { " " },
+                        shown.len(),
+                        b.score,
+                        b.relevance,
+                        b.keyword.map(|x| (x * 1000.0).round() / 1000.0),
+                        b.vector.map(|x| (x * 1000.0).round() / 1000.0),
+                        r.turn_index,
+                        r.role,
+                        c
+                    );
                 }
             }
         }

@@ -35,7 +35,8 @@ impl Rng {
     }
 }
 
-const SYLLABLES: [&str; 24] = ["ka", "lo", "mi", "ren", "tas", "vo", "shi", "pa", "dun", "el", "or", "ix", "qu", "ba", "ne", "sa", "ti", "gor", "wen", "zu", "ha", "fi", "mo", "lek"];
+const SYLLABLES: [&str; 24] =
+    ["ka", "lo", "mi", "ren", "tas", "vo", "shi", "pa", "dun", "el", "or", "ix", "qu", "ba", "ne", "sa", "ti", "gor", "wen", "zu", "ha", "fi", "mo", "lek"];
 
 fn vocabulary(n: usize, rng: &mut Rng) -> Vec<String> {
     let mut words = Vec::with_capacity(n);

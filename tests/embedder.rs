@@ -15,9 +15,7 @@ use engram::host::Embedder;
 use serde_json::Value;
 
 fn model_dir() -> PathBuf {
-    std::env::var_os("ENGRAM_MODEL_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"))
+    std::env::var_os("ENGRAM_MODEL_DIR").map(PathBuf::from).unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("models"))
 }
 
 /// The model files' bytes, or None (after saying why) when they are absent and not required.
@@ -29,10 +27,7 @@ fn model_bytes() -> Option<(Vec<u8>, Vec<u8>)> {
             panic!("ENGRAM_REQUIRE_MODEL is set but model.onnx/tokenizer.json are missing in {}: run scripts/fetch-models.sh", dir.display())
         }
         _ => {
-            println!(
-                "SKIPPED: embedder model files not found in {} (run scripts/fetch-models.sh; set ENGRAM_REQUIRE_MODEL to make this fail)",
-                dir.display()
-            );
+            println!("SKIPPED: embedder model files not found in {} (run scripts/fetch-models.sh; set ENGRAM_REQUIRE_MODEL to make this fail)", dir.display());
             None
         }
     }
@@ -153,11 +148,9 @@ fn check_against_reference(e: &OnnxEmbedder, label: &str) {
     }
     println!("{label}: min cosine over {} reference inputs: {:.7} ({})", cases.len(), worst.0, worst.1);
     if let Some(dir) = std::env::var_os("ENGRAM_NATIVE_VECTORS_DIR") {
-        let out: Vec<serde_json::Value> =
-            texts.iter().zip(&vectors).map(|(t, v)| serde_json::json!({ "text": t, "vector": v })).collect();
+        let out: Vec<serde_json::Value> = texts.iter().zip(&vectors).map(|(t, v)| serde_json::json!({ "text": t, "vector": v })).collect();
         std::fs::create_dir_all(&dir).expect("vectors dir");
-        std::fs::write(PathBuf::from(dir).join(format!("{label}.json")), serde_json::to_vec(&out).unwrap())
-            .expect("write native vectors");
+        std::fs::write(PathBuf::from(dir).join(format!("{label}.json")), serde_json::to_vec(&out).unwrap()).expect("write native vectors");
     }
 }
 
@@ -222,8 +215,7 @@ fn random_unicode_never_panics() {
         .collect();
     let refs: Vec<&str> = texts.iter().map(String::as_str).collect();
     let ids = e.tokenize(&refs).unwrap();
-    let embeddable: Vec<&str> =
-        refs.iter().zip(&ids).filter(|(_, ids)| ids.len() > 2).map(|(t, _)| *t).take(40).collect();
+    let embeddable: Vec<&str> = refs.iter().zip(&ids).filter(|(_, ids)| ids.len() > 2).map(|(t, _)| *t).take(40).collect();
     let vectors = e.embed(&embeddable).unwrap();
     assert!(vectors.iter().all(|v| v.len() == 384 && v.iter().all(|x| x.is_finite())));
 }

@@ -52,11 +52,7 @@ fn every_limit_is_a_typed_error_that_changes_nothing() {
         NewMemory { content: "ok".into(), importance: Some(1.5), ..Default::default() },
         NewMemory { content: "ok".into(), importance: Some(f64::NAN), ..Default::default() },
         NewMemory { content: "ok".into(), importance: Some(-0.1), ..Default::default() },
-        NewMemory {
-            content: "ok".into(),
-            metadata: Some(serde_json::from_value(serde_json::json!({ "big": "y".repeat(16 * 1024) })).unwrap()),
-            ..Default::default()
-        },
+        NewMemory { content: "ok".into(), metadata: Some(serde_json::from_value(serde_json::json!({ "big": "y".repeat(16 * 1024) })).unwrap()), ..Default::default() },
         NewMemory { content: "ok".into(), embedding: Some(vec![]), ..Default::default() },
         NewMemory { content: "ok".into(), embedding: Some(vec![0.0, 0.0]), ..Default::default() },
         NewMemory { content: "ok".into(), embedding: Some(vec![1.0, f32::INFINITY]), ..Default::default() },
@@ -115,10 +111,7 @@ fn keyword_ranking_follows_bm25() {
     }
     assert_eq!(
         search(&mut e, "Max the dog", None),
-        [
-            "Alice and Bob went hiking; Alice brought the dog Max along and Max loved it",
-            "Alice adopted a golden retriever named Max",
-        ],
+        ["Alice and Bob went hiking; Alice brought the dog Max along and Max loved it", "Alice adopted a golden retriever named Max",],
         "documents sharing only a function word (`the`) with the query are not matches"
     );
     // A query made only of function words still searches with them.

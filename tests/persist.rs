@@ -294,7 +294,8 @@ fn imports_are_held_to_the_rules_of_add_and_to_a_size_limit() {
     use engram::model::validate;
     let mut source = open(Faulty::default(), 1000).unwrap();
     block_on(source.add(NewMemory { content: "a plain memory".into(), tags: vec!["t".into()], ..Default::default() })).unwrap();
-    let session = engram::SessionInput { id: "s".into(), turns: vec![engram::TurnInput { role: "user".into(), content: "hello".into(), ..Default::default() }], ..Default::default() };
+    let session =
+        engram::SessionInput { id: "s".into(), turns: vec![engram::TurnInput { role: "user".into(), content: "hello".into(), ..Default::default() }], ..Default::default() };
     block_on(source.ingest(session)).unwrap();
     let base = source.engine().state();
     type Craft = fn(&mut EngineState);
@@ -330,5 +331,9 @@ fn imports_are_held_to_the_rules_of_add_and_to_a_size_limit() {
     // A file over the size limit is refused before it is read.
     let huge = vec![0u8; validate::IMPORT_BYTES_MAX + 1];
     assert_eq!(block_on(target.import(&huge)).unwrap_err().code, ErrorCode::InvalidInput);
-    assert_eq!(engram::persist::export::decode_export(&huge[..validate::IMPORT_BYTES_MAX]).err().unwrap().code, ErrorCode::Corrupt, "at the limit it is read (and these zeros are no file)");
+    assert_eq!(
+        engram::persist::export::decode_export(&huge[..validate::IMPORT_BYTES_MAX]).err().unwrap().code,
+        ErrorCode::Corrupt,
+        "at the limit it is read (and these zeros are no file)"
+    );
 }

@@ -112,7 +112,14 @@ fn failed_reset_ingest_and_session_delete_are_undone_exactly() {
     for s in &setup {
         run(&mut store, s).unwrap();
     }
-    let risky = [Step::Reset, Step::Ingest { session: 1, turns: 4 }, Step::DeleteSession { session: 2 }, Step::DeleteAll { ns: "work" }, Step::Update { pick: 0, content: "espresso".into() }, Step::Flush];
+    let risky = [
+        Step::Reset,
+        Step::Ingest { session: 1, turns: 4 },
+        Step::DeleteSession { session: 2 },
+        Step::DeleteAll { ns: "work" },
+        Step::Update { pick: 0, content: "espresso".into() },
+        Step::Flush,
+    ];
     for fault in [Fault::Io, Fault::Quota, Fault::TornThenIo] {
         for step in &risky {
             if matches!(step, Step::Flush) {

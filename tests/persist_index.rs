@@ -14,8 +14,22 @@ use engram::{EngineOptions, Engram, HitTarget, NewMemory, SearchRequest};
 use persist_common::*;
 
 const QUERIES: [&str; 16] = [
-    "coffee", "tea", "mountain river", "python", "rust garden", "violin", "paris", "tokyo", "cat", "dog", "note", "changed", "turn about", "plain coffee",
-    "tokyo cat note", "what about the garden",
+    "coffee",
+    "tea",
+    "mountain river",
+    "python",
+    "rust garden",
+    "violin",
+    "paris",
+    "tokyo",
+    "cat",
+    "dog",
+    "note",
+    "changed",
+    "turn about",
+    "plain coffee",
+    "tokyo cat note",
+    "what about the garden",
 ];
 
 fn ranked(search: &mut dyn FnMut(&SearchRequest) -> Vec<engram::Hit>, q: &str) -> Vec<(String, f64)> {

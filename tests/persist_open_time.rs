@@ -5,9 +5,9 @@ mod persist_common;
 
 use std::time::Instant;
 
+use engram::digest::crc32c;
 use engram::engine::EngineState;
 use engram::model::{Kind, Layer, Memory};
-use engram::digest::crc32c;
 use engram::persist::{export, keys, load, MemoryStorage};
 use engram::store::{EventKind, HistoryEvent};
 use engram::{EngineOptions, Engram};

@@ -68,9 +68,7 @@ fn a_reader_follows_a_writer_across_its_compactions() {
     let storage = Rc::new(MemoryStorage::new());
     let mut writer = open_writer(&storage, 5, 2);
     let mut reader = open_writer(&storage, 6, 2);
-    let search = |s: &mut Store<Rc<MemoryStorage>>, q: &str| {
-        s.search(&SearchRequest { query: Some(q.into()), limit: Some(3), ..Default::default() }).unwrap().len()
-    };
+    let search = |s: &mut Store<Rc<MemoryStorage>>, q: &str| s.search(&SearchRequest { query: Some(q.into()), limit: Some(3), ..Default::default() }).unwrap().len();
     for i in 0..7 {
         block_on(writer.add(NewMemory { content: format!("violin lesson number {i}"), ..Default::default() })).unwrap();
         if i % 3 == 2 {

@@ -111,7 +111,15 @@ fn a_damaged_or_missing_segment_is_skipped_and_vectors_are_scanned() {
     drop(store);
     let records = block_on(engram::host::Storage::load_range(&storage, &["engram".to_string()])).unwrap();
     let (key, bytes) = records.iter().find(|(k, _)| k[1] == "vgraph").unwrap().clone();
-    for damaged in [bytes[..bytes.len() / 2].to_vec(), { let mut b = bytes.clone(); b[bytes.len() - 9] ^= 4; b }, Vec::new()] {
+    for damaged in [
+        bytes[..bytes.len() / 2].to_vec(),
+        {
+            let mut b = bytes.clone();
+            b[bytes.len() - 9] ^= 4;
+            b
+        },
+        Vec::new(),
+    ] {
         let s = Faulty::default();
         for (k, v) in &records {
             let v = if *k == key { damaged.clone() } else { v.clone() };

@@ -201,7 +201,12 @@ fn the_users_own_words_outrank_the_assistants_at_equal_match() {
     let weights: Vec<Option<f64>> = hits.iter().map(|h| h.explain.as_ref().unwrap().role_weight).collect();
     assert_eq!(weights, [Some(1.0), Some(engram::recall::score::ASSISTANT_TURN_WEIGHT)]);
     // A clearly better match by the assistant still wins: the weight is a prior, not a filter.
-    e.ingest(SessionInput { id: "b".into(), turns: vec![turn("assistant", "bot", "Your sourdough starter kit: feed the starter daily, keep the kit jar warm")], ..Default::default() }).unwrap();
+    e.ingest(SessionInput {
+        id: "b".into(),
+        turns: vec![turn("assistant", "bot", "Your sourdough starter kit: feed the starter daily, keep the kit jar warm")],
+        ..Default::default()
+    })
+    .unwrap();
     let top = e.search(&SearchRequest { scope: Scope::Raw, ..query("feed the sourdough starter daily") }).unwrap();
     assert_eq!(top[0].id(), "b#0");
 }
@@ -210,9 +215,12 @@ fn the_users_own_words_outrank_the_assistants_at_equal_match() {
 fn a_relative_time_in_the_query_lifts_what_happened_then() {
     let (mut e, _) = engine();
     for (id, days) in [("old", 20), ("then", 5), ("new", 1)] {
-        e.ingest(SessionInput { id: id.into(), date: Some(T0 - days * DAY), turns: vec![turn("user", "me", "I joined a plank challenge on social media")], ..Default::default() }).unwrap();
+        e.ingest(SessionInput { id: id.into(), date: Some(T0 - days * DAY), turns: vec![turn("user", "me", "I joined a plank challenge on social media")], ..Default::default() })
+            .unwrap();
     }
-    let ranked = |e: &mut Engram, q: &str| -> Vec<String> { e.search(&SearchRequest { scope: Scope::Raw, ..query(q) }).unwrap().iter().map(|h| h.raw().unwrap().session_id.clone()).collect() };
+    let ranked = |e: &mut Engram, q: &str| -> Vec<String> {
+        e.search(&SearchRequest { scope: Scope::Raw, ..query(q) }).unwrap().iter().map(|h| h.raw().unwrap().session_id.clone()).collect()
+    };
     // Without a time phrase the newest wins (recency); with one, the event at that time does.
     assert_eq!(ranked(&mut e, "social media challenge")[0], "new");
     assert_eq!(ranked(&mut e, "which social media challenge did I join 5 days ago")[0], "then");
@@ -254,7 +262,8 @@ fn a_turn_with_nothing_to_embed_is_kept_without_a_vector() {
     let clock = Rc::new(ManualClock::new(T0));
     let mut e = Engram::new(Box::new(clock), EngineOptions { id_seed: Some(1), embedder: Some(Box::new(KeywordVectors)), ..EngineOptions::default() });
     let plain = |c: &str| TurnInput { role: "user".into(), content: c.into(), ..Default::default() };
-    let r = e.ingest(SessionInput { id: "s".into(), turns: vec![plain("my cat sleeps a lot"), plain("\u{200b}\u{200b} 123"), plain("taxes are due")], ..Default::default() }).unwrap();
+    let r =
+        e.ingest(SessionInput { id: "s".into(), turns: vec![plain("my cat sleeps a lot"), plain("\u{200b}\u{200b} 123"), plain("taxes are due")], ..Default::default() }).unwrap();
     assert_eq!(r.added, 3);
     let stats = e.stats();
     assert_eq!((stats.raw_entries, stats.raw_vectors), (3, 2));

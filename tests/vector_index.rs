@@ -232,7 +232,18 @@ fn large_recall(n: usize) {
     let dims = 384;
     for (name, data, queries) in [
         ("random", uniform(n, dims, 21), uniform(100, dims, 22)),
-        ("clustered", { let mut c = Clusters::new(n / 100, dims, 23); c.many(n) }, { let mut c = Clusters::new(n / 100, dims, 23); c.many(n); c.many(100) }),
+        (
+            "clustered",
+            {
+                let mut c = Clusters::new(n / 100, dims, 23);
+                c.many(n)
+            },
+            {
+                let mut c = Clusters::new(n / 100, dims, 23);
+                c.many(n);
+                c.many(100)
+            },
+        ),
     ] {
         let data = labelled(data);
         let mut ix = index_with(&data, 1);

@@ -34,11 +34,7 @@ impl<'a> Fields<'a> {
             Some(other) => return Err(Error::invalid(format!("{what}: expected an object, got {}", type_name(other)))),
         };
         if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return Err(Error::invalid(format!(
-                "{what}: unknown field `{}` (allowed: {})",
-                crate::model::time::truncate(k, 40),
-                allowed.join(", ")
-            )));
+            return Err(Error::invalid(format!("{what}: unknown field `{}` (allowed: {})", crate::model::time::truncate(k, 40), allowed.join(", "))));
         }
         Ok(Some(Fields { obj, what, allowed }))
     }

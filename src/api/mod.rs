@@ -23,9 +23,7 @@ fn kind(f: &Fields, key: &str) -> Result<Option<Kind>> {
 
 fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names: &str) -> Result<Vec<T>> {
     let Some(list) = f.str_list(key)? else { return Ok(Vec::new()) };
-    list.iter()
-        .map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40)))))
-        .collect()
+    list.iter().map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40))))).collect()
 }
 
 pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"];
@@ -114,9 +112,7 @@ pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Opt
 /// are present as `null`. Fields the model skips when empty (a memory's `derivedFrom`, `links`) stay
 /// absent.
 fn record_view<T: Serialize>(record: &T, times: &[&str], nullable: &[&str]) -> Value {
-    let Ok(Value::Object(mut view)) = serde_json::to_value(record) else {
-        unreachable!("model records serialize to JSON objects")
-    };
+    let Ok(Value::Object(mut view)) = serde_json::to_value(record) else { unreachable!("model records serialize to JSON objects") };
     for key in times {
         if let Some(ms) = view.get(*key).and_then(Value::as_i64) {
             view.insert((*key).to_string(), Value::String(to_iso(ms)));
@@ -256,10 +252,7 @@ mod tests {
         let stats = VectorStats { len: 5, indexed: 3, delta: 2, tombstones: 1, segments: 1, memory_bytes: 640 };
         assert_eq!(json!(stats).to_string(), r#"{"exact":2,"indexed":3,"memoryBytes":640,"segments":1,"tombstones":1,"vectors":5}"#);
         let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true };
-        assert_eq!(
-            json!(c).to_string(),
-            r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#
-        );
+        assert_eq!(json!(c).to_string(), r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#);
     }
 
     /// Each key in a parser's allowed list changes what it returns, so none is accepted and then

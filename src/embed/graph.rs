@@ -17,16 +17,12 @@
 
 use std::collections::{HashMap, HashSet};
 
-use tract_onnx::pb::{
-    attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto, TensorProto,
-};
+use tract_onnx::pb::{attribute_proto::AttributeType, tensor_proto::DataType, AttributeProto, GraphProto, NodeProto, TensorProto};
 
 /// Applies the rewrite to every matching `Gather`; returns how many tables were rewritten.
 pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
-    let inits: HashMap<&str, (i32, &[i64])> =
-        graph.initializer.iter().map(|t| (t.name.as_str(), (t.data_type, t.dims.as_slice()))).collect();
-    let producer: HashMap<&str, usize> =
-        graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
+    let inits: HashMap<&str, (i32, &[i64])> = graph.initializer.iter().map(|t| (t.name.as_str(), (t.data_type, t.dims.as_slice()))).collect();
+    let producer: HashMap<&str, usize> = graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
     let mut uses: HashMap<&str, usize> = HashMap::new();
     for name in graph.node.iter().flat_map(|n| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)) {
         *uses.entry(name.as_str()).or_default() += 1;
@@ -36,11 +32,7 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
     // (index of the Gather, index of the Cast, index of the Mul, replacement nodes)
     let mut plans: Vec<(usize, usize, usize, Vec<NodeProto>)> = Vec::new();
     for (gi, gather) in graph.node.iter().enumerate() {
-        if gather.op_type != "Gather"
-            || !gather.domain.is_empty()
-            || gather.input.len() != 2
-            || gather.output.len() != 1
-        {
+        if gather.op_type != "Gather" || !gather.domain.is_empty() || gather.input.len() != 2 || gather.output.len() != 1 {
             continue;
         }
         if int_attr(gather, "axis").unwrap_or(0) != 0 || !used_once(&gather.input[0]) {
@@ -55,8 +47,7 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         let Some((cast_slot, ci)) = (0..2).find_map(|slot| {
             let &ci = producer.get(mul.input[slot].as_str())?;
             let cast = &graph.node[ci];
-            (cast.op_type == "Cast" && cast.domain.is_empty() && cast.input.len() == 1 && used_once(&mul.input[slot]))
-                .then_some((slot, ci))
+            (cast.op_type == "Cast" && cast.domain.is_empty() && cast.input.len() == 1 && used_once(&mul.input[slot])).then_some((slot, ci))
         }) else {
             continue;
         };
@@ -84,30 +75,12 @@ pub(crate) fn gather_before_dequantize(graph: &mut GraphProto) -> usize {
         let rows_q = format!("{out}__gather_first_q");
         let rows_f = format!("{out}__gather_first_f");
         let mut nodes = vec![
-            node(
-                "Gather",
-                &format!("{out}__gather_first_gather"),
-                &[&cast.input[0], ids],
-                &rows_q,
-                Some(int("axis", 0)),
-            ),
-            node(
-                "Cast",
-                &format!("{out}__gather_first_cast"),
-                &[&rows_q],
-                &rows_f,
-                Some(int("to", DataType::Float as i64)),
-            ),
+            node("Gather", &format!("{out}__gather_first_gather"), &[&cast.input[0], ids], &rows_q, Some(int("axis", 0))),
+            node("Cast", &format!("{out}__gather_first_cast"), &[&rows_q], &rows_f, Some(int("to", DataType::Float as i64))),
         ];
         let scale = if per_row {
             let rows_s = format!("{out}__gather_first_scale");
-            nodes.push(node(
-                "Gather",
-                &format!("{out}__gather_first_gather_scale"),
-                &[scale_name, ids],
-                &rows_s,
-                Some(int("axis", 0)),
-            ));
+            nodes.push(node("Gather", &format!("{out}__gather_first_gather_scale"), &[scale_name, ids], &rows_s, Some(int("axis", 0))));
             rows_s
         } else {
             scale_name.clone()
@@ -160,8 +133,7 @@ pub(crate) const INT8_MATMUL: &str = "EngramInt8MatMul";
 /// integer kernel (see `int8_matmul`).
 pub(crate) fn route_int8_matmuls(graph: &mut GraphProto) -> usize {
     let inits: HashMap<&str, &TensorProto> = graph.initializer.iter().map(|t| (t.name.as_str(), t)).collect();
-    let producer: HashMap<&str, usize> =
-        graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
+    let producer: HashMap<&str, usize> = graph.node.iter().enumerate().flat_map(|(i, n)| n.output.iter().map(move |o| (o.as_str(), i))).collect();
     let mut rewrites: Vec<(usize, [String; 3], [usize; 2])> = Vec::new();
     for (at, matmul) in graph.node.iter().enumerate() {
         if matmul.op_type != "MatMul" || !matmul.domain.is_empty() || matmul.input.len() != 2 {
@@ -208,11 +180,7 @@ fn is_int8_weight(q: &TensorProto, s: &TensorProto) -> bool {
     let s_len = if s.raw_data.is_empty() { s.float_data.len() } else { s.raw_data.len() / 4 };
     let per_column = s.dims.last() == Some(&n) && s.dims.iter().rev().skip(1).all(|&d| d == 1);
     let per_tensor = s.dims.iter().all(|&d| d == 1);
-    k > 0
-        && n > 0
-        && k.checked_mul(n) == i64::try_from(q_len).ok()
-        && (per_column || per_tensor)
-        && i64::try_from(s_len).ok() == Some(s.dims.iter().product())
+    k > 0 && n > 0 && k.checked_mul(n) == i64::try_from(q_len).ok() && (per_column || per_tensor) && i64::try_from(s_len).ok() == Some(s.dims.iter().product())
 }
 
 /// Removes the candidate nodes whose outputs no node and no graph output reads, repeating until none is
@@ -221,16 +189,8 @@ fn drop_unread(graph: &mut GraphProto, candidates: &[usize]) {
     let mut doomed = vec![false; graph.node.len()];
     loop {
         let live = graph.node.iter().enumerate().filter(|(i, _)| !doomed[*i]);
-        let read: HashSet<&str> = live
-            .flat_map(|(_, n)| n.input.iter())
-            .chain(graph.output.iter().map(|o| &o.name))
-            .map(String::as_str)
-            .collect();
-        let newly: Vec<usize> = candidates
-            .iter()
-            .copied()
-            .filter(|&i| !doomed[i] && graph.node[i].output.iter().all(|o| !read.contains(o.as_str())))
-            .collect();
+        let read: HashSet<&str> = live.flat_map(|(_, n)| n.input.iter()).chain(graph.output.iter().map(|o| &o.name)).map(String::as_str).collect();
+        let newly: Vec<usize> = candidates.iter().copied().filter(|&i| !doomed[i] && graph.node[i].output.iter().all(|o| !read.contains(o.as_str()))).collect();
         if newly.is_empty() {
             break;
         }
@@ -278,13 +238,8 @@ mod tests {
 
     fn int64_input(name: &str, len: i64) -> ValueInfoProto {
         let dim = Dimension { value: Some(dimension::Value::DimValue(len)), ..Default::default() };
-        let tensor =
-            type_proto::Tensor { elem_type: DataType::Int64 as i32, shape: Some(TensorShapeProto { dim: vec![dim] }) };
-        ValueInfoProto {
-            name: name.into(),
-            r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
-            ..Default::default()
-        }
+        let tensor = type_proto::Tensor { elem_type: DataType::Int64 as i32, shape: Some(TensorShapeProto { dim: vec![dim] }) };
+        ValueInfoProto { name: name.into(), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }), ..Default::default() }
     }
 
     /// `out = Gather(Mul(Cast(q), scale), ids)` with an int8 table, as the int8 export writes it.
@@ -299,36 +254,18 @@ mod tests {
                 node("Gather", "gather", &["table", "ids"], "out", Some(int("axis", 0))),
             ],
             initializer: vec![
-                TensorProto {
-                    name: "q".into(),
-                    dims: vec![ROWS, COLS],
-                    data_type: DataType::Int8 as i32,
-                    raw_data: q,
-                    ..Default::default()
-                },
-                TensorProto {
-                    name: "scale".into(),
-                    dims: scale_dims,
-                    data_type: DataType::Float as i32,
-                    float_data: scales,
-                    ..Default::default()
-                },
+                TensorProto { name: "q".into(), dims: vec![ROWS, COLS], data_type: DataType::Int8 as i32, raw_data: q, ..Default::default() },
+                TensorProto { name: "scale".into(), dims: scale_dims, data_type: DataType::Float as i32, float_data: scales, ..Default::default() },
             ],
             input: vec![int64_input("ids", 4)],
             output: vec![ValueInfoProto { name: "out".into(), ..Default::default() }],
             ..Default::default()
         };
-        ModelProto {
-            ir_version: 8,
-            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
-            graph: Some(graph),
-            ..Default::default()
-        }
+        ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() }
     }
 
     fn run(proto: &ModelProto) -> Vec<f32> {
-        let plan =
-            tract_onnx::onnx().model_for_proto_model(proto).unwrap().into_optimized().unwrap().into_runnable().unwrap();
+        let plan = tract_onnx::onnx().model_for_proto_model(proto).unwrap().into_optimized().unwrap().into_runnable().unwrap();
         let ids = Tensor::from_shape::<i64>(&[4], &[3, 0, 6, 3]).unwrap();
         let out = plan.run(tvec![ids.into_tvalue()]).unwrap();
         out[0].try_as_plain_ram().unwrap().as_slice::<f32>().unwrap().to_vec()

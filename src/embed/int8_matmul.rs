@@ -302,8 +302,7 @@ mod tests {
         let mut out = vec![0f32; rows * n];
         for r in 0..rows {
             for c in 0..n {
-                out[r * n + c] =
-                    (0..k).map(|i| x[r * k + i] as f64 * q[i * n + c] as f64 * s[c] as f64).sum::<f64>() as f32;
+                out[r * n + c] = (0..k).map(|i| x[r * k + i] as f64 * q[i * n + c] as f64 * s[c] as f64).sum::<f64>() as f32;
             }
         }
         out
@@ -398,9 +397,7 @@ mod tests {
 
     #[test]
     fn rounding_is_to_nearest_with_ties_to_even() {
-        for (t, want) in
-            [(0.4999999, 0), (0.5, 0), (1.5, 2), (2.5, 2), (-0.5, 0), (-1.5, -2), (-2.6, -3), (32767.0, 32767)]
-        {
+        for (t, want) in [(0.4999999, 0), (0.5, 0), (1.5, 2), (2.5, 2), (-0.5, 0), (-1.5, -2), (-2.6, -3), (32767.0, 32767)] {
             assert_eq!(round_to_int(t), want, "{t}");
         }
     }

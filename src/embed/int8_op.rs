@@ -33,12 +33,7 @@ impl Expansion for Int8MatMulSource {
         INT8_MATMUL.into()
     }
 
-    fn rules<'r, 'p: 'r, 's: 'r>(
-        &'s self,
-        s: &mut Solver<'r>,
-        inputs: &'p [TensorProxy],
-        outputs: &'p [TensorProxy],
-    ) -> InferenceResult {
+    fn rules<'r, 'p: 'r, 's: 'r>(&'s self, s: &mut Solver<'r>, inputs: &'p [TensorProxy], outputs: &'p [TensorProxy]) -> InferenceResult {
         check_input_arity(inputs, 3)?;
         check_output_arity(outputs, 1)?;
         s.equals(&inputs[0].datum_type, f32::datum_type())?;
@@ -59,13 +54,8 @@ impl Expansion for Int8MatMulSource {
 
     fn wire(&self, prefix: &str, model: &mut TypedModel, inputs: &[OutletId]) -> TractResult<TVec<OutletId>> {
         ensure!(inputs.len() == 3, "{INT8_MATMUL} takes 3 inputs, got {}", inputs.len());
-        let konst = |ix: usize| -> TractResult<Arc<Tensor>> {
-            model
-                .outlet_fact(inputs[ix])?
-                .konst
-                .clone()
-                .with_context(|| format!("{INT8_MATMUL}: input {ix} must be a constant"))
-        };
+        let konst =
+            |ix: usize| -> TractResult<Arc<Tensor>> { model.outlet_fact(inputs[ix])?.konst.clone().with_context(|| format!("{INT8_MATMUL}: input {ix} must be a constant")) };
         let (q, s) = (konst(1)?, konst(2)?);
         ensure!(q.rank() == 2, "{INT8_MATMUL}: the weight must be a matrix, got {:?}", q.shape());
         let (k, n) = (q.shape()[0], q.shape()[1]);
@@ -77,8 +67,7 @@ impl Expansion for Int8MatMulSource {
             len if len == n => scales.to_vec(),
             len => bail!("{INT8_MATMUL}: {len} scales for {n} columns"),
         };
-        let weights = PackedWeights::new(q_view.as_slice::<i8>()?, k, n, &scales)
-            .with_context(|| format!("{INT8_MATMUL}: a {k}×{n} weight does not pack"))?;
+        let weights = PackedWeights::new(q_view.as_slice::<i8>()?, k, n, &scales).with_context(|| format!("{INT8_MATMUL}: a {k}×{n} weight does not pack"))?;
         model.wire_node(prefix, Int8MatMul { weights: Arc::new(weights) }, &inputs[..1])
     }
 }
@@ -165,8 +154,7 @@ mod tests {
         attribute_proto::AttributeType,
         tensor_proto::DataType,
         tensor_shape_proto::{dimension, Dimension},
-        type_proto, AttributeProto, GraphProto, ModelProto, OperatorSetIdProto, TensorProto, TensorShapeProto,
-        TypeProto, ValueInfoProto,
+        type_proto, AttributeProto, GraphProto, ModelProto, OperatorSetIdProto, TensorProto, TensorShapeProto, TypeProto, ValueInfoProto,
     };
 
     const M: usize = 3;
@@ -174,26 +162,13 @@ mod tests {
     const N: usize = 11;
 
     fn value_info(name: &str, dims: &[usize]) -> ValueInfoProto {
-        let dim = dims
-            .iter()
-            .map(|&d| Dimension { value: Some(dimension::Value::DimValue(d as i64)), ..Default::default() })
-            .collect();
+        let dim = dims.iter().map(|&d| Dimension { value: Some(dimension::Value::DimValue(d as i64)), ..Default::default() }).collect();
         let tensor = type_proto::Tensor { elem_type: DataType::Float as i32, shape: Some(TensorShapeProto { dim }) };
-        ValueInfoProto {
-            name: name.into(),
-            r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }),
-            ..Default::default()
-        }
+        ValueInfoProto { name: name.into(), r#type: Some(TypeProto { value: Some(type_proto::Value::TensorType(tensor)), ..Default::default() }), ..Default::default() }
     }
 
     fn node(op: &str, inputs: &[&str], output: &str) -> NodeProto {
-        NodeProto {
-            op_type: op.into(),
-            name: output.into(),
-            input: inputs.iter().map(|s| s.to_string()).collect(),
-            output: vec![output.into()],
-            ..Default::default()
-        }
+        NodeProto { op_type: op.into(), name: output.into(), input: inputs.iter().map(|s| s.to_string()).collect(), output: vec![output.into()], ..Default::default() }
     }
 
     /// `y = MatMul(x, Mul(Cast(q), s))` as the int8 export writes a linear layer; with `also_output`,
@@ -203,12 +178,7 @@ mod tests {
         let n_scales = scale_dims.iter().product::<i64>() as usize;
         let scales: Vec<f32> = (0..n_scales).map(|i| 0.011 + 0.003 * i as f32).collect();
         let mut cast = node("Cast", &["q"], "q_f");
-        cast.attribute.push(AttributeProto {
-            name: "to".into(),
-            r#type: AttributeType::Int as i32,
-            i: DataType::Float as i64,
-            ..Default::default()
-        });
+        cast.attribute.push(AttributeProto { name: "to".into(), r#type: AttributeType::Int as i32, i: DataType::Float as i64, ..Default::default() });
         let mut output = vec![value_info("y", &[M, N])];
         if also_output {
             output.push(value_info("w", &[K, N]));
@@ -216,31 +186,14 @@ mod tests {
         let graph = GraphProto {
             node: vec![cast, node("Mul", &["q_f", "s"], "w"), node("MatMul", &["x", "w"], "y")],
             initializer: vec![
-                TensorProto {
-                    name: "q".into(),
-                    dims: vec![K as i64, N as i64],
-                    data_type: DataType::Int8 as i32,
-                    raw_data: q,
-                    ..Default::default()
-                },
-                TensorProto {
-                    name: "s".into(),
-                    dims: scale_dims,
-                    data_type: DataType::Float as i32,
-                    float_data: scales,
-                    ..Default::default()
-                },
+                TensorProto { name: "q".into(), dims: vec![K as i64, N as i64], data_type: DataType::Int8 as i32, raw_data: q, ..Default::default() },
+                TensorProto { name: "s".into(), dims: scale_dims, data_type: DataType::Float as i32, float_data: scales, ..Default::default() },
             ],
             input: vec![value_info("x", &[M, K])],
             output,
             ..Default::default()
         };
-        ModelProto {
-            ir_version: 8,
-            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
-            graph: Some(graph),
-            ..Default::default()
-        }
+        ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() }
     }
 
     fn run(proto: &ModelProto) -> Vec<f32> {

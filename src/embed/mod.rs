@@ -135,9 +135,7 @@ impl Embedder for OnnxEmbedder {
     fn embed(&self, texts: &[&str]) -> Result<Vec<Vec<f32>>> {
         let tokens = texts.iter().map(|t| self.tokenizer.encode(t)).collect::<Result<Vec<Tokens>>>()?;
         if let Some(i) = tokens.iter().position(|t| t.content_len() == 0) {
-            return Err(Error::invalid(format!(
-                "text {i} has nothing to embed: it is empty, whitespace, or only characters the tokenizer drops"
-            )));
+            return Err(Error::invalid(format!("text {i} has nothing to embed: it is empty, whitespace, or only characters the tokenizer drops")));
         }
         let mut order: Vec<usize> = (0..texts.len()).collect();
         order.sort_by_key(|&i| tokens[i].ids.len());
@@ -147,8 +145,7 @@ impl Embedder for OnnxEmbedder {
             let members: Vec<&Tokens> = chunk.iter().map(|&i| &tokens[i]).collect();
             let batch = Batch::pad(&members);
             let hidden = self.runtime.run(&batch)?;
-            let vectors =
-                pool::mean_pool_normalized(&hidden, &batch.attention_mask, batch.rows, batch.seq, self.runtime.dims);
+            let vectors = pool::mean_pool_normalized(&hidden, &batch.attention_mask, batch.rows, batch.seq, self.runtime.dims);
             for (&i, v) in chunk.iter().zip(vectors) {
                 out[i] = v;
             }

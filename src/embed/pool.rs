@@ -2,13 +2,7 @@
 //! the hidden states of the real (unmasked) tokens, then scaled to unit length so cosine is a dot product.
 
 /// Pools `hidden` (`[rows, seq, dims]`, flat) under `mask` (`[rows, seq]`, 1 = real token).
-pub(crate) fn mean_pool_normalized(
-    hidden: &[f32],
-    mask: &[i64],
-    rows: usize,
-    seq: usize,
-    dims: usize,
-) -> Vec<Vec<f32>> {
+pub(crate) fn mean_pool_normalized(hidden: &[f32], mask: &[i64], rows: usize, seq: usize, dims: usize) -> Vec<Vec<f32>> {
     (0..rows)
         .map(|r| {
             let mut sum = vec![0f32; dims];

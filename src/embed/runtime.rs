@@ -35,9 +35,7 @@ impl Runtime {
     pub fn load(model: &[u8], precision: Precision) -> Result<Runtime> {
         let mut onnx = tract_onnx::onnx();
         int8_op::register(&mut onnx.op_register);
-        let proto = onnx
-            .proto_model_for_read(&mut &model[..])
-            .map_err(|e| Error::invalid(format!("the model is not an ONNX protobuf: {e:#}")))?;
+        let proto = onnx.proto_model_for_read(&mut &model[..]).map_err(|e| Error::invalid(format!("the model is not an ONNX protobuf: {e:#}")))?;
         Self::from_proto(&onnx, proto, precision)
     }
 
@@ -60,17 +58,12 @@ impl Runtime {
         // two copies of the weights never coexist with the typed ones.
         drop(proto);
         // Keep only the output we pool; other outputs (e.g. a pooler) would be computed for nothing.
-        model
-            .select_outputs_by_name([OUTPUT])
-            .map_err(|e| Error::invalid(format!("the ONNX model has no `{OUTPUT}` output: {e:#}")))?;
+        model.select_outputs_by_name([OUTPUT]).map_err(|e| Error::invalid(format!("the ONNX model has no `{OUTPUT}` output: {e:#}")))?;
 
         let mut input_order = Vec::new();
         for outlet in model.input_outlets().map_err(tract_err("reading inputs"))?.to_vec() {
             let name = &model.node(outlet.node).name;
-            let k = INPUTS
-                .iter()
-                .position(|n| n == name)
-                .ok_or_else(|| Error::invalid(format!("unexpected model input `{name}`; expected {INPUTS:?}")))?;
+            let k = INPUTS.iter().position(|n| n == name).ok_or_else(|| Error::invalid(format!("unexpected model input `{name}`; expected {INPUTS:?}")))?;
             input_order.push(k);
         }
         if input_order.len() != INPUTS.len() {
@@ -81,19 +74,13 @@ impl Runtime {
         // broadcast the attention mask to [batch, 1, seq, seq], and leaves the stale larger shape on the
         // nodes after it (harmless in release, but debug builds check every shape and fail). Recomputing
         // the facts after decluttering makes them describe what actually runs, before optimizing.
-        let mut typed =
-            model.into_typed().and_then(|m| m.into_decluttered()).map_err(tract_err("analysing the model"))?;
+        let mut typed = model.into_typed().and_then(|m| m.into_decluttered()).map_err(tract_err("analysing the model"))?;
         typed.refresh_output_facts().map_err(tract_err("analysing the model"))?;
         let typed = typed.into_optimized().map_err(tract_err("optimizing the model"))?;
         let fact = typed.output_fact(0).map_err(tract_err("reading the output shape"))?;
         let dims = match fact.shape.iter().last().and_then(|d| d.to_i64().ok()) {
             Some(d) if fact.rank() == 3 && d > 0 => d as usize,
-            _ => {
-                return Err(Error::invalid(format!(
-                    "`{OUTPUT}` must be [batch, sequence, dims] with a fixed dims; it is {:?}",
-                    fact.shape
-                )))
-            }
+            _ => return Err(Error::invalid(format!("`{OUTPUT}` must be [batch, sequence, dims] with a fixed dims; it is {:?}", fact.shape))),
         };
         let plan = typed.into_runnable().map_err(tract_err("planning the model"))?;
         Ok(Runtime { plan, input_order, dims, rewrites, int8_matmuls })
@@ -111,11 +98,7 @@ impl Runtime {
         let outputs = self.plan.run(inputs).map_err(tract_err("inference failed"))?;
         let hidden = outputs.first().ok_or_else(|| Error::embedder("the model returned no output"))?;
         if hidden.shape() != [batch.rows, batch.seq, self.dims] {
-            return Err(Error::embedder(format!(
-                "`{OUTPUT}` has shape {:?}; expected {:?}",
-                hidden.shape(),
-                [batch.rows, batch.seq, self.dims]
-            )));
+            return Err(Error::embedder(format!("`{OUTPUT}` has shape {:?}; expected {:?}", hidden.shape(), [batch.rows, batch.seq, self.dims])));
         }
         let view = hidden.try_as_plain_ram().map_err(tract_err("reading the output"))?;
         Ok(view.as_slice::<f32>().map_err(tract_err("reading the output"))?.to_vec())
@@ -139,18 +122,9 @@ mod tests {
             output: vec![output.into()],
             ..Default::default()
         };
-        let graph = GraphProto {
-            node: vec![node("Identity", "input_ids", "a"), node("SurelyNotAnOnnxOp", "a", OUTPUT)],
-            ..Default::default()
-        };
-        let proto = ModelProto {
-            ir_version: 8,
-            opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }],
-            graph: Some(graph),
-            ..Default::default()
-        };
-        let err =
-            Runtime::from_proto(&onnx, proto, Precision::Int8).err().expect("an unknown operator must be refused");
+        let graph = GraphProto { node: vec![node("Identity", "input_ids", "a"), node("SurelyNotAnOnnxOp", "a", OUTPUT)], ..Default::default() };
+        let proto = ModelProto { ir_version: 8, opset_import: vec![OperatorSetIdProto { domain: String::new(), version: 17 }], graph: Some(graph), ..Default::default() };
+        let err = Runtime::from_proto(&onnx, proto, Precision::Int8).err().expect("an unknown operator must be refused");
         assert_eq!(err.code, ErrorCode::Embedder);
         assert!(err.message.contains("`SurelyNotAnOnnxOp` (node `last_hidden_state`)"), "{}", err.message);
     }

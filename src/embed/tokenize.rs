@@ -33,16 +33,10 @@ impl Tokens {
 
 impl WordPiece {
     pub fn from_bytes(tokenizer_json: &[u8]) -> Result<Self> {
-        let mut inner = Tokenizer::from_bytes(tokenizer_json)
-            .map_err(|e| Error::invalid(format!("tokenizer.json does not parse: {e}")))?;
+        let mut inner = Tokenizer::from_bytes(tokenizer_json).map_err(|e| Error::invalid(format!("tokenizer.json does not parse: {e}")))?;
         inner.with_padding(None);
         inner
-            .with_truncation(Some(TruncationParams {
-                direction: TruncationDirection::Right,
-                max_length: MAX_TOKENS,
-                strategy: TruncationStrategy::LongestFirst,
-                stride: 0,
-            }))
+            .with_truncation(Some(TruncationParams { direction: TruncationDirection::Right, max_length: MAX_TOKENS, strategy: TruncationStrategy::LongestFirst, stride: 0 }))
             .map_err(|e| Error::invalid(format!("tokenizer.json rejects truncation at {MAX_TOKENS}: {e}")))?;
         Ok(WordPiece { inner })
     }
@@ -50,8 +44,7 @@ impl WordPiece {
     /// Tokenizes one text with `[CLS] … [SEP]` added, truncated to [`MAX_TOKENS`].
     pub fn encode(&self, text: &str) -> Result<Tokens> {
         // encode_fast skips character offsets, which nothing here needs; the ids are the same.
-        let enc =
-            self.inner.encode_fast(text, true).map_err(|e| Error::embedder(format!("tokenization failed: {e}")))?;
+        let enc = self.inner.encode_fast(text, true).map_err(|e| Error::embedder(format!("tokenization failed: {e}")))?;
         Ok(Tokens { ids: enc.get_ids().to_vec(), type_ids: enc.get_type_ids().to_vec() })
     }
 }
@@ -70,13 +63,7 @@ impl Batch {
     pub fn pad(items: &[&Tokens]) -> Batch {
         let rows = items.len();
         let seq = items.iter().map(|t| t.ids.len()).max().unwrap_or(0);
-        let mut b = Batch {
-            rows,
-            seq,
-            input_ids: vec![0; rows * seq],
-            attention_mask: vec![0; rows * seq],
-            token_type_ids: vec![0; rows * seq],
-        };
+        let mut b = Batch { rows, seq, input_ids: vec![0; rows * seq], attention_mask: vec![0; rows * seq], token_type_ids: vec![0; rows * seq] };
         for (r, t) in items.iter().enumerate() {
             for (c, (&id, &ty)) in t.ids.iter().zip(&t.type_ids).enumerate() {
                 b.input_ids[r * seq + c] = i64::from(id);

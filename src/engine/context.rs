@@ -44,13 +44,9 @@ impl Engram {
                 continue;
             }
             items.push(match h.target {
-                HitTarget::Memory(m) => ContextItem {
-                    section: memory_section(m.kind),
-                    date: (m.kind == Kind::Episodic).then(|| m.event_time()),
-                    id: m.id,
-                    text: m.content,
-                    speaker: None,
-                },
+                HitTarget::Memory(m) => {
+                    ContextItem { section: memory_section(m.kind), date: (m.kind == Kind::Episodic).then(|| m.event_time()), id: m.id, text: m.content, speaker: None }
+                }
                 HitTarget::Raw(r) => {
                     if cited.contains(&r.id) {
                         continue;

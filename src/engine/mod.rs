@@ -7,8 +7,8 @@ mod extract;
 mod journal;
 mod merge;
 mod prebuilt;
-mod reembed;
 mod raw;
+mod reembed;
 mod replay;
 mod search;
 mod state;
@@ -21,12 +21,12 @@ use serde::Serialize;
 
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
-pub use state::{EngineState, WithVector};
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
-pub use replay::RecordChange;
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
+pub use replay::RecordChange;
 pub use search::{Hit, HitTarget};
+pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;
 
 use crate::error::{Error, Result};
@@ -238,7 +238,14 @@ impl Engram {
             links,
         };
         self.note_memory(&id);
-        self.log(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None, prompt_id: prompt_id.map(str::to_string) });
+        self.log(HistoryEvent {
+            memory_id: id,
+            event: EventKind::Add,
+            at: now,
+            content: Some(memory.content.clone()),
+            previous_content: None,
+            prompt_id: prompt_id.map(str::to_string),
+        });
         self.tables.put_memory(memory.clone(), vector.map_or(VectorChange::Keep, VectorChange::Set));
         Ok(Added { memory, deduplicated: false })
     }
@@ -368,7 +375,8 @@ impl Engram {
 
     /// Everything that happened to a memory, oldest first. `NotFound` if it never existed.
     pub fn history(&self, id: &str) -> Result<Vec<HistoryEvent>> {
-        self.tables.history()
+        self.tables
+            .history()
             .of(id)
             .map(|v| v.into_iter().cloned().collect())
             .ok_or_else(|| Error::not_found(format!("no history for id {}", crate::model::time::truncate(id, 40))))
@@ -421,12 +429,7 @@ impl Engram {
     fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
         let table = self.tables.table();
         let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
-        self.tables.vectors()
-            .search(v, LINKS_MAX, accept)
-            .into_iter()
-            .filter(|h| h.cosine >= LINK_MIN_COSINE)
-            .filter_map(|h| table.get(h.doc).map(|m| m.id.clone()))
-            .collect()
+        self.tables.vectors().search(v, LINKS_MAX, accept).into_iter().filter(|h| h.cosine >= LINK_MIN_COSINE).filter_map(|h| table.get(h.doc).map(|m| m.id.clone())).collect()
     }
 
     /// Memories linked with `id` in either direction.

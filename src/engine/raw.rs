@@ -70,7 +70,8 @@ impl Engram {
         if session.turns.is_empty() || session.turns.len() > validate::SESSION_TURNS_MAX {
             return Err(Error::invalid(format!("a session needs 1..{} turns, got {}", validate::SESSION_TURNS_MAX, session.turns.len())));
         }
-        let text_bytes: usize = session.turns.iter().map(|t| t.role.len() + t.content.len() + t.speaker.as_ref().map_or(0, String::len) + t.id.as_ref().map_or(0, String::len)).sum();
+        let text_bytes: usize =
+            session.turns.iter().map(|t| t.role.len() + t.content.len() + t.speaker.as_ref().map_or(0, String::len) + t.id.as_ref().map_or(0, String::len)).sum();
         validate::ingest_bytes(text_bytes)?;
         for (i, t) in session.turns.iter().enumerate() {
             let at = |e: Error| Error::invalid(format!("turn {i}: {}", e.message));
@@ -215,4 +216,3 @@ impl Engram {
         Ok(DeletedSession { entries: removed.len(), memories: deleted })
     }
 }
-

@@ -4,8 +4,8 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::{EngineState, WithVector};
 use super::Engram;
+use super::{EngineState, WithVector};
 use crate::error::{Error, Result};
 use crate::model::{Memory, RawEntry};
 use crate::store::HistoryEvent;
@@ -16,9 +16,15 @@ pub enum RecordChange {
     /// Every record was forgotten.
     Reset,
     /// A memory now has this value (`None`: it was removed).
-    Memory { id: String, value: Option<WithVector<Memory>> },
+    Memory {
+        id: String,
+        value: Option<WithVector<Memory>>,
+    },
     /// A raw entry now has this value (`None`: it was removed).
-    Raw { id: String, value: Option<WithVector<RawEntry>> },
+    Raw {
+        id: String,
+        value: Option<WithVector<RawEntry>>,
+    },
     History(HistoryEvent),
     /// A memory's history lost its text (the memory was deleted).
     ForgetHistoryText(String),
@@ -102,11 +108,7 @@ impl Engram {
                 RecordChange::History(_) | RecordChange::ForgetHistoryText(_) => {}
             }
         }
-        let state = EngineState {
-            memories: memories.into_values().cloned().collect(),
-            raw: raw.into_values().cloned().collect(),
-            history: Vec::new(),
-        };
+        let state = EngineState { memories: memories.into_values().cloned().collect(), raw: raw.into_values().cloned().collect(), history: Vec::new() };
         state.check()?;
         let (memory_dims, raw_dims) = state.dims();
         let have_memory = if reset { None } else { self.tables.vectors().dims() }.or_else(|| self.embedder.as_ref().map(|e| e.dims()));

@@ -81,11 +81,10 @@ impl KeywordQuery {
 /// English function words (after stemming), dropped from queries that have other terms.
 fn is_function_word(term: &str) -> bool {
     const WORDS: &[&str] = &[
-        "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "about", "as", "into",
-        "is", "are", "was", "were", "be", "been", "am", "do", "doe", "did", "does", "has", "have", "had", "will", "would", "can",
-        "could", "should", "shall", "may", "might", "must", "what", "which", "who", "whom", "whose", "when", "where", "why", "how",
-        "i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "it", "its", "we", "us", "our", "they", "them", "their",
-        "this", "that", "these", "those", "there", "here", "if", "then", "than", "so", "not", "no", "any", "some", "all",
+        "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "about", "as", "into", "is", "are", "was", "were", "be", "been", "am",
+        "do", "doe", "did", "does", "has", "have", "had", "will", "would", "can", "could", "should", "shall", "may", "might", "must", "what", "which", "who", "whom", "whose",
+        "when", "where", "why", "how", "i", "me", "my", "you", "your", "he", "him", "his", "she", "her", "it", "its", "we", "us", "our", "they", "them", "their", "this", "that",
+        "these", "those", "there", "here", "if", "then", "than", "so", "not", "no", "any", "some", "all",
     ];
     WORDS.contains(&term)
 }
@@ -272,12 +271,7 @@ mod tests {
 
     #[test]
     fn rarer_terms_and_shorter_docs_rank_higher() {
-        let ix = index(&[
-            "the cat sat on the mat",
-            "the dog chased the cat around the big garden all afternoon long",
-            "a dog",
-            "the the the the",
-        ]);
+        let ix = index(&["the cat sat on the mat", "the dog chased the cat around the big garden all afternoon long", "a dog", "the the the the"]);
         assert_eq!(ranked(&ix, "cat"), [0, 1]);
         assert_eq!(ranked(&ix, "dog"), [2, 1]);
         // Both terms beat one; among one-term matches (equal IDF) the shorter document wins.

@@ -95,8 +95,18 @@ mod tests {
 
     #[test]
     fn conflates_inflections() {
-        for (a, b) in [("named", "name"), ("pelicans", "pelican"), ("running", "run"), ("hopped", "hop"), ("ponies", "pony"),
-                       ("caresses", "caress"), ("agreed", "agree"), ("painting", "paint"), ("painted", "paints"), ("hiking", "hike")] {
+        for (a, b) in [
+            ("named", "name"),
+            ("pelicans", "pelican"),
+            ("running", "run"),
+            ("hopped", "hop"),
+            ("ponies", "pony"),
+            ("caresses", "caress"),
+            ("agreed", "agree"),
+            ("painting", "paint"),
+            ("painted", "paints"),
+            ("hiking", "hike"),
+        ] {
             assert_eq!(stem(a), stem(b), "{a} vs {b}");
         }
     }

@@ -15,8 +15,7 @@ impl IdSource {
     pub fn next_uuid(&mut self) -> Result<String> {
         let mut bytes = [0u8; 16];
         match self {
-            IdSource::Os => getrandom::getrandom(&mut bytes)
-                .map_err(|e| Error::new(ErrorCode::Storage, format!("no randomness source for ids: {e}")))?,
+            IdSource::Os => getrandom::getrandom(&mut bytes).map_err(|e| Error::new(ErrorCode::Storage, format!("no randomness source for ids: {e}")))?,
             IdSource::Seeded(state) => {
                 for chunk in bytes.chunks_mut(8) {
                     chunk.copy_from_slice(&splitmix64(state).to_le_bytes());

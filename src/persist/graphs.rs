@@ -55,10 +55,7 @@ pub fn decode_list(bytes: &[u8]) -> Option<Vec<(VectorTarget, u64)>> {
     if list.v != LIST_VERSION {
         return None;
     }
-    list.segments
-        .iter()
-        .map(|(t, id)| Some((VectorTarget::parse(t)?, u64::from_str_radix(id, 16).ok().filter(|_| id.len() == 16)?)))
-        .collect()
+    list.segments.iter().map(|(t, id)| Some((VectorTarget::parse(t)?, u64::from_str_radix(id, 16).ok().filter(|_| id.len() == 16)?))).collect()
 }
 
 #[cfg(test)]

@@ -72,9 +72,7 @@ pub fn parse(key: &[String]) -> Option<StoredKey> {
                 _ => None,
             }
         }
-        [root, kind, target, id] if root == ROOT && kind == SEGMENT && id.len() == 16 => {
-            Some(StoredKey::Segment(VectorTarget::parse(target)?, u64::from_str_radix(id, 16).ok()?))
-        }
+        [root, kind, target, id] if root == ROOT && kind == SEGMENT && id.len() == 16 => Some(StoredKey::Segment(VectorTarget::parse(target)?, u64::from_str_radix(id, 16).ok()?)),
         _ => None,
     }
 }

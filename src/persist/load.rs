@@ -8,8 +8,8 @@
 use std::collections::BTreeMap;
 
 use super::graphs;
-use super::keys::{self, StoredKey};
 use super::image::Image;
+use super::keys::{self, StoredKey};
 use super::ops;
 use super::record::{self, RecordKind};
 use crate::engine::{EngineState, PersistedSegment, Prebuilt};
@@ -102,9 +102,7 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
     let torn_tail = matches!(later_chunks.as_slice(), [] | [_]) && later_chunks.first().is_none_or(|&s| s == last + 1);
     let lost_snapshot = damaged_snapshots.iter().any(|&s| s > last);
     if !torn_tail || lost_snapshot {
-        return Err(Error::corrupt(format!(
-            "the store's records break off after sequence {last}: later records cannot be reached (a record is damaged or missing)"
-        )));
+        return Err(Error::corrupt(format!("the store's records break off after sequence {last}: later records cannot be reached (a record is damaged or missing)")));
     }
     let obsolete = chunks.into_values().chain(snapshots.into_values()).map(|(k, _)| k).filter(|k| Some(k) != base_key.as_ref()).collect();
     let (state, identity, mut prebuilt) = image.into_state();

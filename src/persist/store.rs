@@ -6,16 +6,16 @@
 use std::collections::BTreeSet;
 
 use super::export;
+use super::graphs;
 use super::identity::EmbedderIdentity;
 use super::keys::{self, chunk_key, head_key, snapshot_key};
 use super::load;
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
-use super::graphs;
-use crate::engine::{RecordChange, Merged, Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, NewMemory, SessionInput, VectorTarget};
-use crate::index::vector::{BuildInput, BuildOutput, Installed};
+use crate::engine::{Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, Merged, NewMemory, RecordChange, SessionInput, VectorTarget};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Clock, Storage, StorageKey};
+use crate::index::vector::{BuildInput, BuildOutput, Installed};
 use crate::model::Memory;
 use crate::recall::SearchRequest;
 
@@ -183,9 +183,9 @@ impl<S: Storage> Store<S> {
     /// Another writer's vectors must come from this store's embedder.
     fn check_identity(&self, theirs: Option<&EmbedderIdentity>) -> Result<()> {
         match (&self.identity, theirs) {
-            (Some(mine), Some(theirs)) if mine != theirs => Err(Error::embedder(format!(
-                "another writer switched this store's vectors to {theirs}; this instance makes {mine}: reopen it with that embedder"
-            ))),
+            (Some(mine), Some(theirs)) if mine != theirs => {
+                Err(Error::embedder(format!("another writer switched this store's vectors to {theirs}; this instance makes {mine}: reopen it with that embedder")))
+            }
             _ => Ok(()),
         }
     }

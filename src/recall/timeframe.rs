@@ -176,7 +176,18 @@ mod tests {
     fn queries_without_relative_time_have_no_window() {
         // "today"/"tonight" usually speak of the asker's present ("free tonight, any films?"), not
         // of when something remembered happened.
-        for q in ["How many days ago did I buy a smoker?", "How many weeks ago was the sale?", "any plans tonight?", "How many days did the trip take?", "a year of piano", "weeks", "my birthday", "day 5 of the plan", "", "ago"] {
+        for q in [
+            "How many days ago did I buy a smoker?",
+            "How many weeks ago was the sale?",
+            "any plans tonight?",
+            "How many days did the trip take?",
+            "a year of piano",
+            "weeks",
+            "my birthday",
+            "day 5 of the plan",
+            "",
+            "ago",
+        ] {
             assert!(windows(q, NOW).is_empty(), "{q}");
         }
         assert_eq!(closeness(&[], NOW), None);

@@ -21,9 +21,7 @@ impl LocalEmbedder {
     #[wasm_bindgen(constructor)]
     pub fn new(model: &[u8], tokenizer: &[u8], precision: Option<String>) -> Result<LocalEmbedder, JsValue> {
         let precision = precision.as_deref().map(Precision::parse).transpose().map_err(to_js)?.unwrap_or_default();
-        OnnxEmbedder::with_precision(model, tokenizer, precision)
-            .map(|e| LocalEmbedder { inner: Rc::new(e) })
-            .map_err(to_js)
+        OnnxEmbedder::with_precision(model, tokenizer, precision).map(|e| LocalEmbedder { inner: Rc::new(e) }).map_err(to_js)
     }
 
     #[wasm_bindgen(getter)]

@@ -25,10 +25,10 @@ use wasm_bindgen_futures::future_to_promise;
 
 use crate::api;
 use crate::engine::{EngineOptions, Engram, VectorTarget};
-use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
-use crate::index::VectorOptions;
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
+use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
+use crate::index::VectorOptions;
 use crate::persist::{export, EmbedderIdentity, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
 
 use error::to_js;

@@ -70,12 +70,8 @@ fn bad_result(what: &str) -> Error {
 /// to thousands of small grows), so the heap is grown once, up front, by what the load will use:
 /// freed at once, that space stays in the allocator for the allocations that follow.
 fn reserve_heap_for(entries: &Array) {
-    let total: usize = entries
-        .iter()
-        .filter_map(|e| Reflect::get(&e, &JsValue::from_str("data")).ok())
-        .filter_map(|d| d.dyn_into::<Uint8Array>().ok())
-        .map(|a| a.length() as usize)
-        .sum();
+    let total: usize =
+        entries.iter().filter_map(|e| Reflect::get(&e, &JsValue::from_str("data")).ok()).filter_map(|d| d.dyn_into::<Uint8Array>().ok()).map(|a| a.length() as usize).sum();
     if total >= 1 << 20 {
         let mut reserve: Vec<u8> = Vec::new();
         // Best effort: without the room, allocations grow memory as they go.

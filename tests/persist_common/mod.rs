@@ -237,7 +237,12 @@ pub fn run<S: Storage>(store: &mut Store<S>, step: &Step) -> Result<()> {
             Step::DeleteAll { ns } => store.delete_all(Some(ns)).await.map(drop),
             Step::Ingest { session, turns } => {
                 let turns = (0..*turns)
-                    .map(|t| TurnInput { role: if t % 2 == 0 { "user".into() } else { "assistant".into() }, content: format!("turn {t} of {session} about {}", WORDS[(t + session) % 12]), embedding: Some(unit_vector(&format!("t{t}s{session}"))), ..Default::default() })
+                    .map(|t| TurnInput {
+                        role: if t % 2 == 0 { "user".into() } else { "assistant".into() },
+                        content: format!("turn {t} of {session} about {}", WORDS[(t + session) % 12]),
+                        embedding: Some(unit_vector(&format!("t{t}s{session}"))),
+                        ..Default::default()
+                    })
                     .collect();
                 store.ingest(SessionInput { id: format!("s{session}"), namespace: None, date: None, turns }).await.map(drop)
             }

@@ -44,9 +44,7 @@ pub const DIMS: usize = 384;
 
 /// Where the benchmark files are: `$ENGRAM_BENCH_DIR`, else `<repo>/../shared/bench`.
 pub fn bench_dir() -> PathBuf {
-    std::env::var_os("ENGRAM_BENCH_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join("bench"))
+    std::env::var_os("ENGRAM_BENCH_DIR").map(PathBuf::from).unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join("bench"))
 }
 
 /// Where the model files are: `$ENGRAM_MODEL_DIR`, else `<repo>/models` (as `tests/embedder.rs`).
@@ -315,11 +313,7 @@ fn embedded(texts: &[String], n: usize, what: &str) -> Result<Vec<Vec<f32>>, Str
         next += window.len();
     }
     if embedded_now + unreadable > 0 {
-        eprintln!(
-            "real_vectors: embedded {embedded_now} {what} texts not in {} in {:.1?} ({unreadable} unreadable, skipped)",
-            path.display(),
-            started.elapsed()
-        );
+        eprintln!("real_vectors: embedded {embedded_now} {what} texts not in {} in {:.1?} ({unreadable} unreadable, skipped)", path.display(), started.elapsed());
     }
     for (i, v) in out.iter().enumerate() {
         let norm = v.iter().map(|x| x * x).sum::<f32>().sqrt();

@@ -109,7 +109,12 @@ impl BuildInput {
             binary::from_slice(body).map_err(|e| Error::corrupt(format!("vector build input: {e}")))?;
         let dims_ok = dims > 0 && dims <= 1 << 16;
         let options_ok = (1..=4096).contains(&ef_c) && (1..=4096).contains(&ef_s);
-        if !dims_ok || !options_ok || from_delta > docs.len() as u64 || docs.len() != codes.len() || codes.iter().any(|c| c.q.len() as u64 != dims || !c.scale.is_finite() || c.scale < 0.0) {
+        if !dims_ok
+            || !options_ok
+            || from_delta > docs.len() as u64
+            || docs.len() != codes.len()
+            || codes.iter().any(|c| c.q.len() as u64 != dims || !c.scale.is_finite() || c.scale < 0.0)
+        {
             return Err(Error::corrupt("vector build input: codes do not match their dimension, documents or options"));
         }
         let options = BuildOptions { seed, ef_construction: ef_c as usize, ef_search: ef_s as usize, parallel: false, always_graph };
@@ -189,7 +194,8 @@ fn calibrate(mut graph: BuiltGraph, codes: &[Code], index_of: &[u32], options: &
     // Half the sample queries are batch points (their neighbours are the other points); half are
     // points moved off the data (`off_point`), like a new text's vector, which is where a graph
     // misses most: on-point queries alone overstate the recall real queries see.
-    let queries: Vec<(Code, Option<usize>)> = samples.iter().enumerate().map(|(i, &s)| if i % 2 == 0 { (codes[s].clone(), Some(s)) } else { (off_point(&codes[s], i as u64), None) }).collect();
+    let queries: Vec<(Code, Option<usize>)> =
+        samples.iter().enumerate().map(|(i, &s)| if i % 2 == 0 { (codes[s].clone(), Some(s)) } else { (off_point(&codes[s], i as u64), None) }).collect();
     let truth: Vec<Vec<u32>> = queries.iter().map(|(q, own)| exact_neighbours(codes, q, *own)).collect();
     let mut cal = Calibration { points: n as u32, samples: samples.len() as u32, ..Calibration::default() };
     let mut tried = options.ef_search.max(1);

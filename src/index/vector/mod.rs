@@ -494,7 +494,7 @@ impl VectorIndex {
         Self::code_in(&self.segments, &self.delta, *self.locs.get(doc as usize)?)
     }
 
-/// Top `limit` by cosine among the documents `accept` admits, best first. Exact below the graph
+    /// Top `limit` by cosine among the documents `accept` admits, best first. Exact below the graph
     /// size; with a graph, approximate for the graph tier unless the filter is selective, in which
     /// case the accepted set is scanned exactly.
     pub fn search(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
@@ -525,9 +525,14 @@ impl VectorIndex {
             let from_graph = if self.selective(si, g, &accept, limit) {
                 scan()
             } else {
-                let hits: Vec<(DocId, f32)> = g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)).collect();
+                let hits: Vec<(DocId, f32)> =
+                    g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)).collect();
                 // Too few survivors after tombstones and the filter: only a scan is sure to find all.
-                if hits.len() < limit.min(seg.live) { scan() } else { hits }
+                if hits.len() < limit.min(seg.live) {
+                    scan()
+                } else {
+                    hits
+                }
             };
             candidates.extend(from_graph);
         }

@@ -124,10 +124,7 @@ impl ScanQuery {
             i += 16;
         }
         let acc = i32x4_add(lo, hi);
-        let head = i32x4_extract_lane::<0>(acc)
-            + i32x4_extract_lane::<1>(acc)
-            + i32x4_extract_lane::<2>(acc)
-            + i32x4_extract_lane::<3>(acc);
+        let head = i32x4_extract_lane::<0>(acc) + i32x4_extract_lane::<1>(acc) + i32x4_extract_lane::<2>(acc) + i32x4_extract_lane::<3>(acc);
         head + q[full..].iter().zip(&c[full..]).map(|(&x, &y)| x as i32 * y as i32).sum::<i32>()
     }
 
