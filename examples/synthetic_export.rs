@@ -115,7 +115,7 @@ fn main() {
             links: vec![],
         };
         w.put_memory(&m, Some(&v));
-        history.push(HistoryEvent { memory_id: id, event: EventKind::Add, at, content: Some(content), previous_content: None });
+        history.push(HistoryEvent { memory_id: id, event: EventKind::Add, at, content: Some(content), previous_content: None, prompt_id: None });
     }
     for h in &history {
         w.history(h);

@@ -53,6 +53,8 @@ export interface RawEntry {
   /** The session's date, if given. */
   date: string | null;
   createdAt: string;
+  /** The promptId of the extraction that read this turn; absent until it is extracted. */
+  extractedBy?: string;
 }
 
 export interface TurnInput {
@@ -215,6 +217,8 @@ export interface HistoryEvent {
   at: string;
   content: string | null;
   previousContent: string | null;
+  /** The versioned prompt behind an LLM-made change (e.g. "extract@1"); absent for your own calls. */
+  promptId?: string;
 }
 
 export interface ContextOptions {
@@ -351,6 +355,18 @@ export interface OpenOptions {
    * pause until a `reindex()` succeeds. Without it the error is logged with `console.warn`.
    */
   onBackgroundError?: (error: EngramError) => void;
+  /**
+   * The host LLM every LLM-using step calls (Engram opens no connection itself): your own function,
+   * or `openAICompatible({...})`. A function cannot cross `postMessage`: `openInWorker` stores have
+   * no LLM (their `extract` reports that nothing was extracted).
+   */
+  llm?: Llm | null;
+  /** "off": never call; "auto" (default with an `llm`): only where heuristics are not confident; "on": every step that has one. No `llm` means "off". */
+  llmLevel?: LlmLevel;
+  /** Calls in flight at once (default 2). */
+  llmConcurrency?: number;
+  /** Time limit of one call in milliseconds (default 60000), enforced through the call's signal. */
+  llmTimeoutMs?: number;
 }
 
 export interface VectorIndexOptions {
@@ -475,6 +491,17 @@ export class Engram {
   recallContext(query: string, options?: ContextOptions): Promise<MemoryContext>;
   resume(options?: ContextOptions): Promise<MemoryContext>;
   ingest(session: SessionInput): Promise<IngestResult>;
+  /** Ingests, then extracts memories from the session's new turns (see `extract`). */
+  ingest(session: SessionInput, options: IngestOptions & { extract: true }): Promise<IngestResult & { extracted: ExtractReport }>;
+  ingest(session: SessionInput, options?: IngestOptions): Promise<IngestResult | (IngestResult & { extracted: ExtractReport })>;
+  /**
+   * Sends the session's turns not yet extracted to the LLM and adds the typed memories it returns
+   * (valid ones only; history names the promptId). Without an `llm`, reports that nothing was
+   * extracted. Rejects with `Aborted` (nothing applied) when `signal` aborts.
+   */
+  extract(sessionId: string, options?: ExtractOptions): Promise<ExtractReport>;
+  /** LLM calls applied since this store was opened, summed. */
+  llmUsage(): Promise<LlmUsage>;
   session(id: string): Promise<RawEntry[]>;
   sessions(options?: NamespaceOptions): Promise<string[]>;
   deleteSession(id: string): Promise<DeletedSession>;
@@ -631,4 +658,99 @@ export class IndexedDBStorage implements StorageAdapter {
   close(): Promise<void>;
   flush(): Promise<void>;
   lock<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+/** Which feature an LLM call serves. */
+export type LlmPurpose = "extract" | "author" | "triage" | "gate" | "merge" | "reconcile" | "distill" | "expand" | "topic";
+
+/** One LLM call as the host's function receives it. */
+export interface LlmRequest {
+  purpose: LlmPurpose;
+  /** Versioned, e.g. "extract@1"; changes whenever the prompt text changes. */
+  promptId: string;
+  /** Instructions. Stored text appears only inside the messages, escaped in `<entry>` data blocks. */
+  system: string;
+  messages: { role: "user" | "assistant"; content: string }[];
+  /** JSON Schema (a draft 2020-12 subset) the reply must satisfy. */
+  schema: JsonObject;
+  maxOutputTokens: number;
+  /** 0 unless a purpose needs otherwise. */
+  temperature: number;
+}
+
+export type LlmReply = string | { text: string; usage?: { inputTokens?: number; outputTokens?: number } };
+
+/** The host LLM: one request in, the reply's text out. Abort when `signal` aborts. */
+export type Llm = (request: LlmRequest, options: { signal: AbortSignal }) => Promise<LlmReply>;
+
+export type LlmLevel = "off" | "auto" | "on";
+
+export interface OpenAICompatibleOptions {
+  /** The fetch to call through: window.fetch, Node's fetch, Electron's net.fetch, a proxying fetch. */
+  fetch: (input: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<{ ok: boolean; status: number; json(): Promise<unknown>; text(): Promise<string> }>;
+  /** e.g. "https://api.openai.com/v1", Ollama "http://localhost:11434/v1", LM Studio "http://localhost:1234/v1", llama.cpp "http://localhost:8080/v1". */
+  baseURL: string;
+  model: string;
+  /** Sent as `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  headers?: Record<string, string>;
+  /** "json_schema" (default): `response_format` with the schema, strict; "json_object"; "none": the schema is described in the prompt. */
+  structured?: "json_schema" | "json_object" | "none";
+}
+
+/** An `Llm` that POSTs `{baseURL}/chat/completions` through the host's `fetch`. */
+export function openAICompatible(options: OpenAICompatibleOptions): Llm;
+
+export type LlmOutcome = "ok" | "retried" | "invalid" | "error" | "timeout" | "aborted";
+
+export interface LlmCallRecord {
+  purpose: LlmPurpose;
+  promptId: string;
+  outcome: LlmOutcome;
+  /** Requests sent: 1, or 2 with the retry. */
+  attempts: number;
+  durationMs: number;
+  inputTokens: number;
+  outputTokens: number;
+  /** Whether a token count is estimated (the provider reported none). */
+  estimated: boolean;
+}
+
+export interface LlmUsage {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  durationMs: number;
+  estimatedCalls: number;
+  byOutcome: Partial<Record<LlmOutcome, number>>;
+  byPurpose: Partial<Record<LlmPurpose, number>>;
+}
+
+export interface ExtractOptions {
+  /** Aborts the calls in flight; the extraction rejects with `Aborted` and applies nothing. */
+  signal?: AbortSignal;
+  /** At most this many requests in this run; the other turns stay pending. */
+  maxLlmCalls?: number;
+}
+
+export interface IngestOptions extends ExtractOptions {
+  /** Extract memories from the session's new turns after ingesting it. */
+  extract?: boolean;
+}
+
+export interface ExtractReport {
+  sessionId: string;
+  promptId: string;
+  /** Ids of the memories added. */
+  added: string[];
+  /** Ids of existing memories the extraction repeated (reinforced). */
+  reinforced: string[];
+  /** Turns now marked as extracted. */
+  extractedTurns: string[];
+  /** Steps that changed nothing, and why (their turns stay pending). */
+  skipped: { turns: string[]; outcome: LlmOutcome | null; reason: string }[];
+  /** Turns not yet extracted after this run. */
+  pendingTurns: string[];
+  calls: LlmCallRecord[];
+  usage: LlmUsage;
 }

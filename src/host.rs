@@ -131,26 +131,10 @@ impl<S: Storage + ?Sized> Storage for std::rc::Rc<S> {
     }
 }
 
-/// One message of an LLM request.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct LlmMessage {
-    pub role: String,
-    pub content: String,
-}
-
-/// A request to the host LLM. `json_schema` asks for structured output.
-#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LlmRequest {
-    pub messages: Vec<LlmMessage>,
-    pub json_schema: Option<serde_json::Value>,
-    pub max_output_tokens: Option<u32>,
-    pub temperature: Option<f32>,
-}
-
-/// The host LLM, called by optional lifecycle steps (authoring, merge, gate). Async: it is a network
-/// or worker call in every real host.
-#[allow(async_fn_in_trait)]
+/// The host LLM (contract: `crate::llm`): one request in, the reply text out, or why there is
+/// none. Natively it drives the extraction loop directly (test doubles implement it); in wasm the JS
+/// facade runs the requests through the host's async function and hands the replies back, so the
+/// core itself never awaits a model.
 pub trait Llm {
-    async fn complete(&self, request: &LlmRequest) -> Result<String>;
+    fn complete(&self, request: &crate::llm::LlmRequest) -> std::result::Result<crate::llm::LlmReply, crate::llm::LlmFailure>;
 }

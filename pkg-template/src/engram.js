@@ -10,9 +10,24 @@ import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
 import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
+import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs"]);
+const EXTRACT_OPTIONS = new Set(["signal", "maxLlmCalls"]);
+const INGEST_OPTIONS = new Set(["extract", "signal", "maxLlmCalls"]);
+
+/** `{llm, level, concurrency, timeoutMs}` from open's options; no `llm` means level "off". */
+function llmSettings(options) {
+  const { llm = null, llmLevel, llmConcurrency = DEFAULT_LLM_CONCURRENCY, llmTimeoutMs = DEFAULT_LLM_TIMEOUT_MS } = options;
+  if (llm !== null && typeof llm !== "function") throw invalid("open: `llm` must be a function (request, {signal}) => Promise<string | {text, usage}>, e.g. openAICompatible({...})");
+  if (llmLevel !== undefined && !LLM_LEVELS.has(llmLevel)) throw invalid(`open: \`llmLevel\` must be one of ${[...LLM_LEVELS].join(", ")}`);
+  if (llm === null && llmLevel !== undefined && llmLevel !== "off") throw invalid(`open: \`llmLevel: "${llmLevel}"\` needs an \`llm\``);
+  if (!Number.isInteger(llmConcurrency) || llmConcurrency < 1 || llmConcurrency > 64) throw invalid("open: `llmConcurrency` must be an integer in 1..64");
+  if (!Number.isInteger(llmTimeoutMs) || llmTimeoutMs < 1) throw invalid("open: `llmTimeoutMs` must be a positive integer (milliseconds)");
+  const level = llm === null ? "off" : (llmLevel ?? "auto");
+  return { llm: level === "off" ? null : llm, level, concurrency: llmConcurrency, timeoutMs: llmTimeoutMs };
+}
 const REINDEX_OPTIONS = new Set(["onProgress", "signal", "inWorker"]);
 
 function isSignal(s) {
@@ -37,8 +52,11 @@ export class Engram {
   #limits;
   /** Receives failures of background work: automatic builds (through the scheduler), compactions. */
   #onBackgroundError;
+  #glue;
+  /** `{llm, level, concurrency, timeoutMs}` from open (`llmSettings`). */
+  #llm;
 
-  constructor(token, core, embedder, storage, glue, vectors) {
+  constructor(token, core, embedder, storage, glue, vectors, llm) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
     this.#embedder = embedder;
@@ -46,6 +64,8 @@ export class Engram {
     this.#limits = JSON.parse(glue.limits());
     this.#faults = faultsOf(glue);
     this.#onBackgroundError = vectors.onBackgroundError;
+    this.#glue = glue;
+    this.#llm = llm;
     this.#builds = new BuildScheduler({
       glue,
       enqueue: (work) => this.#enqueue(work),
@@ -78,6 +98,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!OPEN_OPTIONS.has(key)) throw invalid(`open: unknown option \`${key}\` (allowed: ${[...OPEN_OPTIONS].join(", ")})`);
     }
+    const llm = llmSettings(options);
     const storage = options.storage ?? null;
     const adapter = storage === null ? null : checkedAdapter(storage);
     if (options.reembed !== undefined && typeof options.reembed !== "boolean") throw invalid("open: `reembed` must be a boolean");
@@ -124,7 +145,7 @@ export class Engram {
       if (faults.message === null) core?.free();
       throw asEngramError(e);
     }
-    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl });
+    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl }, llm);
   }
 
   #enqueue(work) {
@@ -311,7 +332,18 @@ export class Engram {
    * Keeps a conversation session verbatim: `{id, namespace?, date?, turns: [{role, content, speaker?, id?}]}`.
    * Each turn becomes a raw entry `<session id>#<turn index>`; re-ingesting is idempotent per turn.
    */
-  ingest(session) {
+  ingest(session, options) {
+    if (options !== undefined && options !== null) {
+      if (!isPlainObject(options)) throw invalid("ingest: expected an options object like {extract: true}");
+      for (const key of Object.keys(options)) {
+        if (!INGEST_OPTIONS.has(key)) throw invalid(`ingest: unknown option \`${key}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`);
+      }
+      if (options.extract !== undefined && typeof options.extract !== "boolean") throw invalid("ingest: `extract` must be a boolean");
+      if (options.extract) {
+        const { extract: _, ...rest } = options;
+        return this.ingest(session).then(async (ingested) => ({ ...ingested, extracted: await this.extract(ingested.sessionId, rest) }));
+      }
+    }
     return this.#write(
       async () => {
         if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
@@ -336,6 +368,41 @@ export class Engram {
       },
       async (core, json) => JSON.parse(await core.ingest(json)),
     );
+  }
+
+  /**
+   * Sends a session's turns not yet extracted to the LLM, which returns typed memories (third
+   * person, kind, importance, tags, eventAt, derivedFrom citing the turns); valid ones are added
+   * (history names the promptId) and the turns marked, so a later run sends only new turns. Without
+   * an `llm` the report says nothing was extracted. `signal` aborts the calls in flight (rejects with
+   * `Aborted`, nothing applied); `maxLlmCalls` bounds the requests of this run. Failed or invalid
+   * calls are skipped and reported, never applied in part.
+   */
+  async extract(sessionId, options = {}) {
+    requireString(sessionId, "extract: sessionId");
+    if (!isPlainObject(options)) throw invalid("extract: expected an options object");
+    for (const key of Object.keys(options)) {
+      if (!EXTRACT_OPTIONS.has(key)) throw invalid(`extract: unknown option \`${key}\` (allowed: ${[...EXTRACT_OPTIONS].join(", ")})`);
+    }
+    const { signal, maxLlmCalls } = options;
+    if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("extract: `signal` must be an AbortSignal");
+    if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("extract: `maxLlmCalls` must be a non-negative integer");
+    if (signal?.aborted) throw new EngramError("Aborted", "the extraction was aborted before it started");
+    if (!this.#llm.llm) return this.#run(async (core) => JSON.parse(core.extractWithoutLlm(sessionId)));
+    const planJson = await this.#run(async (core) => core.extractPlan(sessionId, toJson(maxLlmCalls === undefined ? {} : { maxLlmCalls }, "extract")));
+    const plan = JSON.parse(planJson);
+    // The calls run outside the queue (other calls proceed meanwhile); apply re-checks the session.
+    const check = (request, text) => JSON.parse(this.#glue.llmCheck(JSON.stringify(request), text));
+    const results = await runCalls(this.#llm.llm, plan.calls.map((c) => c.request), { check, concurrency: this.#llm.concurrency, timeoutMs: this.#llm.timeoutMs, signal: signal ?? undefined });
+    return this.#write(
+      async () => JSON.stringify(results),
+      async (core, json) => JSON.parse(await core.extractApply(planJson, json)),
+    );
+  }
+
+  /** LLM calls applied since this store was opened: counts, tokens (reported or estimated), outcomes. */
+  llmUsage() {
+    return this.#run(async (core) => JSON.parse(core.llmUsage()));
   }
 
   /** The turns of a session, in order (NotFound if there is no such session). */

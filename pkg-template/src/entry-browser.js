@@ -125,6 +125,7 @@ async function readSource(source, { name, progress, signal }) {
 registerEnvironment({ loadCore: () => initWasm(), readSource, vectorBuilder: typeof Worker === "function" ? browserVectorBuilder : null });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";
 export { openInWorker } from "./worker-client.js";

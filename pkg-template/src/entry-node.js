@@ -94,6 +94,7 @@ function nodeVectorBuilder({ background = false, url } = {}) {
 registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";
 

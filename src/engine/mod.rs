@@ -3,6 +3,7 @@
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
 mod context;
+mod extract;
 mod journal;
 mod merge;
 mod prebuilt;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
@@ -113,6 +115,8 @@ pub struct Engram {
     tables: tables::Tables,
     /// Undo log of changes while persistence records them (`record_changes`); `None` otherwise.
     journal: Option<journal::Journal>,
+    /// LLM calls applied since this engine was created (not persisted).
+    llm_usage: crate::llm::LlmUsage,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -129,6 +133,7 @@ impl Engram {
             embedder: options.embedder,
             tables: tables::Tables::with_vector_options(&options.vectors),
             journal: None,
+            llm_usage: crate::llm::LlmUsage::default(),
         }
     }
 
@@ -170,6 +175,11 @@ impl Engram {
     /// Stores a memory in the buffer layer, or reinforces the existing one with the same normalized
     /// content in the same namespace.
     pub fn add(&mut self, input: NewMemory) -> Result<Added> {
+        self.add_by(input, None)
+    }
+
+    /// `add`, naming in history the versioned prompt behind an LLM-made memory.
+    fn add_by(&mut self, input: NewMemory, prompt_id: Option<&str>) -> Result<Added> {
         validate::content(&input.content)?;
         let namespace = resolve_namespace(input.namespace.as_deref())?;
         let tags = validate::tags(&input.tags)?;
@@ -194,7 +204,14 @@ impl Engram {
             m.repetition_count = m.repetition_count.saturating_add(1);
             m.last_accessed = now;
             let memory = m.clone();
-            self.log(HistoryEvent { memory_id: memory.id.clone(), event: EventKind::Reinforce, at: now, content: Some(memory.content.clone()), previous_content: None });
+            self.log(HistoryEvent {
+                memory_id: memory.id.clone(),
+                event: EventKind::Reinforce,
+                at: now,
+                content: Some(memory.content.clone()),
+                previous_content: None,
+                prompt_id: prompt_id.map(str::to_string),
+            });
             return Ok(Added { memory, deduplicated: true });
         }
 
@@ -221,7 +238,14 @@ impl Engram {
             links,
         };
         self.note_memory(&id);
-        self.log(HistoryEvent { memory_id: id, event: EventKind::Add, at: now, content: Some(memory.content.clone()), previous_content: None });
+        self.log(HistoryEvent {
+            memory_id: id,
+            event: EventKind::Add,
+            at: now,
+            content: Some(memory.content.clone()),
+            previous_content: None,
+            prompt_id: prompt_id.map(str::to_string),
+        });
         self.tables.put_memory(memory.clone(), vector.map_or(VectorChange::Keep, VectorChange::Set));
         Ok(Added { memory, deduplicated: false })
     }
@@ -298,6 +322,7 @@ impl Engram {
             at: now,
             content: Some(m.content.clone()),
             previous_content: content_changed.then_some(previous),
+            prompt_id: None,
         });
         let vector = match vector {
             Some(v) => VectorChange::Set(v),
@@ -314,7 +339,7 @@ impl Engram {
         }
         if let Some(m) = self.tables.remove_memory(slot) {
             // The event stays; the deleted text leaves the history with the memory.
-            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None });
+            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None, prompt_id: None });
             self.forget_history_text(&m.id);
         }
     }

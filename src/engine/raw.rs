@@ -145,6 +145,7 @@ impl Engram {
                 content: t.content,
                 date: session.date,
                 created_at: now,
+                extracted_by: None,
             };
             self.note_raw(&entry.id);
             if self.tables.put_raw(entry, vectors[i].take()) {
@@ -200,7 +201,7 @@ impl Engram {
                 m.derived_from = remaining;
                 m.modified_at = now;
                 self.note_memory(&m.id);
-                self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None });
+                self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None, prompt_id: None });
                 self.tables.put_memory(m, super::VectorChange::Keep);
             }
         }

@@ -26,6 +26,10 @@ pub struct RawEntry {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<Millis>,
     pub created_at: Millis,
+    /// The promptId of the extraction that read this turn (absent: not extracted yet). A changed
+    /// turn is a new entry, so it is extracted again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extracted_by: Option<String>,
 }
 
 impl RawEntry {

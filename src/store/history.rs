@@ -44,6 +44,9 @@ pub struct HistoryEvent {
     /// Content before the event, when it changed or was removed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub previous_content: Option<String>,
+    /// The versioned prompt behind an LLM-made change (`extract@1`); absent for the caller's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_id: Option<String>,
 }
 
 #[derive(Default, Debug)]

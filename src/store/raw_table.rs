@@ -33,6 +33,11 @@ impl RawTable {
         self.slots.get(slot as usize).and_then(Option::as_ref)
     }
 
+    /// An entry to change in place: only fields no index reads (the extraction mark).
+    pub fn get_mut(&mut self, slot: DocId) -> Option<&mut RawEntry> {
+        self.slots.get_mut(slot as usize).and_then(Option::as_mut)
+    }
+
     pub fn slot_of(&self, id: &str) -> Option<DocId> {
         self.by_id.get(id).copied()
     }

@@ -360,6 +360,57 @@ impl EngramCore {
     }
 }
 
+/// Validates one LLM reply against its request (schema and the request's own rules):
+/// `{valid: true}`, or `{valid: false, error, retry}` where `retry` is the request again with the
+/// reply and the error appended (the one retry the contract allows).
+#[wasm_bindgen(js_name = llmCheck)]
+pub fn llm_check(request: &str, reply: &str) -> std::result::Result<String, JsValue> {
+    let request: crate::llm::LlmRequest = serde_json::from_str(request).map_err(|e| to_js(Error::invalid(format!("llmCheck: not a request ({e})"))))?;
+    Ok(to_json(&match crate::llm::validate_reply(&request, reply) {
+        Ok(_) => serde_json::json!({ "valid": true }),
+        Err(error) => serde_json::json!({ "valid": false, "retry": crate::llm::retry_request(&request, reply, &error), "error": error }),
+    }))
+}
+
+#[wasm_bindgen]
+impl EngramCore {
+    /// The extraction requests for a session's turns not yet extracted: a plan for `extractApply`.
+    /// `options`: JSON `{maxLlmCalls?}`.
+    #[wasm_bindgen(js_name = extractPlan)]
+    pub fn extract_plan(&self, session_id: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "extract options").map_err(to_js)?;
+        let f = api::Fields::of(opts.as_ref(), "extract options", &["maxLlmCalls"]).map_err(to_js)?;
+        let max_llm_calls = f.as_ref().map(|f| f.usize("maxLlmCalls")).transpose().map_err(to_js)?.flatten();
+        let plan = borrow(&self.inner)?.engine().plan_extract(session_id, &crate::engine::ExtractOptions { max_llm_calls }).map_err(to_js)?;
+        serde_json::to_string(&plan).map_err(|e| to_js(Error::new(crate::error::ErrorCode::Internal, e.to_string())))
+    }
+
+    /// Applies the results of a plan's calls (`[{outcome, attempts, replies, usage?, durationMs, error?}]`,
+    /// one per planned call) as one write; resolves to the report.
+    #[wasm_bindgen(js_name = extractApply)]
+    pub fn extract_apply(&self, plan: String, results: String) -> Promise {
+        write_promise!(self, |b| async {
+            let plan: crate::engine::ExtractPlan = serde_json::from_str(&plan).map_err(|e| Error::invalid(format!("extract: not a plan ({e})")))?;
+            let results: Vec<crate::llm::CallResult> = serde_json::from_str(&results).map_err(|e| Error::invalid(format!("extract: not call results ({e})")))?;
+            b.mutate(|e| e.apply_extract(&plan, results.clone())).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+        }
+        .await)
+    }
+
+    /// The report of an extraction without an LLM: nothing extracted, every new turn pending.
+    #[wasm_bindgen(js_name = extractWithoutLlm)]
+    pub fn extract_without_llm(&self, session_id: &str) -> std::result::Result<String, JsValue> {
+        let report = borrow(&self.inner)?.engine().extract_without_llm(session_id).map_err(to_js)?;
+        Ok(to_json(&serde_json::to_value(report).unwrap_or(Value::Null)))
+    }
+
+    /// LLM calls applied since this store was opened, summed.
+    #[wasm_bindgen(js_name = llmUsage)]
+    pub fn llm_usage(&self) -> std::result::Result<String, JsValue> {
+        Ok(to_json(&serde_json::to_value(borrow(&self.inner)?.engine().llm_usage()).unwrap_or(Value::Null)))
+    }
+}
+
 /// Builds a vector graph segment from `planVectorBuild`'s bytes: pure and CPU-bound (seconds to
 /// minutes), so hosts run it in a worker (any instance of this module will do) and hand the bytes it
 /// returns to `installVectorBuild`.

@@ -5,6 +5,10 @@ import {
   EngramError,
   ERROR_CODES,
   MemoryStorage,
+  openAICompatible,
+  type ExtractReport,
+  type Llm,
+  type LlmUsage,
   type AddResult,
   type ErrorCode,
   type HostEmbedder,
@@ -97,3 +101,17 @@ export const checked: [readonly ErrorCode[], Error, ErrorCode] = [codes, typed, 
 
 // @ts-expect-error: only the stable codes are error codes.
 new EngramError("NoSuchCode", "x");
+
+// The host LLM: the helper and the plain-function form; extraction's report and usage.
+export async function hostLlm(): Promise<[ExtractReport, LlmUsage, number]> {
+  const local: Llm = openAICompatible({ fetch, baseURL: "http://localhost:11434/v1", model: "llama3.1", structured: "json_object" });
+  const plain: Llm = async (request, { signal }) => {
+    signal.throwIfAborted();
+    return { text: JSON.stringify({ memories: [] }), usage: { inputTokens: request.system.length } };
+  };
+  const memory = await Engram.open({ llm: Math.random() < 0.5 ? local : plain, llmLevel: "auto", llmConcurrency: 2 });
+  const both = await memory.ingest({ id: "s", turns: [{ role: "user", content: "hi" }] }, { extract: true });
+  const report: ExtractReport = await memory.extract(both.sessionId, { maxLlmCalls: 1, signal: AbortSignal.timeout(1000) });
+  const skippedOutcome: string | null = report.skipped[0]?.outcome ?? null;
+  return [both.extracted, await memory.llmUsage(), skippedOutcome === null ? 0 : report.calls.length];
+}

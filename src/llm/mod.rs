@@ -1,0 +1,25 @@
+//! The host LLM contract, on the core's side. Every language-model call is a [`LlmRequest`] the core
+//! plans and a reply it validates; the host runs the call (JS: the function given to `Engram.open`;
+//! natively: a [`crate::host::Llm`]). An LLM-using operation is plan → calls → apply:
+//!
+//! - `request`: what a call asks for and what comes back (purpose, versioned promptId, schema).
+//! - `schema`: the strict JSON-Schema subset a reply is checked against.
+//! - `reply`: parsing and validating a reply, and the one retry with the error appended.
+//! - `call`: the native driver of one call (attempt, validate, retry once, classify the outcome).
+//! - `usage`: the log of calls and their summed tokens (reported or estimated).
+//! - `prompt`: stored text inside prompts, escaped and delimited as data.
+//! - `extract`: the `extract@1` prompt, its schema and the typed memories of its reply.
+
+mod call;
+pub mod extract;
+mod prompt;
+mod reply;
+mod request;
+mod schema;
+pub mod usage;
+
+pub use call::{run_call, CallResult};
+pub use reply::{retry_request, validate_reply, REPLY_MAX_BYTES};
+pub use request::{LlmFailure, LlmMessage, LlmReply, LlmRequest, Purpose, ReportedUsage, Role};
+pub use schema::{check_schema_supported, validate as validate_schema};
+pub use usage::{CallRecord, LlmUsage, Outcome};
