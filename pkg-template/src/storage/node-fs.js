@@ -491,9 +491,13 @@ export class NodeFSStorage {
     else for (const p of parents) this.#dirtyDirs.add(p);
   }
 
+  /** `bytes` in a fresh temp file beside `path` (same directory, so a rename or link stays on one filesystem). */
+  #writeTemp(path, bytes) {
+    return this.#writeFileNew(dirname(path), `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`, bytes);
+  }
+
   async #writeAtomic(path, bytes) {
-    const dir = dirname(path);
-    const temp = await this.#writeFileNew(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`, bytes);
+    const temp = await this.#writeTemp(path, bytes);
     try {
       await renameOver(temp, path);
     } catch (e) {
@@ -505,15 +509,14 @@ export class NodeFSStorage {
 
   /** True if it wrote `path`, false if `path` existed (nothing written). */
   async #createExclusive(path, bytes) {
-    const dir = dirname(path);
-    const temp = await this.#writeFileNew(dir, `.${basename(path)}.tmp-${process.pid}-${randomBytes(6).toString("hex")}`, bytes);
+    const temp = await this.#writeTemp(path, bytes);
     try {
       await link(temp, path);
     } catch (e) {
       if (e?.code === "EEXIST") return false;
       if (!NO_LINKS.has(e?.code)) throw e;
       try {
-        await this.#writeFileNew(dir, basename(path), bytes);
+        await this.#writeFileNew(dirname(path), basename(path), bytes);
       } catch (e2) {
         if (e2?.code === "EEXIST") return false;
         throw e2;
