@@ -113,6 +113,7 @@ fn main() {
             event_at: None,
             derived_from: vec![],
             links: vec![],
+            ..Default::default()
         };
         w.put_memory(&m, Some(&v));
         history.push(HistoryEvent { memory_id: id, event: EventKind::Add, at, content: Some(content), previous_content: None, prompt_id: None });

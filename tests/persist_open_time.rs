@@ -41,6 +41,7 @@ fn state(n: usize) -> EngineState {
             event_at: None,
             derived_from: vec![],
             links: vec![],
+            ..Default::default()
         };
         s.memories.push((m, Some(v.iter().map(|x| x / norm).collect())));
     }

@@ -42,6 +42,7 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
         embedding: f.f32_list("embedding")?,
         event_at: f.date("eventAt")?,
         derived_from: f.str_list("derivedFrom")?.unwrap_or_default(),
+        evolving: Default::default(),
     })
 }
 

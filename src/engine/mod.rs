@@ -55,6 +55,22 @@ pub struct NewMemory {
     pub event_at: Option<Millis>,
     /// Raw entry ids (`<session>#<turn>`) this memory was authored from; each must exist.
     pub derived_from: Vec<String>,
+    /// The typed evolving-fact fields (shape, thread, value, …), all optional.
+    pub evolving: Evolving,
+}
+
+/// The evolving-fact fields a writer may set (see `model::evolve`); derived states are never here.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Evolving {
+    pub shape: Option<crate::model::Shape>,
+    pub thread: Option<String>,
+    pub value: Option<String>,
+    pub depends_on: Option<crate::model::DependsOn>,
+    pub consequent: Option<String>,
+    pub area: Vec<String>,
+    pub signature: Option<String>,
+    pub pin: Option<crate::model::Pin>,
+    pub confidence: Option<f64>,
 }
 
 /// What `update` changes; `None` leaves a field as it is. The layer is not here: only the lifecycle
@@ -236,6 +252,17 @@ impl Engram {
             event_at: input.event_at,
             derived_from,
             links,
+            shape: input.evolving.shape,
+            thread: input.evolving.thread,
+            value: input.evolving.value,
+            depends_on: input.evolving.depends_on,
+            consequent: input.evolving.consequent,
+            area: input.evolving.area,
+            signature: input.evolving.signature,
+            pin: input.evolving.pin.unwrap_or_default(),
+            confidence: input.evolving.confidence,
+            cites: Vec::new(),
+            lifecycle: crate::model::Lifecycle::default(),
         };
         self.note_memory(&id);
         self.log(HistoryEvent {

@@ -2,6 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::evolve::{DependsOn, Pin, Shape};
 use super::time::Millis;
 
 /// What sort of knowledge a memory holds. Decides decay speed and ranking bias.
@@ -58,7 +59,7 @@ impl Layer {
 
 /// One memory. Persisted with serde; every field added later is `#[serde(default)]` so older records
 /// keep loading (the typed evolving-memory fields — shape, thread, dependsOn, … — arrive that way).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Memory {
     pub id: String,
@@ -91,6 +92,65 @@ pub struct Memory {
     /// Ids of the memories this one was closest to when it was written (cosine ≥ 0.5, at most 3).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<String>,
+    // Evolving-fact fields (all optional; see `model::evolve`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<Shape>,
+    /// The slot an evolving value lives on, e.g. `team/package-manager` (normalized label).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread: Option<String>,
+    /// The slot's value as stated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depends_on: Option<DependsOn>,
+    /// The value this one becomes if its upstream changes (conditional values).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub consequent: Option<String>,
+    /// 1–3 normalized labels for gathering everything of an area.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub area: Vec<String>,
+    /// A verbatim phrase indexed for exact recall.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    #[serde(default, skip_serializing_if = "Pin::is_active")]
+    pub pin: Pin,
+    /// How sure the author (LLM or offline rules) was, 0–1; `None` for memories written by the agent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confidence: Option<f64>,
+    /// Memory ids this one summarizes or absorbed (distillation); their "distilled" state is derived.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cites: Vec<String>,
+    /// Consolidation bookkeeping (epochs in layer, triage and gate decisions).
+    #[serde(default, skip_serializing_if = "Lifecycle::is_fresh")]
+    pub lifecycle: Lifecycle,
+}
+
+/// What consolidation remembers of a memory between epochs. Epochs are counted per namespace.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Lifecycle {
+    /// The namespace epoch at which the memory entered its current layer.
+    #[serde(default)]
+    pub layer_epoch: u64,
+    /// Buffer triage decided it once (promote or keep): it is not offered again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub triaged: bool,
+    /// Times the core gate rejected it (escalating cooldowns; the third is final).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub gate_rejections: u32,
+    /// The gate may see it again from this namespace epoch on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate_retry_epoch: Option<u64>,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+impl Lifecycle {
+    pub fn is_fresh(&self) -> bool {
+        *self == Lifecycle::default()
+    }
 }
 
 impl Memory {
