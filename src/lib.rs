@@ -11,6 +11,7 @@ pub mod engine;
 pub mod error;
 pub mod host;
 pub mod index;
+pub mod lifecycle;
 pub mod llm;
 pub mod model;
 pub mod persist;

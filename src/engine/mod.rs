@@ -227,6 +227,8 @@ impl Engram {
                 content: Some(memory.content.clone()),
                 previous_content: None,
                 prompt_id: prompt_id.map(str::to_string),
+                related: None,
+                reason: None,
             });
             return Ok(Added { memory, deduplicated: true });
         }
@@ -272,6 +274,8 @@ impl Engram {
             content: Some(memory.content.clone()),
             previous_content: None,
             prompt_id: prompt_id.map(str::to_string),
+            related: None,
+            reason: None,
         });
         self.tables.put_memory(memory.clone(), vector.map_or(VectorChange::Keep, VectorChange::Set));
         Ok(Added { memory, deduplicated: false })
@@ -350,6 +354,8 @@ impl Engram {
             content: Some(m.content.clone()),
             previous_content: content_changed.then_some(previous),
             prompt_id: None,
+            related: None,
+            reason: None,
         });
         let vector = match vector {
             Some(v) => VectorChange::Set(v),
@@ -366,7 +372,7 @@ impl Engram {
         }
         if let Some(m) = self.tables.remove_memory(slot) {
             // The event stays; the deleted text leaves the history with the memory.
-            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None, prompt_id: None });
+            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None, prompt_id: None, related: None, reason: None });
             self.forget_history_text(&m.id);
         }
     }
