@@ -2,6 +2,7 @@
 //! (validation before any change, dedup within a namespace, every write into the buffer layer,
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
+mod consolidate;
 mod context;
 mod extract;
 mod journal;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
@@ -235,6 +237,7 @@ impl Engram {
 
         let vector = self.vector_for(input.embedding.as_deref(), &input.content)?;
         let id = self.fresh_id()?;
+        let epoch = self.epoch(&namespace);
         let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
         let memory = Memory {
             id: id.clone(),
@@ -264,7 +267,7 @@ impl Engram {
             pin: input.evolving.pin.unwrap_or_default(),
             confidence: input.evolving.confidence,
             cites: Vec::new(),
-            lifecycle: crate::model::Lifecycle::default(),
+            lifecycle: crate::model::Lifecycle { layer_epoch: epoch, decay_epoch: epoch, ..Default::default() },
         };
         self.note_memory(&id);
         self.log(HistoryEvent {
@@ -330,7 +333,9 @@ impl Engram {
             m.kind = k;
         }
         if let Some(i) = patch.importance {
+            // Set now: decay counts from this epoch.
             m.importance = i;
+            m.lifecycle.decay_epoch = self.epoch(&m.namespace);
         }
         if let Some(t) = tags {
             m.tags = t;
