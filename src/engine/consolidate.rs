@@ -224,7 +224,15 @@ impl Engram {
         let level = if has_llm { options.level } else { LlmLevel::Off };
         let namespaces = self.consolidation_namespaces(options.namespace.as_deref())?;
         let table = self.tables.table();
-        let mut plan = ConsolidatePlan { namespaces: namespaces.clone(), level, buffer_cap: options.buffer_cap, calls: Vec::new(), heuristic_merges: Vec::new(), scanned: Vec::new(), over_budget: Vec::new() };
+        let mut plan = ConsolidatePlan {
+            namespaces: namespaces.clone(),
+            level,
+            buffer_cap: options.buffer_cap,
+            calls: Vec::new(),
+            heuristic_merges: Vec::new(),
+            scanned: Vec::new(),
+            over_budget: Vec::new(),
+        };
         let mut wanted: Vec<PlannedDecision> = Vec::new();
         let mut scan_budget = lifecycle::MERGE_SCAN_PER_EPOCH;
         let (mut merge_pairs, mut reconcile_pairs, mut gate_batches) = (0usize, 0usize, 0usize);
@@ -251,7 +259,9 @@ impl Engram {
                 }
                 match p.band {
                     // One heuristic merge per memory per epoch: chains settle over epochs.
-                    Band::Merge if level != LlmLevel::On && similar::same_fact(&a.content, &b.content, p.cosine) && !in_heuristic.contains(&p.a) && !in_heuristic.contains(&p.b) => {
+                    Band::Merge
+                        if level != LlmLevel::On && similar::same_fact(&a.content, &b.content, p.cosine) && !in_heuristic.contains(&p.a) && !in_heuristic.contains(&p.b) =>
+                    {
                         in_heuristic.extend([p.a, p.b]);
                         plan.heuristic_merges.push((planned(a), planned(b)));
                     }
@@ -298,11 +308,21 @@ impl Engram {
                 .filter(|m| epoch > m.lifecycle.layer_epoch && !m.tags.iter().any(|t| t == lifecycle::DISTILLED_TAG))
                 .filter(|m| level == LlmLevel::On || decay::current_importance(m, epoch) >= 0.6 || lifecycle::reinforcement_score(m) > 0.0)
                 .collect();
-            triage.sort_by(|a, b| score::Prior::of(b, decay::current_importance(b, epoch)).weight().total_cmp(&score::Prior::of(a, decay::current_importance(a, epoch)).weight()).then(a.created_at.cmp(&b.created_at)));
+            triage.sort_by(|a, b| {
+                score::Prior::of(b, decay::current_importance(b, epoch))
+                    .weight()
+                    .total_cmp(&score::Prior::of(a, decay::current_importance(a, epoch)).weight())
+                    .then(a.created_at.cmp(&b.created_at))
+            });
             triage.truncate(lifecycle::TRIAGE_BATCH);
             if !triage.is_empty() {
                 let offered: Vec<Offered> = triage.iter().map(|m| offered(m)).collect();
-                wanted.push(PlannedDecision { step: Step::Triage, namespace: ns.clone(), request: prompts::triage(&offered), memories: triage.iter().map(|m| planned(m)).collect() });
+                wanted.push(PlannedDecision {
+                    step: Step::Triage,
+                    namespace: ns.clone(),
+                    request: prompts::triage(&offered),
+                    memories: triage.iter().map(|m| planned(m)).collect(),
+                });
             }
 
             // Distillation: older session-derived memories no summary cites yet.
@@ -319,7 +339,12 @@ impl Engram {
                 if old.len() >= lifecycle::DISTILL_MIN {
                     distills += 1;
                     let offered: Vec<Offered> = old.iter().map(|m| offered(m)).collect();
-                    wanted.push(PlannedDecision { step: Step::Distill, namespace: ns.clone(), request: prompts::distill(&offered), memories: old.iter().map(|m| planned(m)).collect() });
+                    wanted.push(PlannedDecision {
+                        step: Step::Distill,
+                        namespace: ns.clone(),
+                        request: prompts::distill(&offered),
+                        memories: old.iter().map(|m| planned(m)).collect(),
+                    });
                 }
             }
         }
@@ -392,7 +417,13 @@ impl Engram {
                         record.outcome = Outcome::Invalid;
                     }
                     failed.extend(ids.iter().cloned());
-                    report.skipped.push(Skipped { step: call.step.as_str().into(), namespace: call.namespace.clone(), ids, outcome: Some(record.outcome), reason: truncate(&why, 300) });
+                    report.skipped.push(Skipped {
+                        step: call.step.as_str().into(),
+                        namespace: call.namespace.clone(),
+                        ids,
+                        outcome: Some(record.outcome),
+                        reason: truncate(&why, 300),
+                    });
                     self.llm_usage.record(&record);
                     report.calls.push(record);
                     continue;
@@ -412,7 +443,13 @@ impl Engram {
         }
         for (step, ns, ids) in &plan.over_budget {
             failed.extend(ids.iter().cloned());
-            report.skipped.push(Skipped { step: step.as_str().into(), namespace: ns.clone(), ids: ids.clone(), outcome: None, reason: "over maxLlmCalls: left for a later epoch".into() });
+            report.skipped.push(Skipped {
+                step: step.as_str().into(),
+                namespace: ns.clone(),
+                ids: ids.clone(),
+                outcome: None,
+                reason: "over maxLlmCalls: left for a later epoch".into(),
+            });
         }
 
         // Heuristic merges of same-fact pairs.
@@ -467,7 +504,14 @@ impl Engram {
                     (Step::Triage, _) => {
                         m.lifecycle.triaged = true;
                         self.put_back(m);
-                        report.actions.push(Action { action: ActionKind::Keep, namespace: ns, ids: vec![d.id.clone()], reason: "triage: stays in the buffer".into(), prompt_id: Some(prompt_id.into()), layer: None });
+                        report.actions.push(Action {
+                            action: ActionKind::Keep,
+                            namespace: ns,
+                            ids: vec![d.id.clone()],
+                            reason: "triage: stays in the buffer".into(),
+                            prompt_id: Some(prompt_id.into()),
+                            layer: None,
+                        });
                     }
                     (Step::Gate, "approve") if d.detail.as_deref().is_some_and(|c| c != "none") => {
                         let reason = format!("core gate: {}", d.detail.as_deref().unwrap_or_default());
@@ -507,7 +551,14 @@ impl Engram {
                         b.lifecycle.kept_apart.push(a.id.clone());
                         self.put_back(a);
                         self.put_back(b);
-                        report.actions.push(Action { action: ActionKind::Distinct, namespace: ns, ids, reason: "judged different facts".into(), prompt_id: Some(prompt_id.into()), layer: None });
+                        report.actions.push(Action {
+                            action: ActionKind::Distinct,
+                            namespace: ns,
+                            ids,
+                            reason: "judged different facts".into(),
+                            prompt_id: Some(prompt_id.into()),
+                            layer: None,
+                        });
                     }
                 }
             }
@@ -581,7 +632,14 @@ impl Engram {
             self.tables.remove_memory(slot);
             self.log(event(&gone_id, EventKind::Merge, now, format!("merged into {keep_id}: {why}"), prompt_id, Some(&keep_id)));
         }
-        report.actions.push(Action { action: ActionKind::Merge, namespace: ns, ids: vec![keep_id, gone_id], reason: why.into(), prompt_id: prompt_id.map(str::to_string), layer: None });
+        report.actions.push(Action {
+            action: ActionKind::Merge,
+            namespace: ns,
+            ids: vec![keep_id, gone_id],
+            reason: why.into(),
+            prompt_id: prompt_id.map(str::to_string),
+            layer: None,
+        });
     }
 
     /// The newer memory `b` replaces the older `a`: both go on one thread (the one either has, or a
@@ -599,7 +657,14 @@ impl Engram {
         self.put_back(a);
         self.put_back(b);
         self.log(event(&old, EventKind::Supersede, now, format!("replaced by {new}"), Some(prompt_id), Some(&new)));
-        report.actions.push(Action { action: ActionKind::Supersede, namespace: ns, ids: vec![old, new], reason: "the newer memory updates the older".into(), prompt_id: Some(prompt_id.into()), layer: None });
+        report.actions.push(Action {
+            action: ActionKind::Supersede,
+            namespace: ns,
+            ids: vec![old, new],
+            reason: "the newer memory updates the older".into(),
+            prompt_id: Some(prompt_id.into()),
+            layer: None,
+        });
     }
 
     /// Stores a distillation: one episodic buffer memory citing the memories it condenses.
@@ -646,7 +711,14 @@ impl Engram {
         self.put_back(m);
         let mut all = vec![new_id];
         all.extend(ids);
-        report.actions.push(Action { action: ActionKind::Distill, namespace: call.namespace.clone(), ids: all, reason: "older session memories condensed".into(), prompt_id: Some(prompts::DISTILL.into()), layer: None });
+        report.actions.push(Action {
+            action: ActionKind::Distill,
+            namespace: call.namespace.clone(),
+            ids: all,
+            reason: "older session memories condensed".into(),
+            prompt_id: Some(prompts::DISTILL.into()),
+            layer: None,
+        });
         Ok(())
     }
 
@@ -658,11 +730,7 @@ impl Engram {
         let members: Vec<DocId> = self.tables.table().iter().filter(|(_, m)| m.namespace == ns).map(|(s, _)| s).collect();
         for &slot in &members {
             let Some(m) = self.tables.table().get(slot) else { continue };
-            let reason = if m.pin == Pin::Pinned && m.layer != Layer::Core {
-                Some("pinned")
-            } else {
-                lifecycle::mechanical_promotion(m, epoch)
-            };
+            let reason = if m.pin == Pin::Pinned && m.layer != Layer::Core { Some("pinned") } else { lifecycle::mechanical_promotion(m, epoch) };
             if let Some(reason) = reason {
                 let m = m.clone();
                 self.promote(m, epoch, reason.into(), None, now, report);
@@ -717,7 +785,12 @@ impl Engram {
         let planned: Vec<PlannedCallSummary> = plan
             .calls
             .iter()
-            .map(|c| PlannedCallSummary { step: c.step.as_str().into(), namespace: c.namespace.clone(), prompt_id: c.request.prompt_id.clone(), ids: c.memories.iter().map(|m| m.id.clone()).collect() })
+            .map(|c| PlannedCallSummary {
+                step: c.step.as_str().into(),
+                namespace: c.namespace.clone(),
+                prompt_id: c.request.prompt_id.clone(),
+                ids: c.memories.iter().map(|m| m.id.clone()).collect(),
+            })
             .collect();
         let heuristic = ConsolidatePlan { calls: Vec::new(), ..plan };
         let saved = self.journal.replace(super::journal::Journal::default());

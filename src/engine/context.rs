@@ -78,4 +78,3 @@ impl Engram {
         Ok(assemble(items, max_tokens))
     }
 }
-

@@ -377,7 +377,16 @@ impl Engram {
         }
         if let Some(m) = self.tables.remove_memory(slot) {
             // The event stays; the deleted text leaves the history with the memory.
-            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None, prompt_id: None, related: None, reason: None });
+            self.log(HistoryEvent {
+                memory_id: m.id.clone(),
+                event: EventKind::Delete,
+                at: now,
+                content: None,
+                previous_content: None,
+                prompt_id: None,
+                related: None,
+                reason: None,
+            });
             self.forget_history_text(&m.id);
         }
     }

@@ -26,13 +26,16 @@ pub const NEIGHBORS: usize = 6;
 const FUNCTION_WORDS: &[&str] = &[
     "a", "an", "the", "and", "or", "but", "of", "to", "in", "on", "at", "for", "with", "by", "from", "as", "is", "are", "was", "were", "be", "been", "being", "it", "its", "this",
     "that", "these", "those", "he", "she", "they", "them", "his", "her", "their", "i", "me", "my", "we", "our", "you", "your", "has", "have", "had", "do", "does", "did", "so",
-    "very", "really", "also", "just", "about", "into", "than", "then", "there", "here", "which", "who", "whom", "what", "when", "where", "will", "would", "can", "could",
-    "should", "may", "might", "s",
+    "very", "really", "also", "just", "about", "into", "than", "then", "there", "here", "which", "who", "whom", "what", "when", "where", "will", "would", "can", "could", "should",
+    "may", "might", "s",
 ];
 
 /// Words that turn a statement around: a pair where one has them and the other does not may
 /// contradict, so it is never merged on wording alone.
-const NEGATIONS: &[&str] = &["not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "stopped", "quit", "longer", "anymore", "dont", "doesnt", "didnt", "isnt", "wasnt", "cant", "wont"];
+const NEGATIONS: &[&str] = &[
+    "not", "no", "never", "none", "nobody", "nothing", "neither", "nor", "without", "stopped", "quit", "longer", "anymore", "dont", "doesnt", "didnt", "isnt", "wasnt", "cant",
+    "wont",
+];
 
 /// The content words of a text (lowercased tokens minus function words).
 pub fn content_words(text: &str) -> BTreeSet<String> {

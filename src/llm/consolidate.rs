@@ -132,7 +132,14 @@ pub fn merge(candidates: &[(Offered, Offered)]) -> LlmRequest {
 
 /// `reconcile@1` over same-topic pairs, older first in each.
 pub fn reconcile(candidates: &[(Offered, Offered)]) -> LlmRequest {
-    pairs(Purpose::Reconcile, RECONCILE, RECONCILE_SYSTEM, candidates, &["update", "absorb", "keep_both"], "For each pair above: update, absorb (with the combined text) or keep_both.")
+    pairs(
+        Purpose::Reconcile,
+        RECONCILE,
+        RECONCILE_SYSTEM,
+        candidates,
+        &["update", "absorb", "keep_both"],
+        "For each pair above: update, absorb (with the combined text) or keep_both.",
+    )
 }
 
 /// `distill@1` over a namespace's older session memories.
