@@ -18,9 +18,12 @@ use serde_json::{json, Value};
 const T0: i64 = 1_700_000_000_000;
 const HOUR: i64 = 3_600_000;
 
+/// How a judge answers a request.
+type Answer = Box<dyn Fn(&LlmRequest) -> Result<String, LlmFailure>>;
+
 /// Answers each request with a function of it; keeps every request. Tests only.
 struct Judge {
-    answer: Box<dyn Fn(&LlmRequest) -> Result<String, LlmFailure>>,
+    answer: Answer,
     seen: RefCell<Vec<LlmRequest>>,
 }
 
@@ -285,7 +288,7 @@ fn session_store(clock: &Rc<ManualClock>) -> (Engram, Vec<String>) {
 
 #[test]
 fn hostile_judges_apply_nothing_invalid_and_lose_nothing() {
-    let hostile: Vec<(&str, Box<dyn Fn(&LlmRequest) -> Result<String, LlmFailure>>)> = vec![
+    let hostile: Vec<(&str, Answer)> = vec![
         ("malformed", Box::new(|_| Ok("{\"decisions\": [".into()))),
         ("extra fields", Box::new(|r| Ok(json!({"decisions": [], "note": "x", "content": "x", "importance": 0.5, "delete": offered(r)}).to_string()))),
         (
