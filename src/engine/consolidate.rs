@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::host::Llm;
 use crate::index::keyword::KeywordQuery;
 use crate::index::DocId;
-use crate::lifecycle::report::{Action, ActionKind, ConsolidateReport, LlmLevel, PlannedCallSummary, Skipped};
+use crate::lifecycle::report::{Action, ActionKind, ConsolidateReport, Found, LlmLevel, PlannedCallSummary, Skipped};
 use crate::lifecycle::similar::{self, Band};
 use crate::lifecycle::{self, decay};
 use crate::llm::consolidate::{self as prompts, Decision, Offered};
@@ -101,6 +101,8 @@ pub struct ConsolidatePlan {
     pub scanned: Vec<PlannedMemory>,
     /// Judgements not planned (over `maxLlmCalls`), reported as skipped.
     pub over_budget: Vec<(Step, String, Vec<String>)>,
+    /// What the epoch found to judge.
+    pub found: Found,
 }
 
 /// What the judge is shown of a memory, summarized: a change of text, kind, layer or tags changes it.
@@ -232,6 +234,7 @@ impl Engram {
             heuristic_merges: Vec::new(),
             scanned: Vec::new(),
             over_budget: Vec::new(),
+            found: Found::default(),
         };
         let mut wanted: Vec<PlannedDecision> = Vec::new();
         let mut scan_budget = lifecycle::MERGE_SCAN_PER_EPOCH;
@@ -248,6 +251,7 @@ impl Engram {
             scan.truncate(scan_budget);
             scan_budget -= scan.len();
             plan.scanned.extend(scan.iter().map(|(_, m)| planned(m)));
+            plan.found.scanned += scan.len();
             let scan_slots: Vec<DocId> = scan.iter().map(|(s, _)| *s).collect();
             let mut merge_llm: Vec<(&Memory, &Memory)> = Vec::new();
             let mut reconcile_llm: Vec<(&Memory, &Memory)> = Vec::new();
@@ -257,6 +261,13 @@ impl Engram {
                 if !Self::pair_allowed(a, b) {
                     continue;
                 }
+                let same = p.band == Band::Merge && similar::same_fact(&a.content, &b.content, p.cosine);
+                match p.band {
+                    Band::Merge => plan.found.merge_pairs += 1,
+                    Band::Reconcile if b.event_time().max(b.created_at) - a.event_time().max(a.created_at) >= RECONCILE_MIN_GAP_MS => plan.found.reconcile_pairs += 1,
+                    Band::Reconcile => {}
+                }
+                plan.found.same_fact += usize::from(same);
                 match p.band {
                     // One heuristic merge per memory per epoch: chains settle over epochs.
                     Band::Merge
@@ -289,6 +300,7 @@ impl Engram {
             // The core gate: working memories that qualify, strongest first.
             let mut candidates: Vec<&Memory> =
                 members.iter().map(|(_, m)| *m).filter(|m| lifecycle::core_candidate(m, epoch, decay::current_importance(m, epoch)) && m.pin != Pin::Pinned).collect();
+            plan.found.gate_candidates += candidates.len();
             candidates.sort_by(|a, b| lifecycle::reinforcement_score(b).total_cmp(&lifecycle::reinforcement_score(a)).then(a.created_at.cmp(&b.created_at)));
             for chunk in candidates.chunks(lifecycle::GATE_BATCH) {
                 if gate_batches >= lifecycle::GATE_CALLS_MAX {
@@ -314,6 +326,7 @@ impl Engram {
                     .total_cmp(&score::Prior::of(a, decay::current_importance(a, epoch)).weight())
                     .then(a.created_at.cmp(&b.created_at))
             });
+            plan.found.triage_candidates += triage.len();
             triage.truncate(lifecycle::TRIAGE_BATCH);
             if !triage.is_empty() {
                 let offered: Vec<Offered> = triage.iter().map(|m| offered(m)).collect();
@@ -337,6 +350,7 @@ impl Engram {
                 old.sort_by_key(|m| (m.event_time(), m.created_at));
                 old.truncate(lifecycle::DISTILL_GROUP_MAX);
                 if old.len() >= lifecycle::DISTILL_MIN {
+                    plan.found.distill_groups += 1;
                     distills += 1;
                     let offered: Vec<Offered> = old.iter().map(|m| offered(m)).collect();
                     wanted.push(PlannedDecision {
@@ -400,7 +414,7 @@ impl Engram {
             validate::namespace(ns)?;
         }
         let now = self.now();
-        let mut report = ConsolidateReport { llm_level: plan.level, ..ConsolidateReport::default() };
+        let mut report = ConsolidateReport { llm_level: plan.level, found: plan.found, ..ConsolidateReport::default() };
         let mut failed: BTreeSet<String> = BTreeSet::new();
         for (call, result) in plan.calls.iter().zip(results) {
             let mut record = result.record(&call.request);

@@ -92,9 +92,27 @@ pub struct ConsolidateReport {
     /// LLM calls the run made (a dry run makes none: `planned` lists them).
     pub calls: Vec<CallRecord>,
     pub usage: LlmUsage,
+    /// What the epoch found to judge, before batch sizes and `maxLlmCalls` bounded the calls.
+    pub found: Found,
     /// Dry runs: the LLM calls a run would make, by step and namespace.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub planned: Vec<PlannedCallSummary>,
+}
+
+/// Counts of what an epoch found to judge (a design with one call per candidate would make this many).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Found {
+    /// Memories compared with their namespace this epoch.
+    pub scanned: usize,
+    /// Near-duplicate pairs (merge band), of which `sameFact` the heuristic merges itself.
+    pub merge_pairs: usize,
+    pub same_fact: usize,
+    /// Same-topic pairs (reconcile band) with the time gap of an update.
+    pub reconcile_pairs: usize,
+    pub gate_candidates: usize,
+    pub triage_candidates: usize,
+    pub distill_groups: usize,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
