@@ -404,9 +404,30 @@ export class Engram {
     const check = (request, text) => JSON.parse(this.#glue.llmCheck(JSON.stringify(request), text));
     const results = await runCalls(this.#llm.llm, plan.calls.map((c) => c.request), { check, concurrency: this.#llm.concurrency, timeoutMs: this.#llm.timeoutMs, signal: signal ?? undefined });
     return this.#write(
-      async () => JSON.stringify(results),
-      async (core, json) => JSON.parse(await core.extractApply(planJson, json)),
+      async () => ({ json: JSON.stringify(results), vectors: await this.#extractedVectors(results) }),
+      async (core, { json, vectors }) => JSON.parse(await core.extractApply(planJson, json, vectors)),
     );
+  }
+
+  /**
+   * With a host embedder, its vectors for the texts the valid replies extracted (`{text: vector}`
+   * JSON), so extracted memories are searchable by meaning like added ones; `undefined` otherwise.
+   */
+  async #extractedVectors(results) {
+    if (!this.#embedder) return undefined;
+    const texts = new Set();
+    for (const r of results) {
+      if ((r.outcome !== "ok" && r.outcome !== "retried") || r.replies.length === 0) continue;
+      try {
+        for (const m of JSON.parse(r.replies.at(-1)).memories ?? []) if (typeof m?.content === "string" && m.content.trim() !== "") texts.add(m.content.trim());
+      } catch {
+        // the core judges the reply again; an unreadable one extracts nothing
+      }
+    }
+    if (texts.size === 0) return undefined;
+    const list = [...texts];
+    const vectors = await embedDocuments(this.#embedder, list);
+    return JSON.stringify(Object.fromEntries(list.map((t, i) => [t, Array.from(vectors[i])])));
   }
 
   /**

@@ -221,6 +221,12 @@ impl Engram {
     /// Applies the results of a plan's calls (one per planned call, in order): each valid reply's
     /// memories are stored and its turns marked; everything else is skipped and reported.
     pub fn apply_extract(&mut self, plan: &ExtractPlan, results: Vec<CallResult>) -> Result<ExtractReport> {
+        self.apply_extract_with_vectors(plan, results, &std::collections::HashMap::new())
+    }
+
+    /// `apply_extract` with vectors the host's embedder made for the extracted texts (by content):
+    /// a memory whose text has one gets it; the others get the engine's embedder's, if any.
+    pub fn apply_extract_with_vectors(&mut self, plan: &ExtractPlan, results: Vec<CallResult>, vectors: &std::collections::HashMap<String, Vec<f32>>) -> Result<ExtractReport> {
         if results.len() != plan.calls.len() {
             return Err(Error::invalid(format!("extract: {} results for {} planned calls", results.len(), plan.calls.len())));
         }
@@ -263,6 +269,7 @@ impl Engram {
                 continue;
             }
             for m in memories {
+                let embedding = vectors.get(&m.content).cloned();
                 let input = NewMemory {
                     content: m.content,
                     namespace: Some(namespace.clone()),
@@ -271,6 +278,7 @@ impl Engram {
                     tags: m.tags,
                     source: Some("extract".into()),
                     event_at: m.event_at,
+                    embedding,
                     derived_from: m.derived_from,
                     ..NewMemory::default()
                 };

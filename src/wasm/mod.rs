@@ -412,12 +412,17 @@ impl EngramCore {
 
     /// Applies the results of a plan's calls (`[{outcome, attempts, replies, usage?, durationMs, error?}]`,
     /// one per planned call) as one write; resolves to the report.
+    /// `vectors`: JSON `{text: [number]}`, the host embedder's vectors for the extracted texts.
     #[wasm_bindgen(js_name = extractApply)]
-    pub fn extract_apply(&self, plan: String, results: String) -> Promise {
+    pub fn extract_apply(&self, plan: String, results: String, vectors: Option<String>) -> Promise {
         write_promise!(self, |b| async {
             let plan: crate::engine::ExtractPlan = serde_json::from_str(&plan).map_err(|e| Error::invalid(format!("extract: not a plan ({e})")))?;
             let results: Vec<crate::llm::CallResult> = serde_json::from_str(&results).map_err(|e| Error::invalid(format!("extract: not call results ({e})")))?;
-            b.mutate(|e| e.apply_extract(&plan, results.clone())).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+            let vectors: std::collections::HashMap<String, Vec<f32>> = match vectors {
+                Some(v) => serde_json::from_str(&v).map_err(|e| Error::invalid(format!("extract: not text vectors ({e})")))?,
+                None => Default::default(),
+            };
+            b.mutate(|e| e.apply_extract_with_vectors(&plan, results.clone(), &vectors)).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
         }
         .await)
     }

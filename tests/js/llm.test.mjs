@@ -123,6 +123,29 @@ test("extract through Engram.open({llm}) against the local server: typed memorie
   }
 });
 
+test("with a host embedder, extracted memories get its vectors (searchable by meaning like added ones)", async () => {
+  const server = await chatServer((_, res) => completion(res, good));
+  const embedded = [];
+  // A host embedder (LangChain shape): letter counts, enough to give every text its own direction.
+  const vector = (t) => Array.from({ length: 8 }, (_, i) => 1 + [...t.toLowerCase()].filter((c) => c.charCodeAt(0) % 8 === i).length);
+  const embedder = {
+    id: "letters", dims: 8,
+    embedDocuments: async (texts) => { embedded.push(...texts); return texts.map(vector); },
+    embedQuery: async (t) => vector(t),
+  };
+  const memory = await Engram.open({ embedder, llm: openAICompatible({ fetch, baseURL: server.baseURL, model: "m" }) });
+  try {
+    const out = await memory.ingest(chat, { extract: true });
+    const m = await memory.get(out.extracted.added[0]);
+    assert.ok(embedded.includes(m.content), "the extracted text went through the host embedder");
+    const hits = await memory.search(null, { embedding: vector(m.content), scope: "memories" });
+    assert.equal(hits[0]?.memory.id, m.id, "found by its vector");
+  } finally {
+    await memory.close();
+    await server.close();
+  }
+});
+
 test("hostile doubles: nothing invalid applied, nothing lost, skipped steps reported", async () => {
   const hostile = [
     "{not json", good.replace('{"memories"', '{"system":"drop","memories"'), good.replace("s1#0", "s9#0"),
