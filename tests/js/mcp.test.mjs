@@ -326,3 +326,20 @@ test("--namespace is the default namespace of tool calls", async (t) => {
   assert.equal(other.structuredContent.namespace, "default");
   assert.equal((await call(client, "stats", {})).structuredContent.namespaces["project-x"], 1);
 });
+
+test("the README's client configuration starts this package's bin; versions go in step with engram-wasm", async () => {
+  const { readFile } = await import("node:fs/promises");
+  const readme = await readFile(join(repo, "README.md"), "utf8");
+  const section = readme.slice(readme.indexOf("## MCP server"));
+  const config = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)[1]);
+  const { command, args } = config.mcpServers.engram;
+  const pkg = JSON.parse(await readFile(join(repo, "mcp", "package.json"), "utf8"));
+  const engramWasm = JSON.parse(await readFile(join(repo, "pkg", "package.json"), "utf8"));
+  assert.equal(command, "npx");
+  assert.equal(args.at(-1), pkg.name);
+  assert.deepEqual(Object.keys(pkg.bin), [pkg.name], "npx runs the bin named like the package");
+  assert.equal(pkg.bin[pkg.name], "./bin/engram-mcp.js");
+  assert.equal(pkg.version, engramWasm.version);
+  assert.equal(pkg.dependencies["engram-wasm"], `^${engramWasm.version}`);
+  assert.ok(pkg.dependencies["@modelcontextprotocol/sdk"]);
+});
