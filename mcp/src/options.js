@@ -69,6 +69,7 @@ export function parseArgs(argv, env = process.env) {
   if ((out.llmUrl === null) !== (out.llmModel === null)) throw new Error("--llm-url and --llm-model go together");
   if (!["json_schema", "json_object", "none"].includes(out.llmStructured)) throw new Error("--llm-structured must be json_schema, json_object or none");
   if (!["strict", "relaxed"].includes(out.durability)) throw new Error("--durability must be strict or relaxed");
+  if (out.namespace !== null && !/^[A-Za-z0-9._/-]{1,64}$/.test(out.namespace)) throw new Error("--namespace must be 1..64 characters of A-Z a-z 0-9 . _ / -");
   out.dir ??= defaultStoreDir(env);
   return out;
 }

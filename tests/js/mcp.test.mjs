@@ -209,6 +209,16 @@ test("SIGTERM flushes the store (search touches too) and exits 0", async (t) => 
   }
 });
 
+test("the client closing the connection (stdin) flushes and exits 0", async (t) => {
+  const dir = tempDir(t);
+  const { client, transport, stderr } = await connect(t, dir);
+  await call(client, "remember", { content: "Closing stdin ends the server cleanly" });
+  const exited = once(transport._process, "exit");
+  await client.close();
+  assert.deepEqual(await exited, [0, null], stderr());
+  assert.match(stderr(), /stdin closed: flushing and exiting/);
+});
+
 test("a store that cannot open answers every call with a tool error, and the server stays up", async (t) => {
   const dir = tempDir(t);
   const file = join(dir, "not-a-directory");
@@ -315,6 +325,7 @@ test("options: the default store directory follows the platform's data directory
   assert.throws(() => parseArgs(["--dir"]), /needs a value/);
   assert.throws(() => parseArgs(["--frobnicate"]), /unknown option/);
   assert.throws(() => parseArgs(["--durability", "sometimes"]), /strict or relaxed/);
+  assert.throws(() => parseArgs(["--namespace", "has spaces"]), /--namespace must be/);
 });
 
 test("--namespace is the default namespace of tool calls", async (t) => {
