@@ -13,6 +13,8 @@ Usage: engram-mcp [options]
   --llm-model MODEL    the model name sent to --llm-url (required with it)
   --llm-structured M   json_schema (default) | json_object | none: how replies are constrained
   --no-sampling        never ask the MCP client's own model (sampling) to act as the LLM
+  --llm-timeout-ms N   how long one LLM call may take (default 60000; a client that asks the
+                       person to approve each sampling request may need more)
   --keyword-only       no embedder, even where ENGRAM_MODEL_DIR is set
   --durability D       strict (default: every write fsynced) | relaxed
   --help, --version
@@ -38,14 +40,15 @@ const VALUED = new Map([
   ["--llm-model", "llmModel"],
   ["--llm-structured", "llmStructured"],
   ["--durability", "durability"],
+  ["--llm-timeout-ms", "llmTimeoutMs"],
 ]);
 
 /**
- * `{dir, namespace, llmUrl, llmModel, llmStructured, sampling, keywordOnly, durability, help, version}`
+ * `{dir, namespace, llmUrl, llmModel, llmStructured, llmTimeoutMs, sampling, keywordOnly, durability, help, version}`
  * from argv; throws an Error whose message is for the person who typed the command.
  */
 export function parseArgs(argv, env = process.env) {
-  const out = { dir: null, namespace: null, llmUrl: null, llmModel: null, llmStructured: "json_schema", sampling: true, keywordOnly: false, durability: "strict", help: false, version: false };
+  const out = { dir: null, namespace: null, llmUrl: null, llmModel: null, llmStructured: "json_schema", sampling: true, keywordOnly: false, durability: "strict", llmTimeoutMs: null, help: false, version: false };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
@@ -70,6 +73,10 @@ export function parseArgs(argv, env = process.env) {
   if (!["json_schema", "json_object", "none"].includes(out.llmStructured)) throw new Error("--llm-structured must be json_schema, json_object or none");
   if (!["strict", "relaxed"].includes(out.durability)) throw new Error("--durability must be strict or relaxed");
   if (out.namespace !== null && !/^[A-Za-z0-9._/-]{1,64}$/.test(out.namespace)) throw new Error("--namespace must be 1..64 characters of A-Z a-z 0-9 . _ / -");
+  if (out.llmTimeoutMs !== null) {
+    if (!/^[1-9][0-9]{0,8}$/.test(out.llmTimeoutMs)) throw new Error("--llm-timeout-ms must be a positive whole number of milliseconds");
+    out.llmTimeoutMs = Number(out.llmTimeoutMs);
+  }
   out.dir ??= defaultStoreDir(env);
   return out;
 }

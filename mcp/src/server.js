@@ -92,7 +92,7 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
         llmMode = "none";
       }
       const embedder = options.keywordOnly || !env.ENGRAM_MODEL_DIR ? null : undefined; // undefined: the model in ENGRAM_MODEL_DIR
-      const db = await open({ storage: new NodeFSStorage(options.dir, { durability: options.durability }), embedder, ...(llm ? { llm } : {}) });
+      const db = await open({ storage: new NodeFSStorage(options.dir, { durability: options.durability }), embedder, ...(llm ? { llm, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}) });
       opened = db;
       log(`store ${options.dir} open (${embedder === null ? "keyword-only" : "local embedder"}; LLM: ${llmMode})`);
       return db;

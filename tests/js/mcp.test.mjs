@@ -296,6 +296,14 @@ test("MCP sampling: the client's own model is the LLM when the client offers sam
   assert.match(textOf(await call(failing.client, "recall", { query: "cat named Miso" })), /Miso/);
 });
 
+test("a sampling request the client never answers times out (--llm-timeout-ms); the turns are kept, the server goes on", async (t) => {
+  const { client } = await connect(t, tempDir(t), { args: ["--llm-timeout-ms", "300"], capabilities: { sampling: {} }, onSampling: () => new Promise(() => {}) });
+  const out = await call(client, "ingest_conversation", { sessionId: "pets-1", turns: chat });
+  assert.equal(out.structuredContent.added, 2);
+  assert.deepEqual(out.structuredContent.extracted.skipped.map((s) => s.outcome), ["timeout"]);
+  assert.equal((await call(client, "stats", {})).structuredContent.rawEntries, 2);
+});
+
 test("--no-sampling keeps the client's model out even when it offers sampling", async (t) => {
   let asked = 0;
   const { client } = await connect(t, tempDir(t), { args: ["--no-sampling"], capabilities: { sampling: {} }, onSampling: async () => { asked++; return { model: "m", role: "assistant", content: { type: "text", text: extracted } }; } });
@@ -326,6 +334,8 @@ test("options: the default store directory follows the platform's data directory
   assert.throws(() => parseArgs(["--frobnicate"]), /unknown option/);
   assert.throws(() => parseArgs(["--durability", "sometimes"]), /strict or relaxed/);
   assert.throws(() => parseArgs(["--namespace", "has spaces"]), /--namespace must be/);
+  assert.equal(parseArgs(["--llm-timeout-ms", "300000"]).llmTimeoutMs, 300000);
+  assert.throws(() => parseArgs(["--llm-timeout-ms", "-5"]), /positive whole number/);
 });
 
 test("--namespace is the default namespace of tool calls", async (t) => {
