@@ -4,6 +4,7 @@
 //! ```text
 //! cargo run --release --example eval -- locomo PATH [--limit N] [--mode bm25|hybrid] [--neighbors N]
 //! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid] [--misses]
+//! ... [--consolidate N]   run N consolidation epochs (no LLM) after ingesting, before the questions
 //! ```
 //! PATH may be `.json` or `.json.gz`. `--mode hybrid` needs `--features embedder` and the model files
 //! (`scripts/fetch-models.sh`); embeddings are cached under `.cache/embeddings/` by model id and text.
@@ -30,14 +31,16 @@ struct Args {
     /// Print each LongMemEval question that misses recall_all@5, with its gold sessions' ranks and
     /// the hits that placed the ten best sessions (stderr).
     misses: bool,
+    /// Consolidation epochs run after ingesting, before the questions (recall must not drop).
+    consolidate: u32,
 }
 
 fn parse_args() -> AnyResult<Args> {
     let mut it = std::env::args().skip(1);
-    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses]";
+    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses] [--consolidate N]";
     let dataset = it.next().ok_or(usage)?;
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false };
+    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false, consolidate: 0 };
     while let Some(flag) = it.next() {
         if flag == "--misses" {
             args.misses = true;
@@ -48,6 +51,7 @@ fn parse_args() -> AnyResult<Args> {
             "--limit" => args.limit = Some(value.parse()?),
             "--mode" => args.mode = value,
             "--neighbors" => args.neighbors = value.parse()?,
+            "--consolidate" => args.consolidate = value.parse()?,
             _ => return Err(usage.into()),
         }
     }
@@ -206,6 +210,14 @@ fn longmemeval_date(s: &str) -> Option<i64> {
 
 // ---------------------------------------------------------------------------------------------
 
+/// `epochs` consolidation epochs without an LLM (the heuristic lifecycle).
+fn consolidate(engine: &mut Engram, epochs: u32) -> AnyResult<()> {
+    for _ in 0..epochs {
+        engine.consolidate_with(None, &engram::engine::ConsolidateOptions::default())?;
+    }
+    Ok(())
+}
+
 fn search_raw(e: &mut Engram, question: &str, limit: usize, neighbors: u32) -> Vec<engram::RawEntry> {
     let req = SearchRequest { query: Some(question.to_string()), scope: Scope::Raw, limit: Some(limit), dry_run: true, neighbors, ..Default::default() };
     match e.search(&req) {
@@ -250,6 +262,7 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
             }
             engine.ingest(SessionInput { id: format!("session_{n}"), namespace: None, date, turns })?;
         }
+        consolidate(&mut engine, args.consolidate)?;
         // Questions are asked the day after the conversation's last session.
         clock.set(last_date + 86_400_000);
         for qa in conv["qa"].as_array().ok_or("LoCoMo: qa")? {
@@ -334,6 +347,7 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
             }
             engine.ingest(SessionInput { id, namespace: None, date: date.as_str().and_then(longmemeval_date), turns })?;
         }
+        consolidate(&mut engine, args.consolidate)?;
         let gold: HashSet<&str> = q["answer_session_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         if gold.is_empty() {
             continue;
@@ -418,7 +432,7 @@ fn main() -> AnyResult<()> {
         "hybrid" => Some(Rc::new(CachedEmbedder::new(local_embedder()?)?)),
         _ => None,
     };
-    eprintln!("eval: {} {} mode={} neighbors={}", args.dataset, args.path, args.mode, args.neighbors);
+    eprintln!("eval: {} {} mode={} neighbors={} consolidate={}", args.dataset, args.path, args.mode, args.neighbors, args.consolidate);
     match args.dataset.as_str() {
         "locomo" => locomo(&args, &data, &embedder),
         "longmemeval" => longmemeval(&args, &data, &embedder),

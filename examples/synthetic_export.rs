@@ -116,7 +116,7 @@ fn main() {
             ..Default::default()
         };
         w.put_memory(&m, Some(&v));
-        history.push(HistoryEvent { memory_id: id, event: EventKind::Add, at, content: Some(content), previous_content: None, prompt_id: None });
+        history.push(HistoryEvent { memory_id: id, event: EventKind::Add, at, content: Some(content), previous_content: None, prompt_id: None, related: None, reason: None });
     }
     for h in &history {
         w.history(h);

@@ -36,6 +36,27 @@ export interface MemoryItem {
   derivedFrom?: string[];
   /** Memories this one was closest to when written (cosine ≥ 0.5, at most 3). */
   links?: string[];
+  /** Memories this one summarizes or absorbed (distillation, merges). */
+  cites?: string[];
+  /** Consolidation's bookkeeping (epochs count per namespace; see `consolidate`). */
+  lifecycle?: MemoryLifecycle;
+}
+
+export interface MemoryLifecycle {
+  /** The namespace epoch at which it entered its layer. */
+  layerEpoch?: number;
+  /** The epoch its importance was last set; `importance` above is already decayed to now. */
+  decayEpoch?: number;
+  /** Compared with its namespace for near-duplicates (done once). */
+  mergeChecked?: boolean;
+  /** Memories judged to be different facts (never merged with it). */
+  keptApart?: string[];
+  /** Buffer triage decided it (once). */
+  triaged?: boolean;
+  /** Core gate rejections so far (the third is final). */
+  gateRejections?: number;
+  /** The epoch from which the gate may see it again. */
+  gateRetryEpoch?: number;
 }
 
 /** A conversation turn kept verbatim. */
@@ -227,7 +248,7 @@ export interface RawHit extends HitBase {
 
 export type SearchHit = MemoryHit | RawHit;
 
-export type HistoryEventKind = "ADD" | "UPDATE" | "DELETE" | "REINFORCE";
+export type HistoryEventKind = "ADD" | "UPDATE" | "DELETE" | "REINFORCE" | "PROMOTE" | "DEMOTE" | "DECAY" | "MERGE" | "SUPERSEDE" | "EVICT" | "EXTRACT";
 
 export interface HistoryEvent {
   memoryId: string;
@@ -237,6 +258,10 @@ export interface HistoryEvent {
   previousContent: string | null;
   /** The versioned prompt behind an LLM-made change (e.g. "extract@1"); absent for your own calls. */
   promptId?: string;
+  /** The other memory of a MERGE (survivor or absorbed) or SUPERSEDE (the newer one). */
+  related?: string;
+  /** Why consolidation did it. DECAY events are logged per epoch under `epoch:<namespace>`. */
+  reason?: string;
 }
 
 export interface ContextOptions {
@@ -385,6 +410,12 @@ export interface OpenOptions {
   llmConcurrency?: number;
   /** Time limit of one call in milliseconds (default 60000), enforced through the call's signal. */
   llmTimeoutMs?: number;
+  /**
+   * Run consolidation epochs on their own (off by default): after `everyWrites` writes and/or every
+   * `everyMs` milliseconds (≥ 1000), one at a time, queued like any write. Failures go to
+   * `onBackgroundError`; an epoch's write is all or nothing.
+   */
+  autoConsolidate?: { everyWrites?: number; everyMs?: number; bufferCap?: number } | null;
 }
 
 export interface VectorIndexOptions {
@@ -525,6 +556,12 @@ export class Engram {
    * extracted. Rejects with `Aborted` (nothing applied) when `signal` aborts.
    */
   extract(sessionId: string, options?: ExtractOptions): Promise<ExtractReport>;
+  /**
+   * Runs one consolidation epoch (decay by kind, promotions, merge of near-duplicates, reconcile of
+   * updates through threads, the core gate, triage, distillation, buffer eviction) and resolves to
+   * its report. LLM steps run through the `llm` at `llmLevel`; without one, the heuristics run.
+   */
+  consolidate(options?: ConsolidateOptions): Promise<ConsolidateReport>;
   /** LLM calls applied since this store was opened, summed. */
   llmUsage(): Promise<LlmUsage>;
   session(id: string): Promise<RawEntry[]>;
@@ -761,6 +798,52 @@ export interface ExtractOptions {
 export interface IngestOptions extends ExtractOptions {
   /** Extract memories from the session's new turns after ingesting it. */
   extract?: boolean;
+}
+
+export interface ConsolidateOptions {
+  /** Only this namespace (default: every namespace). */
+  namespace?: string;
+  /** `{status: "planned" | "applying" | "done", calls?}`. */
+  onProgress?: (event: { status: "planned" | "applying" | "done"; calls?: number }) => void;
+  /** Aborts the LLM calls in flight; rejects with `Aborted`, nothing applied. */
+  signal?: AbortSignal;
+  /** At most this many LLM calls in this epoch (the rest is reported as skipped). */
+  maxLlmCalls?: number;
+  /** Report what the epoch would do without changing anything (no LLM call is made). */
+  dryRun?: boolean;
+  /** Buffer memories kept per namespace (default 200); the lowest weighted beyond it are evicted. */
+  bufferCap?: number;
+}
+
+export type ConsolidateActionKind = "promote" | "merge" | "supersede" | "evict" | "distill" | "keep" | "reject" | "distinct" | "decay";
+
+export interface ConsolidateAction {
+  action: ConsolidateActionKind;
+  namespace: string;
+  /**
+   * promote/evict/keep/reject: `[id]`; merge: `[survivor, absorbed]`; supersede: `[older, newer]`;
+   * distill: `[summary, ...sources]`; distinct: the pair; decay: `[]`.
+   */
+  ids: string[];
+  reason: string;
+  /** The prompt behind an LLM decision. */
+  promptId?: string;
+  /** promote: the layer reached. */
+  layer?: MemoryLayer;
+}
+
+export interface ConsolidateReport {
+  dryRun: boolean;
+  llmLevel: LlmLevel;
+  /** Each namespace's epoch after the run (now, for a dry run). */
+  epochs: Record<string, number>;
+  actions: ConsolidateAction[];
+  /** Steps that changed nothing, and why. */
+  skipped: { step: "triage" | "gate" | "merge" | "reconcile" | "distill"; namespace: string; ids: string[]; outcome?: LlmOutcome; reason: string }[];
+  calls: LlmCallRecord[];
+  usage: LlmUsage;
+  /** Dry runs: the LLM calls a run would make. */
+  planned?: { step: string; namespace: string; promptId: string; ids: string[] }[];
 }
 
 export interface ExtractReport {

@@ -22,7 +22,16 @@ fn state(n: usize) -> EngineState {
         let id = format!("{:08x}-0000-4000-8000-{:012x}", i, r.next() >> 16);
         let content = format!("memory {i} about topic {} and detail {} with some more words", r.below(500), r.below(5000));
         let at = T0 + i as i64;
-        s.history.push(HistoryEvent { memory_id: id.clone(), event: EventKind::Add, at, content: Some(content.clone()), previous_content: None, prompt_id: None });
+        s.history.push(HistoryEvent {
+            memory_id: id.clone(),
+            event: EventKind::Add,
+            at,
+            content: Some(content.clone()),
+            previous_content: None,
+            prompt_id: None,
+            related: None,
+            reason: None,
+        });
         let m = Memory {
             id,
             namespace: "default".into(),

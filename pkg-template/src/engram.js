@@ -11,9 +11,10 @@ import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
 import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
+import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate"]);
 const EXTRACT_OPTIONS = new Set(["signal", "maxLlmCalls"]);
 const INGEST_OPTIONS = new Set(["extract", "signal", "maxLlmCalls"]);
 
@@ -61,6 +62,8 @@ export class Engram {
   #glue;
   /** `{llm, level, concurrency, timeoutMs}` from open (`llmSettings`). */
   #llm;
+  /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
+  #autoConsolidate = null;
 
   constructor(token, core, embedder, storage, glue, vectors, llm) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
@@ -72,6 +75,9 @@ export class Engram {
     this.#onBackgroundError = vectors.onBackgroundError;
     this.#glue = glue;
     this.#llm = llm;
+    if (vectors.autoConsolidate) {
+      this.#autoConsolidate = new AutoConsolidator(vectors.autoConsolidate, (options) => this.consolidate(options), (e) => this.#reportBackground(e, "an automatic consolidation"));
+    }
     this.#builds = new BuildScheduler({
       glue,
       enqueue: (work) => this.#enqueue(work),
@@ -105,6 +111,7 @@ export class Engram {
       if (!OPEN_OPTIONS.has(key)) throw invalid(`open: unknown option \`${key}\` (allowed: ${[...OPEN_OPTIONS].join(", ")})`);
     }
     const llm = llmSettings(options);
+    const autoConsolidate = autoConsolidateOptions(options.autoConsolidate);
     const storage = options.storage ?? null;
     const adapter = storage === null ? null : checkedAdapter(storage);
     if (options.reembed !== undefined && typeof options.reembed !== "boolean") throw invalid("open: `reembed` must be a boolean");
@@ -151,7 +158,7 @@ export class Engram {
       if (faults.message === null) core?.free();
       throw asEngramError(e);
     }
-    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl }, llm);
+    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm);
   }
 
   #enqueue(work) {
@@ -184,9 +191,11 @@ export class Engram {
    * A write. `prepare` runs first, outside the storage lock (embedding can be slow); `commit` runs
    * under the lock after catching up with other writers, so two contexts never commit over each other.
    */
-  #write(prepare, commit) {
+  #write(prepare, commit, { ownEpoch = false } = {}) {
     return this.#enqueue(async (core) => this.#commit(core, commit, await prepare())).then((out) => {
       this.#builds.wrote();
+      // A consolidation's own write does not count toward the next automatic epoch.
+      if (!ownEpoch) this.#autoConsolidate?.wrote();
       return out;
     });
   }
@@ -443,6 +452,55 @@ export class Engram {
     );
   }
 
+  /**
+   * Runs one consolidation epoch and resolves to its report: every action (promote, merge,
+   * supersede, evict, distill, keep, reject, distinct, decay) with the memory ids, the reason and,
+   * for LLM decisions, the promptId; the LLM usage; what was skipped and why. Decay is per epoch,
+   * never per wall-clock. With an `llm` (level auto/on) the judge steps run through it; without,
+   * the heuristics run and the rest is skipped. `dryRun` returns the report without changing
+   * anything (the LLM calls it would make are listed under `planned`, none is made). `signal`
+   * aborts the calls in flight (rejects with `Aborted`, nothing applied). `onProgress` receives
+   * `{status: "planned" | "applying" | "done", calls?}`.
+   */
+  async consolidate(options = {}) {
+    const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = consolidateOptions(options);
+    if (signal?.aborted) throw new EngramError("Aborted", "the consolidation was aborted before it started");
+    const coreOptions = { llmLevel: this.#llm.level, hasLlm: this.#llm.llm !== null };
+    if (namespace !== undefined) coreOptions.namespace = namespace;
+    if (maxLlmCalls !== undefined) coreOptions.maxLlmCalls = maxLlmCalls;
+    if (bufferCap !== undefined) coreOptions.bufferCap = bufferCap;
+    const json = toJson(coreOptions, "consolidate");
+    if (dryRun) return this.#run(async (core) => JSON.parse(core.consolidateDryRun(json)));
+    const planJson = await this.#run(async (core) => core.consolidatePlan(json));
+    const plan = JSON.parse(planJson);
+    onProgress?.({ status: "planned", calls: plan.calls.length });
+    let results = [];
+    if (plan.calls.length > 0) {
+      // The calls run outside the queue (other calls proceed meanwhile); apply re-checks each memory.
+      const check = (request, text) => JSON.parse(this.#glue.llmCheck(JSON.stringify(request), text));
+      results = await runCalls(this.#llm.llm, plan.calls.map((c) => c.request), { check, concurrency: this.#llm.concurrency, timeoutMs: this.#llm.timeoutMs, signal });
+    }
+    onProgress?.({ status: "applying" });
+    const report = await this.#write(
+      async () => JSON.stringify(results),
+      async (core, resultsJson) => JSON.parse(await core.consolidateApply(planJson, resultsJson)),
+      { ownEpoch: true },
+    );
+    onProgress?.({ status: "done" });
+    return report;
+  }
+
+  /** A failure of background work, handed to `onBackgroundError` (or a warning). */
+  #reportBackground(e, what) {
+    const error = asEngramError(e);
+    try {
+      if (this.#onBackgroundError) this.#onBackgroundError(error);
+      else console.warn(`engram-wasm: ${what} failed (nothing was lost): ${error.message}`);
+    } catch {
+      // the host's handler failing must not break anything else
+    }
+  }
+
   /** LLM calls applied since this store was opened: counts, tokens (reported or estimated), outcomes. */
   llmUsage() {
     return this.#run(async (core) => JSON.parse(core.llmUsage()));
@@ -571,6 +629,7 @@ export class Engram {
   close() {
     // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
     this.#builds.close();
+    this.#autoConsolidate?.close();
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;

@@ -156,6 +156,6 @@ export async function runCalls(llm, requests, { check, concurrency, timeoutMs, s
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, lane));
-  if (signal?.aborted) throw new EngramError("Aborted", "the extraction was aborted; nothing was applied");
+  if (signal?.aborted) throw new EngramError("Aborted", "the run was aborted before its results were applied; nothing was applied");
   return results;
 }

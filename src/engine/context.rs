@@ -65,6 +65,7 @@ impl Engram {
         let ns = resolve_namespace(namespace)?;
         let visible = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
         let mut core: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core).collect();
+        let weight = |m: &crate::model::Memory| score::Prior::of(m, self.current_importance(m)).weight();
         core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));
         let mut recent: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core).collect();
         recent.sort_by(|a, b| b.modified_at.cmp(&a.modified_at).then(b.created_at.cmp(&a.created_at)));
@@ -76,8 +77,4 @@ impl Engram {
             .collect();
         Ok(assemble(items, max_tokens))
     }
-}
-
-fn weight(m: &crate::model::Memory) -> f64 {
-    score::Prior::of(m).weight()
 }

@@ -2,6 +2,7 @@
 //! (validation before any change, dedup within a namespace, every write into the buffer layer,
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
+mod consolidate;
 mod context;
 mod extract;
 mod journal;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
@@ -227,12 +229,15 @@ impl Engram {
                 content: Some(memory.content.clone()),
                 previous_content: None,
                 prompt_id: prompt_id.map(str::to_string),
+                related: None,
+                reason: None,
             });
             return Ok(Added { memory, deduplicated: true });
         }
 
         let vector = self.vector_for(input.embedding.as_deref(), &input.content)?;
         let id = self.fresh_id()?;
+        let epoch = self.epoch(&namespace);
         let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
         let memory = Memory {
             id: id.clone(),
@@ -262,7 +267,7 @@ impl Engram {
             pin: input.evolving.pin.unwrap_or_default(),
             confidence: input.evolving.confidence,
             cites: Vec::new(),
-            lifecycle: crate::model::Lifecycle::default(),
+            lifecycle: crate::model::Lifecycle { layer_epoch: epoch, decay_epoch: epoch, ..Default::default() },
         };
         self.note_memory(&id);
         self.log(HistoryEvent {
@@ -272,6 +277,8 @@ impl Engram {
             content: Some(memory.content.clone()),
             previous_content: None,
             prompt_id: prompt_id.map(str::to_string),
+            related: None,
+            reason: None,
         });
         self.tables.put_memory(memory.clone(), vector.map_or(VectorChange::Keep, VectorChange::Set));
         Ok(Added { memory, deduplicated: false })
@@ -326,7 +333,9 @@ impl Engram {
             m.kind = k;
         }
         if let Some(i) = patch.importance {
+            // Set now: decay counts from this epoch.
             m.importance = i;
+            m.lifecycle.decay_epoch = self.epoch(&m.namespace);
         }
         if let Some(t) = tags {
             m.tags = t;
@@ -350,6 +359,8 @@ impl Engram {
             content: Some(m.content.clone()),
             previous_content: content_changed.then_some(previous),
             prompt_id: None,
+            related: None,
+            reason: None,
         });
         let vector = match vector {
             Some(v) => VectorChange::Set(v),
@@ -366,7 +377,16 @@ impl Engram {
         }
         if let Some(m) = self.tables.remove_memory(slot) {
             // The event stays; the deleted text leaves the history with the memory.
-            self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Delete, at: now, content: None, previous_content: None, prompt_id: None });
+            self.log(HistoryEvent {
+                memory_id: m.id.clone(),
+                event: EventKind::Delete,
+                at: now,
+                content: None,
+                previous_content: None,
+                prompt_id: None,
+                related: None,
+                reason: None,
+            });
             self.forget_history_text(&m.id);
         }
     }

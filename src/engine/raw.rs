@@ -201,7 +201,16 @@ impl Engram {
                 m.derived_from = remaining;
                 m.modified_at = now;
                 self.note_memory(&m.id);
-                self.log(HistoryEvent { memory_id: m.id.clone(), event: EventKind::Update, at: now, content: Some(m.content.clone()), previous_content: None, prompt_id: None });
+                self.log(HistoryEvent {
+                    memory_id: m.id.clone(),
+                    event: EventKind::Update,
+                    at: now,
+                    content: Some(m.content.clone()),
+                    previous_content: None,
+                    prompt_id: None,
+                    related: None,
+                    reason: None,
+                });
                 self.tables.put_memory(m, super::VectorChange::Keep);
             }
         }

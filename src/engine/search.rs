@@ -135,7 +135,7 @@ impl Engram {
             };
             for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(m) = self.tables.table().get(slot) {
-                    scored.push((Key::Memory(slot), score::score(m, fusion::fuse(k, v), k, v, at)));
+                    scored.push((Key::Memory(slot), score::score(m, self.current_importance(m), fusion::fuse(k, v), k, v, at)));
                 }
             }
         }
@@ -232,7 +232,7 @@ impl Engram {
 
     fn target(&self, key: Key) -> Option<HitTarget> {
         match key {
-            Key::Memory(s) => self.tables.table().get(s).cloned().map(HitTarget::Memory),
+            Key::Memory(s) => self.tables.table().get(s).map(|m| HitTarget::Memory(self.presented(m))),
             Key::Raw(s) => self.tables.raw().get(s).cloned().map(HitTarget::Raw),
         }
     }

@@ -9,8 +9,10 @@
 //! - `usage`: the log of calls and their summed tokens (reported or estimated).
 //! - `prompt`: stored text inside prompts, escaped and delimited as data.
 //! - `extract`: the `extract@1` prompt, its schema and the typed memories of its reply.
+//! - `consolidate`: the lifecycle's prompts (`triage@1`, `gate@1`, `merge@1`, `reconcile@1`, `distill@1`).
 
 mod call;
+pub mod consolidate;
 pub mod extract;
 mod prompt;
 mod reply;

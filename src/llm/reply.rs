@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use super::request::{LlmMessage, LlmRequest, Role};
-use super::{extract, schema};
+use super::{consolidate, extract, schema};
 
 /// Replies longer than this are invalid before parsing: no prompt asks for anything near it.
 pub const REPLY_MAX_BYTES: usize = 256 * 1024;
@@ -30,6 +30,9 @@ pub fn validate_reply(request: &LlmRequest, text: &str) -> Result<Value, String>
     schema::validate(&value, &request.schema)?;
     if request.prompt_id == extract::PROMPT_ID {
         extract::check(&value)?;
+    }
+    if consolidate::is_consolidation(&request.prompt_id) {
+        consolidate::check(&request.prompt_id, &value)?;
     }
     Ok(value)
 }

@@ -130,8 +130,19 @@ pub struct Memory {
 #[serde(rename_all = "camelCase")]
 pub struct Lifecycle {
     /// The namespace epoch at which the memory entered its current layer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub layer_epoch: u64,
+    /// The namespace epoch at which `importance` was last set: decay since then is derived on read
+    /// (`lifecycle::current_importance`), so an epoch writes nothing per memory.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub decay_epoch: u64,
+    /// Consolidation has compared it with the namespace for near-duplicates (done once per memory;
+    /// later memories are compared with it when they are checked).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub merge_checked: bool,
+    /// Memories reconcile judged to be different facts (each pair is judged once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kept_apart: Vec<String>,
     /// Buffer triage decided it once (promote or keep): it is not offered again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub triaged: bool,
@@ -144,6 +155,10 @@ pub struct Lifecycle {
 }
 
 fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+fn is_zero_u64(n: &u64) -> bool {
     *n == 0
 }
 

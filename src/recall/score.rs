@@ -79,8 +79,9 @@ pub struct QueryTime<'a> {
     pub windows: &'a [Window],
 }
 
-pub fn score(m: &Memory, relevance: f64, keyword: Option<f64>, vector: Option<f64>, at: QueryTime) -> ScoreBreakdown {
-    combine(Prior::of(m), relevance, keyword, vector, m.event_time(), at)
+/// `importance`: the memory's importance now (decayed by consolidation epochs, `Engram::current_importance`).
+pub fn score(m: &Memory, importance: f64, relevance: f64, keyword: Option<f64>, vector: Option<f64>, at: QueryTime) -> ScoreBreakdown {
+    combine(Prior::of(m, importance), relevance, keyword, vector, m.event_time(), at)
 }
 
 /// How much an assistant's turn counts as evidence, relative to anyone else's. The user's turns
@@ -116,8 +117,9 @@ pub struct Prior {
 }
 
 impl Prior {
-    pub fn of(m: &Memory) -> Prior {
-        Prior { importance: m.importance, reinforcement: reinforcement_bonus(m), kind_bias: kind_bias(m.kind), layer_bias: layer_bias(m.layer) }
+    /// `importance`: the memory's importance now (decayed by consolidation epochs).
+    pub fn of(m: &Memory, importance: f64) -> Prior {
+        Prior { importance, reinforcement: reinforcement_bonus(m), kind_bias: kind_bias(m.kind), layer_bias: layer_bias(m.layer) }
     }
 
     /// importance + reinforcement + kind bias + layer bias: how much a memory counts, whatever

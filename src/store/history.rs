@@ -19,6 +19,21 @@ pub enum EventKind {
     Delete,
     /// The same content was added again: reinforced instead of stored twice.
     Reinforce,
+    /// Consolidation moved it up a layer (buffer → working, working → core).
+    Promote,
+    /// It left the core layer (unpinned).
+    Demote,
+    /// One consolidation epoch of a namespace: importance decayed (one event per epoch, on the
+    /// namespace's epoch id, not one per memory).
+    Decay,
+    /// It absorbed another memory (`related`: the absorbed one), or was absorbed into `related`.
+    Merge,
+    /// A newer memory on its thread replaced it (`related`: the newer one).
+    Supersede,
+    /// Consolidation dropped it from the buffer (decayed to the floor or over the buffer cap).
+    Evict,
+    /// Written by the host LLM from conversation turns (`promptId` names the prompt).
+    Extract,
 }
 
 impl EventKind {
@@ -28,6 +43,13 @@ impl EventKind {
             EventKind::Update => "UPDATE",
             EventKind::Delete => "DELETE",
             EventKind::Reinforce => "REINFORCE",
+            EventKind::Promote => "PROMOTE",
+            EventKind::Demote => "DEMOTE",
+            EventKind::Decay => "DECAY",
+            EventKind::Merge => "MERGE",
+            EventKind::Supersede => "SUPERSEDE",
+            EventKind::Evict => "EVICT",
+            EventKind::Extract => "EXTRACT",
         }
     }
 }
@@ -47,6 +69,19 @@ pub struct HistoryEvent {
     /// The versioned prompt behind an LLM-made change (`extract@1`); absent for the caller's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_id: Option<String>,
+    /// The other memory of a merge or supersession.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub related: Option<String>,
+    /// Why the lifecycle did it (consolidation events), in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl HistoryEvent {
+    /// An event without text, link or reason.
+    pub fn bare(memory_id: &str, event: EventKind, at: Millis) -> HistoryEvent {
+        HistoryEvent { memory_id: memory_id.to_string(), event, at, content: None, previous_content: None, prompt_id: None, related: None, reason: None }
+    }
 }
 
 #[derive(Default, Debug)]
@@ -59,6 +94,11 @@ impl HistoryLog {
     pub fn append(&mut self, event: HistoryEvent) {
         self.by_memory.entry(event.memory_id.clone()).or_default().push(self.events.len());
         self.events.push(event);
+    }
+
+    /// How many events name this id.
+    pub fn count(&self, memory_id: &str) -> usize {
+        self.by_memory.get(memory_id).map_or(0, Vec::len)
     }
 
     /// Whether any event names this memory id.

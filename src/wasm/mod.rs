@@ -183,21 +183,30 @@ impl EngramCore {
             if embedding.is_some() {
                 req.embedding = embedding;
             }
-            b.mutate(|e| e.add(req.clone())).await.map(|a| json_js(&api::added_view(&a)))
+            b.mutate(|e| {
+                e.add(req.clone()).map(|mut a| {
+                    a.memory = e.presented(&a.memory);
+                    a
+                })
+            })
+            .await
+            .map(|a| json_js(&api::added_view(&a)))
         }
         .await)
     }
 
     pub fn get(&self, id: &str) -> std::result::Result<Option<String>, JsValue> {
-        Ok(borrow(&self.inner)?.engine().get(id).map(|m| to_json(&api::memory_view(m))))
+        let b = borrow(&self.inner)?;
+        Ok(b.engine().get(id).map(|m| to_json(&api::memory_view(&b.engine().presented(m)))))
     }
 
     #[wasm_bindgen(js_name = getAll)]
     pub fn get_all(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "getAll options").map_err(to_js)?;
         let (ns, limit, offset) = api::parse_page(opts.as_ref()).map_err(to_js)?;
-        let items = borrow(&self.inner)?.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
-        Ok(to_json(&Value::Array(items.iter().map(api::memory_view).collect())))
+        let b = borrow(&self.inner)?;
+        let items = b.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
+        Ok(to_json(&Value::Array(items.iter().map(|m| api::memory_view(&b.engine().presented(m))).collect())))
     }
 
     pub fn update(&self, id: String, patch: String, embedding: Option<Vec<f32>>) -> Promise {
@@ -206,7 +215,7 @@ impl EngramCore {
             if embedding.is_some() {
                 p.embedding = embedding;
             }
-            b.mutate(|e| e.update(&id, p.clone())).await.map(|m| json_js(&api::memory_view(&m)))
+            b.mutate(|e| e.update(&id, p.clone()).map(|m| e.presented(&m))).await.map(|m| json_js(&api::memory_view(&m)))
         }
         .await)
     }
@@ -360,6 +369,22 @@ impl EngramCore {
     }
 }
 
+/// `{namespace?, llmLevel?, hasLlm?, maxLlmCalls?, bufferCap?}` → options and whether an LLM exists.
+fn consolidate_options(options: Option<String>) -> Result<(crate::engine::ConsolidateOptions, bool)> {
+    let opts = parse_opt(options, "consolidate options")?;
+    let mut out = crate::engine::ConsolidateOptions::default();
+    let Some(f) = api::Fields::of(opts.as_ref(), "consolidate options", &["namespace", "llmLevel", "hasLlm", "maxLlmCalls", "bufferCap"])? else { return Ok((out, false)) };
+    out.namespace = f.str("namespace")?.map(str::to_string);
+    if let Some(l) = f.str("llmLevel")? {
+        out.level = crate::lifecycle::report::LlmLevel::parse(l).ok_or_else(|| Error::invalid("consolidate: `llmLevel` must be off, auto or on"))?;
+    }
+    out.max_llm_calls = f.usize("maxLlmCalls")?;
+    if let Some(cap) = f.usize("bufferCap")? {
+        out.buffer_cap = cap;
+    }
+    Ok((out, f.bool("hasLlm")?.unwrap_or(false)))
+}
+
 /// Validates one LLM reply against its request (schema and the request's own rules):
 /// `{valid: true}`, or `{valid: false, error, retry}` where `retry` is the request again with the
 /// reply and the error appended (the one retry the contract allows).
@@ -401,6 +426,35 @@ impl EngramCore {
     #[wasm_bindgen(js_name = extractWithoutLlm)]
     pub fn extract_without_llm(&self, session_id: &str) -> std::result::Result<String, JsValue> {
         let report = borrow(&self.inner)?.engine().extract_without_llm(session_id).map_err(to_js)?;
+        Ok(to_json(&serde_json::to_value(report).unwrap_or(Value::Null)))
+    }
+
+    /// The LLM requests of one consolidation epoch: a plan for `consolidateApply`. `options`: JSON
+    /// `{namespace?, llmLevel, hasLlm, maxLlmCalls?, bufferCap?}`.
+    #[wasm_bindgen(js_name = consolidatePlan)]
+    pub fn consolidate_plan(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let (opts, has_llm) = consolidate_options(options).map_err(to_js)?;
+        let plan = borrow(&self.inner)?.engine().plan_consolidate(&opts, has_llm).map_err(to_js)?;
+        serde_json::to_string(&plan).map_err(|e| to_js(Error::new(crate::error::ErrorCode::Internal, e.to_string())))
+    }
+
+    /// Applies the results of a plan's calls (one per planned call) and the epoch's heuristic
+    /// steps as one write; resolves to the report.
+    #[wasm_bindgen(js_name = consolidateApply)]
+    pub fn consolidate_apply(&self, plan: String, results: String) -> Promise {
+        write_promise!(self, |b| async {
+            let plan: crate::engine::ConsolidatePlan = serde_json::from_str(&plan).map_err(|e| Error::invalid(format!("consolidate: not a plan ({e})")))?;
+            let results: Vec<crate::llm::CallResult> = serde_json::from_str(&results).map_err(|e| Error::invalid(format!("consolidate: not call results ({e})")))?;
+            b.mutate(|e| e.apply_consolidate(&plan, results.clone())).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+        }
+        .await)
+    }
+
+    /// The report one epoch would give, changing nothing (the LLM calls it would make are listed).
+    #[wasm_bindgen(js_name = consolidateDryRun)]
+    pub fn consolidate_dry_run(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let (opts, has_llm) = consolidate_options(options).map_err(to_js)?;
+        let report = borrow(&self.inner)?.read(|e| e.consolidate_dry_run(&opts, has_llm)).map_err(to_js)?;
         Ok(to_json(&serde_json::to_value(report).unwrap_or(Value::Null)))
     }
 
