@@ -240,7 +240,12 @@ export const OPTIONAL_TOOLS = [
     annotations: { title: "Consolidate", readOnlyHint: false, destructiveHint: true, openWorldHint: false },
     async run(engram, args, context) {
       const report = await engram.consolidate(defined({ ...args, namespace: ns(args, context), signal: context.signal }));
-      return result(json(report), report);
+      const counts = {};
+      for (const a of report.actions) counts[a.action] = (counts[a.action] ?? 0) + 1;
+      const summary = Object.entries(counts).map(([action, n]) => `${action} ${n}`).join(", ") || "nothing to do";
+      const skipped = report.skipped.length ? `; ${report.skipped.length} step(s) skipped: ${report.skipped.map((x) => x.reason).join("; ")}` : "";
+      const actions = report.actions.filter((a) => a.action !== "decay").map(({ action, ids, reason, layer }) => defined({ action, ids, reason, layer }));
+      return result(`${report.dryRun ? "Would do" : "Done"}: ${summary}${skipped}${actions.length ? `\n${json(actions)}` : ""}`, report);
     },
   },
   {

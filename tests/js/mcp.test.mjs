@@ -122,6 +122,22 @@ test("remember → recall, search and resume find it; dedup reinforces; forget r
   assert.equal(stats.structuredContent.llm, "none");
 });
 
+test("consolidate (where engram-wasm has it): a report of the epoch; dry runs change nothing; bad options are tool errors", { skip: typeof Engram.prototype.consolidate !== "function" && "this engram-wasm has no consolidate()" }, async (t) => {
+  const { client } = await connect(t, tempDir(t));
+  await call(client, "remember", { content: "The user drinks green tea every morning", kind: "semantic" });
+  await call(client, "remember", { content: "Standup moved to 9:30", kind: "episodic" });
+  const dry = await call(client, "consolidate", { dryRun: true });
+  assert.equal(dry.structuredContent.dryRun, true);
+  assert.match(textOf(dry), /^Would do: /);
+  const done = await call(client, "consolidate", {});
+  assert.equal(done.structuredContent.dryRun, false);
+  assert.ok(Array.isArray(done.structuredContent.actions));
+  assert.match(textOf(done), /^Done: /);
+  assert.equal((await call(client, "stats", {})).structuredContent.memories, 2);
+  await callError(client, "consolidate", { maxLlmCalls: -1 }, "InvalidInput");
+  await callError(client, "consolidate", { bufferCap: 3 }, "InvalidInput");
+});
+
 test("ingest_conversation keeps turns for recall; forget by sessionId removes them", async (t) => {
   const { client } = await connect(t, tempDir(t));
   const turns = [
