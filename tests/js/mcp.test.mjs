@@ -225,6 +225,15 @@ test("SIGTERM flushes the store (search touches too) and exits 0", async (t) => 
   }
 });
 
+test("SIGINT (Ctrl-C in a terminal) exits 0 the same way", async (t) => {
+  const { client, transport, stderr } = await connect(t, tempDir(t));
+  await call(client, "remember", { content: "Ctrl-C is SIGINT" });
+  const exited = once(transport._process, "exit");
+  transport._process.kill("SIGINT");
+  assert.deepEqual(await exited, [0, null], stderr());
+  assert.match(stderr(), /SIGINT: flushing and exiting/);
+});
+
 test("the client closing the connection (stdin) flushes and exits 0", async (t) => {
   const dir = tempDir(t);
   const { client, transport, stderr } = await connect(t, dir);
