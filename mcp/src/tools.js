@@ -167,7 +167,7 @@ export const CORE_TOOLS = [
             additionalProperties: false,
           },
         },
-        date: { type: "string", description: "When the conversation happened (ISO date or date-time); recency counts from it." },
+        date: { type: "string", description: "When the conversation happened (ISO date or date-time); recency counts from it. Send the same date on every call for a session: a changed date re-stores its turns." },
         extract: { type: "boolean", description: "Distill memories with the language model (default true where the server has one)." },
         namespace: NAMESPACE,
       },
