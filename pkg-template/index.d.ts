@@ -139,6 +139,24 @@ export interface AddInput {
   derivedFrom?: string[];
 }
 
+/** A chat message for `add(messages)`: a turn of the session it becomes. */
+export interface ChatMessage {
+  /** "user", "assistant", … (1..32 characters). */
+  role: string;
+  content: string;
+  speaker?: string;
+  id?: string;
+}
+
+export interface AddMessagesOptions extends ExtractOptions {
+  /** The session the messages are (the whole conversation so far, as with `ingest`); default: a new random id per call. */
+  sessionId?: string;
+  namespace?: string;
+  date?: string | number | Date;
+  /** Default true where the store has an `llm`; without one the messages are only ingested. */
+  extract?: boolean;
+}
+
 export interface MemoryPatch {
   content?: string;
   kind?: MemoryKind;
@@ -510,6 +528,13 @@ export class Engram {
   private constructor();
   static open(options?: OpenOptions): Promise<Engram>;
   add(input: AddInput): Promise<AddResult>;
+  /** mem0-style: the string is the content; `options` holds the other fields. */
+  add(content: string, options?: Omit<AddInput, "content">): Promise<AddResult>;
+  /**
+   * mem0-style: chat messages kept as a session (`ingest`), then extracted into typed memories when
+   * the store has an `llm` (unless `extract: false`).
+   */
+  add(messages: ChatMessage[], options?: AddMessagesOptions): Promise<IngestResult & { extracted?: ExtractReport }>;
   get(id: string): Promise<MemoryItem | null>;
   getAll(options?: PageOptions): Promise<MemoryItem[]>;
   update(id: string, patch: MemoryPatch): Promise<MemoryItem>;

@@ -42,7 +42,7 @@ bash scripts/link-pkg.sh
 echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it)"
 ./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
 
-echo "test: Node and Chromium against pkg/"
+echo "test: Node and Chromium against pkg/ (also engram-mcp through the MCP SDK's client, and the recipes in examples/)"
 node --test tests/js/ tests/browser/
 
 echo "test: eval harness on a slice of each benchmark (keeps it from rotting)"

@@ -37,6 +37,12 @@ function isSignal(s) {
 
 const CHANNEL_PREFIX = "engram-store:";
 
+/** A session id for `add(messages)` without one: random, also where `crypto.randomUUID` is missing (non-secure pages). */
+function newSessionId() {
+  const uuid = globalThis.crypto?.randomUUID?.();
+  return `chat-${uuid ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`}`;
+}
+
 export class Engram {
   #core;
   #embedder;
@@ -253,8 +259,45 @@ export class Engram {
     return this.#builds.reindex({ onProgress, signal: signal ?? undefined, inWorker: inWorker ?? true });
   }
 
-  /** Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`. */
-  add(input) {
+  /**
+   * Stores a memory (in the buffer layer) or reinforces an identical one; see `deduplicated`.
+   * Also takes, as mem0's `add` does, a plain string (the content; `options` holds the other fields)
+   * or an array of chat messages `[{role, content}]`: those are kept as a session (`addMessages`).
+   */
+  add(input, options) {
+    if (typeof input === "string") {
+      if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected the other fields as an options object, like add(text, {kind: \"semantic\"})"));
+      if (options && "content" in options) return Promise.reject(invalid("add: the content is the string; `options` cannot carry `content` too"));
+      return this.#addOne({ ...options, content: input });
+    }
+    if (Array.isArray(input)) return this.#addMessages(input, options);
+    if (options !== undefined) return Promise.reject(invalid("add: a memory object takes no second argument; put the fields in the object"));
+    return this.#addOne(input);
+  }
+
+  /**
+   * Chat messages as a session: ingested (turns `<sessionId>#<index>`), then extracted into typed
+   * memories when this store has an `llm` (unless `extract: false`). `sessionId` names the
+   * session (the array is then the whole conversation so far, as with `ingest`); without it each
+   * call is a new session.
+   */
+  #addMessages(messages, options) {
+    if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected an options object after the messages"));
+    const { sessionId, namespace, date, extract, ...rest } = options ?? {};
+    for (const key of Object.keys(rest)) {
+      if (!EXTRACT_OPTIONS.has(key)) return Promise.reject(invalid(`add: unknown option \`${key}\` for messages (allowed: sessionId, namespace, date, extract, ${[...EXTRACT_OPTIONS].join(", ")})`));
+    }
+    if (messages.length === 0) return Promise.reject(invalid("add: expected at least one message {role, content}"));
+    if (extract !== undefined && typeof extract !== "boolean") return Promise.reject(invalid("add: `extract` must be a boolean"));
+    const session = { id: sessionId ?? newSessionId(), turns: messages };
+    if (namespace !== undefined) session.namespace = namespace;
+    if (date !== undefined) session.date = date;
+    // Extraction by default where there is an llm; asked for without one, the report says nothing was extracted.
+    if (extract ?? this.#llm.llm !== null) return this.ingest(session, { ...rest, extract: true });
+    return this.ingest(session);
+  }
+
+  #addOne(input) {
     return this.#write(
       async () => {
         const { json, vector } = splitEmbedding(input, "add");

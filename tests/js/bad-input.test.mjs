@@ -9,7 +9,7 @@ const cyclic = { content: "loop" };
 cyclic.self = cyclic;
 
 const badAdds = [
-  undefined, null, 42, "just a string", [], [{ content: "x" }], new Map(), new Date(),
+  undefined, null, 42, "", "   ", [], [{ content: "x" }], [{ role: "user" }], ["a string"], new Map(), new Date(), // strings and message arrays: add's mem0 forms (add-forms.test.mjs)
   {}, { content: 5 }, { content: null }, { content: "" }, { content: "   " }, { content: "x".repeat(8193) },
   { content: "ok", importance: NaN }, { content: "ok", importance: Infinity }, { content: "ok", importance: "high" },
   { content: "ok", importance: 1.01 }, { content: "ok", importance: -1 }, { content: "ok", importance: 10n },

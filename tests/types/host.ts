@@ -10,6 +10,7 @@ import {
   type Llm,
   type LlmUsage,
   type AddResult,
+  type IngestResult,
   type ErrorCode,
   type HostEmbedder,
   type MemoryHit,
@@ -69,6 +70,10 @@ export async function host(): Promise<void> {
   const db = await Engram.open({ embedder, storage: new QuotaStorage(1 << 20), idSeed: 7 });
   const added: AddResult = await db.add({ content: "prefers green tea", kind: "semantic", tags: ["drinks"], eventAt: new Date() });
   const wasKnown: boolean = added.deduplicated;
+  // mem0-style forms: a string (other fields as options) and chat messages (kept as a session).
+  const fromText: AddResult = await db.add("prefers oolong too", { kind: "semantic", importance: 0.7 });
+  const fromChat: IngestResult & { extracted?: ExtractReport } = await db.add([{ role: "user", content: "I moved to Lyon" }], { sessionId: "c1", extract: false });
+  console.log(fromText.id, fromChat.sessionId, fromChat.extracted?.added.length);
   const hits: SearchHit[] = await db.search("what does the user drink?", { limit: 5, explain: true });
   for (const hit of hits) {
     const text: string = hit.type === "memory" ? hit.memory.content : hit.raw.content;
