@@ -20,6 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
