@@ -1,11 +1,13 @@
 //! The JSON-shaped API that bindings share: parse caller objects into engine requests (strictly) and
 //! render engine results as the objects callers see (camelCase, ISO-8601 timestamps).
 
+mod evolve;
 mod fields;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use evolve::{parse_as_of, parse_recall, recall_view};
 pub use fields::Fields;
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
