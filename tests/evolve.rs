@@ -158,7 +158,7 @@ fn one_hop_cascade_and_uncertainty_name_the_change() {
     assert_eq!(r.answers[0].state, State::Uncertain);
     assert!(r.context.text.contains("Uncertain: no current value is known"), "{}", r.context.text);
     assert!(r.context.text.contains("Jihoon Ryu"));
-    assert!(r.context.text.contains("who is no longer team lead"));
+    assert!(r.context.text.contains("set by Seokjin Kang, no longer the team lead (team lead changed to Jihoon Ryu on"));
     let r = e.recall("Who receives the weekly report?", None, 600, None).unwrap();
     assert_eq!(r.answers[0].state, State::Cascaded);
     assert!(r.context.text.contains("James Lee"));
@@ -283,4 +283,54 @@ fn invalid_fields_are_typed_errors_naming_the_field_and_patches_apply() {
         .unwrap_err();
     assert_eq!(err.code, ErrorCode::InvalidInput);
     assert_eq!(e.get(&id).unwrap().thread.as_deref(), Some("team/lead"), "a rejected patch changes nothing");
+}
+
+#[test]
+fn at_one_instant_a_qualifier_follows_its_value_and_otherwise_writing_order_decides() {
+    let mut e = engine();
+    add(&mut e, fact(1, "We host on Nimbara", Shape::EvolvingAttribute, "infra/cloud", Some("Nimbara")));
+    // Written qualifier first, value second, both at the same instant: the qualifier still applies.
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("infra/cloud", Some("Nimbara"))),
+            consequent: Some("Vaultline"),
+            ..fact(2, "If we leave Nimbara, backups move to Vaultline", Shape::ConditionalValue, "infra/backups", None)
+        },
+    );
+    add(&mut e, fact(2, "Backups go to the Nimbara cold tier", Shape::ContingentValue, "infra/backups", Some("Nimbara cold tier")));
+    add(&mut e, fact(5, "We moved to Aldergate", Shape::EvolvingAttribute, "infra/cloud", Some("Aldergate")));
+    let b = e.thread("infra/backups", None, None).unwrap().state.unwrap();
+    assert_eq!((b.state, b.value.as_deref()), (State::Cascaded, Some("Vaultline")));
+    // Otherwise the order of writing decides: a value, then its retraction, then a new value.
+    add(&mut e, fact(6, "The build box is 10.4.7.19", Shape::EvolvingAttribute, "infra/build-box", Some("10.4.7.19")));
+    add(&mut e, fact(6, "The user asked to forget the build box address", Shape::Retraction, "infra/build-box", None));
+    assert_eq!(e.thread("infra/build-box", None, None).unwrap().state.unwrap().state, State::Deleted);
+    add(&mut e, fact(6, "The new build box is 10.4.7.20", Shape::EvolvingAttribute, "infra/build-box", Some("10.4.7.20")));
+    let t = e.thread("infra/build-box", None, None).unwrap();
+    assert_eq!(t.state.unwrap().value.as_deref(), Some("10.4.7.20"));
+    assert!(!serde_json::to_string(&t.values).unwrap().contains("10.4.7.19"));
+}
+
+#[test]
+fn a_gather_finds_the_area_the_query_names_even_without_shared_words() {
+    let mut e = engine();
+    for (d, text) in [(1, "Traces go to Lumen Trace"), (2, "Dashboards live in Graphwell"), (3, "Logs are retained for 30 days")] {
+        e.add(NewMemory {
+            content: text.into(),
+            event_at: at(d),
+            evolving: Evolving { shape: Some(Shape::StableFact), area: vec!["observability".into()], ..Evolving::default() },
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    e.add(NewMemory { content: "The office plants need water on Fridays".into(), evolving: Evolving { area: vec!["office".into()], ..Evolving::default() }, ..Default::default() })
+        .unwrap();
+    let r = e.recall("Tell me everything about our observability setup", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Gather);
+    assert_eq!(r.answers.len(), 3);
+    for s in ["Lumen Trace", "Graphwell", "30 days"] {
+        assert!(r.context.text.contains(s), "{s}");
+    }
+    assert!(!r.context.text.contains("office plants"));
 }

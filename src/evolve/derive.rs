@@ -6,7 +6,8 @@
 //! - a memory with a `value` (or, lacking one, with neither `consequent` nor `dependsOn`: its text
 //!   is the value) is a value entry; the next value entry supersedes it;
 //! - a `retraction` withdraws every value before it: they are `deleted` and withheld;
-//! - a memory with only `consequent` / `dependsOn` qualifies the value stated before it;
+//! - a memory with only `consequent` / `dependsOn` qualifies the value stated before it (at the
+//!   same instant: after it);
 //! - the latest value depends on `dependsOn.thread`: if that thread's value changed after this value
 //!   was stated (and differs from `dependsOn.value`, when given), the value is `cascaded` to its
 //!   consequent, or `uncertain` without one. A cascaded or uncertain upstream counts as changed, so
@@ -73,8 +74,11 @@ impl<'a> Derivation<'a> {
                 None => loose.push(m),
             }
         }
+        // At one instant a qualifier follows the value it qualifies; otherwise ties keep the order
+        // of writing (stable sort over slot order), which is the order things were said in.
+        let rank = |m: &Memory| u8::from(is_modifier(m));
         for trail in threads.values_mut() {
-            trail.sort_by(|a, b| a.event_time().cmp(&b.event_time()).then(a.created_at.cmp(&b.created_at)).then(a.id.cmp(&b.id)));
+            trail.sort_by(|a, b| a.event_time().cmp(&b.event_time()).then(a.created_at.cmp(&b.created_at)).then(rank(a).cmp(&rank(b))));
         }
         Derivation { threads, loose, memo: RefCell::new(HashMap::new()), in_progress: RefCell::new(HashSet::new()) }
     }

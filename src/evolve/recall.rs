@@ -23,10 +23,17 @@ pub struct Recall {
     pub context: Context,
 }
 
-/// Lowercased for containment checks.
+/// Whether `text` states a withheld value: case-insensitive, on word boundaries (a withheld `5`
+/// must not hide every text with a 5 in a longer number or word).
 fn contains_withheld(text: &str, withheld: &[String]) -> bool {
     let t = text.to_lowercase();
-    withheld.iter().any(|w| !w.trim().is_empty() && t.contains(&w.trim().to_lowercase()))
+    withheld.iter().map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).any(|w| {
+        t.match_indices(&w).any(|(i, _)| {
+            let before = t[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+            let after = t[i + w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+            before && after
+        })
+    })
 }
 
 pub(crate) fn answer_leaks(a: &Answer, withheld: &[String]) -> bool {
@@ -105,7 +112,7 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     let mut items: Vec<ContextItem> = Vec::new();
     let route = match route {
         Route::Exact => exact(hits, &ranked, d, &mut answers, &mut items),
-        Route::Gather => gather_route(&ranked, d, &mut answers, &mut items),
+        Route::Gather => gather_route(query, &ranked, d, &mut answers, &mut items),
         Route::Trail => trail_route(query, &ranked, d, &mut answers, &mut items),
         Route::Search => Route::Search,
     };
@@ -193,16 +200,30 @@ pub fn gather_area(area: &str, d: &Derivation) -> Vec<(Answer, String)> {
     out
 }
 
-fn gather_route(ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
-    // The area the best hits share most, weighted by score.
+fn gather_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+    // The area the best hits share most, weighted by score; an area the query names counts as a
+    // strong hit (a topic is often asked for by its name, in words no member uses).
     let mut weight: BTreeMap<&str, f64> = BTreeMap::new();
     for (m, s) in ranked.iter().take(8) {
         for a in &m.area {
             *weight.entry(a.as_str()).or_default() += s;
         }
     }
+    let qw: HashSet<String> = words(query).into_iter().collect();
+    let areas: std::collections::BTreeSet<&str> = d.memories().flat_map(|m| m.area.iter().map(String::as_str)).collect();
+    for a in areas {
+        let named = label_match(a, &qw);
+        if named > 0.0 {
+            *weight.entry(a).or_default() += named;
+        }
+    }
     let Some((area, _)) = weight.into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(a.0))) else { return Route::Search };
-    for (a, id) in gather_area(area, d) {
+    // What the query hit leads (its first answer is the slot asked about); the rest of the area
+    // follows in date order.
+    let rank = |a: &Answer| ranked.iter().position(|(m, _)| a.evidence.contains(&m.id)).unwrap_or(usize::MAX);
+    let mut members = gather_area(area, d);
+    members.sort_by_key(|(a, _)| rank(a));
+    for (a, id) in members {
         let text = format!("[{}] {}", label_words(area), answer_text(&a));
         items.push(item(a.evidence.first().unwrap_or(&id), Section::Gathered, text, a.since));
         answers.push(a);
@@ -276,5 +297,18 @@ fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: 
                 });
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_withheld;
+
+    #[test]
+    fn withheld_values_match_case_insensitively_on_word_boundaries() {
+        let w = vec!["Tangerine 88".to_string(), "5".to_string()];
+        assert!(contains_withheld("my hint was tangerine 88.", &w));
+        assert!(contains_withheld("room 5", &w));
+        assert!(!contains_withheld("tangerine 881 and 15 or 5a", &w));
     }
 }

@@ -18,6 +18,11 @@ fn since(a: &Answer) -> String {
     a.since.map(day).unwrap_or_else(|| "an unknown date".into())
 }
 
+/// `team lead` → `the team lead`.
+fn the(words: &str) -> String {
+    format!("the {words}")
+}
+
 /// One line for an answer's state.
 pub fn state_line(a: &Answer) -> String {
     let slot = a.thread.as_deref().map(label_words);
@@ -53,7 +58,7 @@ pub fn state_line(a: &Answer) -> String {
             if let Some(b) = &a.because {
                 let up = label_words(&b.thread);
                 match &b.was {
-                    Some(w) => s.push_str(&format!(", set by {w}, who is no longer {up}")),
+                    Some(w) => s.push_str(&format!(", set by {w}, no longer {up}", up = the(&up))),
                     None => s.push_str(&format!(", set under the earlier {up}")),
                 }
                 match &b.now {

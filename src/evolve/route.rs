@@ -67,7 +67,9 @@ pub fn from_shapes(best: &[&Memory]) -> Route {
     }
     // Several top hits on different slots sharing an area: the question is about the area.
     let shared_area = top.area.iter().any(|a| best.iter().skip(1).take(4).any(|m| m.area.contains(a) && (m.thread.is_none() || m.thread != top.thread)));
-    if shared_area && top.depends_on.is_none() {
+    // A fact on no thread that belongs to an area is one of a set: the set answers best.
+    let lone_member = !top.area.is_empty() && top.thread.is_none();
+    if (shared_area || lone_member) && top.depends_on.is_none() {
         return Route::Gather;
     }
     if top.thread.is_some() {

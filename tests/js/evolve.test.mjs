@@ -50,7 +50,7 @@ test("recall derives cascade, uncertainty and deletion; thread and gather expose
   const review = await db.recall("Who reviews our code?", { namespace: ns, maxTokens: 600 });
   assert.equal(review.answers[0].state, "uncertain");
   assert.equal(review.answers[0].value, null);
-  assert.match(review.context.text, /Uncertain: .*Seoyun Choi.*who is no longer team lead \(team lead changed to Jihoon Ryu on 2023-03-17\)/);
+  assert.match(review.context.text, /Uncertain: .*Seoyun Choi.*no longer the team lead \(team lead changed to Jihoon Ryu on 2023-03-17\)/);
 
   const drain = await db.recall("What's our log drain endpoint?", { namespace: ns, maxTokens: 600 });
   assert.equal(drain.answers[0].state, "deleted");
