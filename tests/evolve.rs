@@ -334,3 +334,27 @@ fn a_gather_finds_the_area_the_query_names_even_without_shared_words() {
     }
     assert!(!r.context.text.contains("office plants"));
 }
+
+#[test]
+fn a_cycle_and_a_very_long_chain_are_read_without_exhausting_the_stack() {
+    let mut e = engine();
+    add(&mut e, Fact { depends: Some(("loop/b", None)), ..fact(1, "a is set by b", Shape::ContingentValue, "loop/a", Some("a1")) });
+    add(&mut e, Fact { depends: Some(("loop/a", None)), ..fact(1, "b is set by a", Shape::ContingentValue, "loop/b", Some("b1")) });
+    add(&mut e, fact(2, "a changed", Shape::EvolvingAttribute, "loop/a", Some("a2")));
+    assert_eq!(e.thread("loop/b", None, None).unwrap().state.unwrap().state, State::Uncertain);
+    assert_eq!(e.thread("loop/a", None, None).unwrap().state.unwrap().state, State::Current);
+
+    // Thread i depends on thread i+1; the last one changes after all were stated.
+    let n = 3000;
+    for i in 0..n {
+        add(&mut e, Fact { depends: Some((&format!("chain/t{}", i + 1), None)), ..fact(3, &format!("value {i}"), Shape::ContingentValue, &format!("chain/t{i}"), Some("v")) });
+    }
+    add(&mut e, fact(2, "the root", Shape::EvolvingAttribute, &format!("chain/t{n}"), Some("r1")));
+    add(&mut e, fact(9, "the root changed", Shape::EvolvingAttribute, &format!("chain/t{n}"), Some("r2")));
+    assert_eq!(e.thread(&format!("chain/t{}", n - 1), None, None).unwrap().state.unwrap().state, State::Uncertain);
+    assert_eq!(e.thread(&format!("chain/t{}", n - 5), None, None).unwrap().state.unwrap().state, State::Uncertain);
+    // Beyond the hop limit a dependency reads as unchanged, whichever thread is asked first.
+    assert_eq!(e.thread("chain/t0", None, None).unwrap().state.unwrap().state, State::Current);
+    let r = e.recall("value", None, 600, None).unwrap();
+    assert!(r.context.tokens <= 600);
+}

@@ -11,7 +11,8 @@
 //! - the latest value depends on `dependsOn.thread`: if that thread's value changed after this value
 //!   was stated (and differs from `dependsOn.value`, when given), the value is `cascaded` to its
 //!   consequent, or `uncertain` without one. A cascaded or uncertain upstream counts as changed, so
-//!   cascades run any number of hops; a cycle reads as unchanged.
+//!   cascades run hop by hop; a cycle reads as unchanged, and so does an upstream more than
+//!   `MAX_HOPS` away (the derivation recurses, and stored input must not exhaust the stack).
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -56,11 +57,17 @@ fn same_value(a: &str, b: &str) -> bool {
     normalize(a) == normalize(b)
 }
 
+/// Upstream hops followed from one thread; deeper dependencies read as unchanged.
+pub const MAX_HOPS: usize = 32;
+
 pub struct Derivation<'a> {
     threads: BTreeMap<String, Vec<&'a Memory>>,
     loose: Vec<&'a Memory>,
     memo: RefCell<HashMap<String, Rc<Trail>>>,
     in_progress: RefCell<HashSet<String>>,
+    /// Set when a derivation stopped at a cycle or at `MAX_HOPS`: what it produced depends on where
+    /// the walk started, so it is not memoized.
+    cut: std::cell::Cell<bool>,
 }
 
 impl<'a> Derivation<'a> {
@@ -80,7 +87,7 @@ impl<'a> Derivation<'a> {
         for trail in threads.values_mut() {
             trail.sort_by(|a, b| a.event_time().cmp(&b.event_time()).then(a.created_at.cmp(&b.created_at)).then(rank(a).cmp(&rank(b))));
         }
-        Derivation { threads, loose, memo: RefCell::new(HashMap::new()), in_progress: RefCell::new(HashSet::new()) }
+        Derivation { threads, loose, memo: RefCell::new(HashMap::new()), in_progress: RefCell::new(HashSet::new()), cut: std::cell::Cell::new(false) }
     }
 
     pub fn thread_labels(&self) -> impl Iterator<Item = &str> {
@@ -103,10 +110,19 @@ impl<'a> Derivation<'a> {
             return Some(t.clone());
         }
         let entries = self.threads.get(thread)?;
+        let outermost = self.in_progress.borrow().is_empty();
+        if outermost {
+            self.cut.set(false);
+        }
         self.in_progress.borrow_mut().insert(thread.to_string());
         let trail = Rc::new(self.derive(thread, entries));
         self.in_progress.borrow_mut().remove(thread);
-        self.memo.borrow_mut().insert(thread.to_string(), trail.clone());
+        if !self.cut.get() {
+            self.memo.borrow_mut().insert(thread.to_string(), trail.clone());
+        }
+        if outermost {
+            self.cut.set(false);
+        }
         Some(trail)
     }
 
@@ -153,6 +169,11 @@ impl<'a> Derivation<'a> {
     /// The change on `d.thread` after `stated`, if any.
     fn upstream_change(&self, d: &DependsOn, stated: Millis) -> Option<UpstreamChange> {
         if self.in_progress.borrow().contains(&d.thread) {
+            self.cut.set(true);
+            return None;
+        }
+        if self.in_progress.borrow().len() > MAX_HOPS {
+            self.cut.set(true);
             return None;
         }
         let up = self.trail(&d.thread)?;
