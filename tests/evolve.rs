@@ -358,3 +358,30 @@ fn a_cycle_and_a_very_long_chain_are_read_without_exhausting_the_stack() {
     let r = e.recall("value", None, 600, None).unwrap();
     assert!(r.context.tokens <= 600);
 }
+
+#[test]
+fn imports_hold_typed_fields_to_the_rules_of_add() {
+    let mut e = engine();
+    add(&mut e, Fact { area: &["Home"], ..fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "Team/Lead", Some("Seokjin Kang")) });
+    let good = e.state();
+    let mut other = engine();
+    other.merge_state(good.clone()).unwrap();
+    assert_eq!(other.thread("team/lead", None, None).unwrap().state.unwrap().value.as_deref(), Some("Seokjin Kang"));
+    type Spoil = fn(&mut engram::Memory);
+    let spoilers: [(Spoil, &str); 5] = [
+        (|m| m.thread = Some("Team/Lead".into()), "thread"),
+        (|m| m.area = vec!["home".into(), "home".into()], "area"),
+        (|m| m.confidence = Some(f64::NAN), "confidence"),
+        (|m| m.value = Some(String::new()), "value"),
+        (|m| m.depends_on = Some(DependsOn { thread: "team/lead".into(), value: None }), "dependsOn"),
+    ];
+    for (spoil, named) in spoilers {
+        let mut bad = good.clone();
+        spoil(&mut bad.memories[0].0);
+        let mut fresh = engine();
+        let err = fresh.merge_state(bad).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains(named), "{named}: {}", err.message);
+        assert_eq!(fresh.count(None).unwrap(), 0);
+    }
+}
