@@ -118,6 +118,8 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     };
     if route == Route::Search {
         search_route(hits, d, &mut answers, &mut items);
+    } else if route != Route::Exact {
+        uncited_turns(hits, d, &mut items);
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
@@ -259,6 +261,23 @@ fn trail_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: 
         return Route::Search;
     }
     Route::Trail
+}
+
+/// After the derived entries, the best matching turns that no memory was authored from: what was
+/// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
+/// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
+fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
+    let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
+    let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()));
+    for r in turns.take(3) {
+        items.push(ContextItem {
+            id: r.id.clone(),
+            section: Section::Conversation,
+            text: r.content.clone(),
+            date: Some(r.event_time()),
+            speaker: r.speaker.clone().or(Some(r.role.clone())),
+        });
+    }
 }
 
 fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
