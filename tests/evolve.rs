@@ -385,3 +385,35 @@ fn imports_hold_typed_fields_to_the_rules_of_add() {
         assert_eq!(fresh.count(None).unwrap(), 0);
     }
 }
+
+#[test]
+fn turns_never_authored_follow_the_derived_entries_but_cited_stale_turns_do_not() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let turns = vec![turn("Code reviews go to Seoyun Choi, the team lead assigned it"), turn("Code reviews also need a green build on the review branch")];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns }).unwrap();
+    add(&mut e, fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
+    // Authored from the first turn only.
+    let evolving = Evolving {
+        shape: Some(Shape::ContingentValue),
+        thread: Some("team/code-reviewer".into()),
+        value: Some("Seoyun Choi".into()),
+        depends_on: Some(DependsOn { thread: "team/team-lead".into(), value: None }),
+        ..Evolving::default()
+    };
+    e.add(NewMemory {
+        content: "Code reviews go to Seoyun Choi (assigned by the team lead)".into(),
+        event_at: at(1),
+        derived_from: vec!["s1#0".into()],
+        evolving,
+        ..Default::default()
+    })
+    .unwrap();
+    add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    let r = e.recall("Who do code reviews go to?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Trail);
+    assert_eq!(r.answers[0].state, State::Uncertain);
+    assert!(r.context.text.contains("green build"), "{}", r.context.text);
+    assert!(!r.context.text.contains("the team lead assigned it"), "the cited, stale turn stays out: {}", r.context.text);
+}
