@@ -417,3 +417,21 @@ fn turns_never_authored_follow_the_derived_entries_but_cited_stale_turns_do_not(
     assert!(r.context.text.contains("green build"), "{}", r.context.text);
     assert!(!r.context.text.contains("the team lead assigned it"), "the cited, stale turn stays out: {}", r.context.text);
 }
+
+#[test]
+fn an_evolving_slot_asked_for_exactly_is_framed_by_its_state() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: vec![turn("My address is 12 Elm Street")] }).unwrap();
+    e.ingest(SessionInput { id: "s2".into(), namespace: None, date: at(5), turns: vec![turn("We moved: my address is now 4 Oak Lane")] }).unwrap();
+    for (d, sid, v) in [(1, "s1#0", "12 Elm Street"), (5, "s2#0", "4 Oak Lane")] {
+        let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("home/address".into()), value: Some(v.into()), ..Evolving::default() };
+        e.add(NewMemory { content: format!("The user's address is {v}"), event_at: at(d), derived_from: vec![sid.into()], evolving, ..Default::default() }).unwrap();
+    }
+    let r = e.recall("What is my address exactly?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Exact);
+    assert_eq!((r.answers[0].state, r.answers[0].value.as_deref()), (State::Current, Some("4 Oak Lane")));
+    let text = &r.context.text;
+    assert!(text.find("4 Oak Lane (current").unwrap() < text.find("My address is 12 Elm Street").unwrap_or(usize::MAX), "{text}");
+}

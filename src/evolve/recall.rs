@@ -128,6 +128,16 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
 }
 
 fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+    // An evolving slot asked for "exactly" is still read in its derived state first: the verbatim
+    // turns below may state values it has since replaced.
+    if let Some((m, _)) = ranked.first().filter(|(m, _)| m.signature.is_none()) {
+        if let Some(tr) = m.thread.as_deref().and_then(|t| d.trail(t)) {
+            if let Some(head) = tr.head.clone() {
+                items.push(item(head.evidence.first().unwrap_or(&m.id), Section::State, trail_text(&tr), head.since));
+                answers.push(head);
+            }
+        }
+    }
     for (m, _) in ranked.iter().filter(|(m, _)| m.signature.is_some()).take(3) {
         let Some(mut a) = d.answer_for(m) else { continue };
         if a.state == State::Deleted {
@@ -142,7 +152,7 @@ fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut 
     // The turns themselves, untouched: the phrase as it was said.
     for h in hits.iter().filter(|h| h.expanded_from.is_none()) {
         if let HitTarget::Raw(r) = &h.target {
-            if items.len() >= 3 {
+            if items.iter().filter(|i| i.section == Section::Verbatim).count() >= 3 {
                 break;
             }
             items.push(ContextItem {

@@ -18,12 +18,12 @@ pub fn estimate_tokens(text: &str) -> usize {
 /// The section an entry is shown under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Section {
-    /// Evolving recall: kept word for word.
-    Verbatim,
-    /// Evolving recall: a slot's derived state and its dated values.
+    /// Evolving recall: a slot's derived state and its dated values (first: it frames the rest).
     State,
     /// Evolving recall: everything of an area.
     Gathered,
+    /// Evolving recall: kept word for word.
+    Verbatim,
     Core,
     Knowledge,
     Procedures,
