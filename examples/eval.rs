@@ -5,6 +5,7 @@
 //! cargo run --release --example eval -- locomo PATH [--limit N] [--mode bm25|hybrid] [--neighbors N]
 //! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid] [--misses]
 //! ... [--consolidate N]   run N consolidation epochs (no LLM) after ingesting, before the questions
+//! cargo run --release --example eval -- evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES]
 //! ```
 //! PATH may be `.json` or `.json.gz`. `--mode hybrid` needs `--features embedder` and the model files
 //! (`scripts/fetch-models.sh`); embeddings are cached under `.cache/embeddings/` by model id and text.
@@ -19,6 +20,9 @@ use engram::host::{Embedder, ManualClock};
 use engram::model::time::parse_iso;
 use engram::{EngineOptions, Engram, Scope, SearchRequest, SessionInput, TurnInput};
 use serde_json::Value;
+
+#[path = "eval/evolving.rs"]
+mod evolving;
 
 type AnyResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -426,6 +430,9 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
 }
 
 fn main() -> AnyResult<()> {
+    if std::env::args().nth(1).as_deref() == Some("evolving") {
+        return evolving::run(std::env::args().skip(2));
+    }
     let args = parse_args()?;
     let data = load_json(&args.path)?;
     let embedder = match args.mode.as_str() {

@@ -40,6 +40,17 @@ export interface MemoryItem {
   cites?: string[];
   /** Consolidation's bookkeeping (epochs count per namespace; see `consolidate`). */
   lifecycle?: MemoryLifecycle;
+  /** Typed evolving-fact fields (absent when unset); see `EvolvingFields`. */
+  shape?: MemoryShape;
+  thread?: string;
+  value?: string;
+  dependsOn?: DependsOn;
+  consequent?: string;
+  area?: string[];
+  signature?: string;
+  /** Absent means "active". */
+  pin?: MemoryPin;
+  confidence?: number;
 }
 
 export interface MemoryLifecycle {
@@ -57,6 +68,43 @@ export interface MemoryLifecycle {
   gateRejections?: number;
   /** The epoch from which the gate may see it again. */
   gateRetryEpoch?: number;
+}
+
+/** What shape of fact a memory holds. */
+export type MemoryShape = "stable_fact" | "evolving_attribute" | "contingent_value" | "conditional_value" | "retraction" | "event";
+export type MemoryPin = "pinned" | "active" | "deprecated";
+
+/** The thread a value was set by, and the upstream value it was stated under. */
+export interface DependsOn {
+  /** A label, normalized like `thread`. */
+  thread: string;
+  /** 1..1000 characters. */
+  value?: string;
+}
+
+/**
+ * The typed fields of evolving facts, writable through `add` and `update`. Labels (`thread`,
+ * `area`, `dependsOn.thread`) are stored normalized: lowercase ASCII words joined by `-`, segments
+ * by `/` (`"Team/Package Manager"` → `"team/package-manager"`), at most 96 characters and 4
+ * segments. Nothing derived (current, superseded, deleted, cascaded, uncertain) is ever stored:
+ * `recall`, `thread` and `gather` derive it on read.
+ */
+export interface EvolvingFields {
+  shape?: MemoryShape;
+  /** The slot the value lives on, e.g. "team/package-manager". A `retraction` needs one. */
+  thread?: string;
+  /** The slot's value as stated (1..1000 characters). */
+  value?: string;
+  dependsOn?: DependsOn;
+  /** The value this one becomes if its upstream changes (1..1000 characters). */
+  consequent?: string;
+  /** 0..3 labels for gathering. */
+  area?: string[];
+  /** A verbatim phrase kept for exact recall (1..4000 characters). */
+  signature?: string;
+  pin?: MemoryPin;
+  /** 0..1: how sure the author was. */
+  confidence?: number;
 }
 
 /** A conversation turn kept verbatim. */
@@ -137,6 +185,15 @@ export interface AddInput {
   eventAt?: string | number | Date;
   /** Raw entry ids (from `ingest`) this memory was authored from. */
   derivedFrom?: string[];
+  shape?: MemoryShape;
+  thread?: string;
+  value?: string;
+  dependsOn?: DependsOn;
+  consequent?: string;
+  area?: string[];
+  signature?: string;
+  pin?: MemoryPin;
+  confidence?: number;
 }
 
 /** A chat message for `add(messages)`: a turn of the session it becomes. */
@@ -157,7 +214,10 @@ export interface AddMessagesOptions extends ExtractOptions {
   extract?: boolean;
 }
 
-export interface MemoryPatch {
+/** In a patch, null clears an evolving field (`pin: null` resets it to "active"). */
+export type EvolvingPatch = { [K in keyof EvolvingFields]?: EvolvingFields[K] | null };
+
+export interface MemoryPatch extends EvolvingPatch {
   content?: string;
   kind?: MemoryKind;
   importance?: number;
@@ -202,6 +262,8 @@ export interface SearchOptions {
   neighbors?: number;
   /** Append memories linked to memory hits. */
   expandLinks?: boolean;
+  /** Also return memories superseded on their thread (by a later value or a consolidation update) or withdrawn by a retraction; hidden by default. */
+  includeSuperseded?: boolean;
 }
 
 export interface ScoreBreakdown {
@@ -268,6 +330,68 @@ export interface ContextOptions {
   namespace?: string;
   /** 1..200000, default 1000. */
   maxTokens?: number;
+}
+
+export interface RecallOptions extends ContextOptions {
+  /** Recall as of this date: only memories and turns dated at or before it count. */
+  at?: string | number | Date;
+}
+
+export interface AsOfOptions {
+  namespace?: string;
+  at?: string | number | Date;
+}
+
+/** A slot's state, derived on read. */
+export type SlotState = "current" | "superseded" | "deleted" | "cascaded" | "uncertain";
+
+/** One value of a slot and its derived state. */
+export interface SlotAnswer {
+  /** null for a memory on no thread (its own slot). */
+  thread: string | null;
+  state: SlotState;
+  /** null when deleted (withheld) or uncertain (see `previous`). */
+  value: string | null;
+  /** Cascaded / uncertain: the value before the upstream changed. */
+  previous: string | null;
+  /** When the value was stated, withdrawn (deleted), or undermined (cascaded, uncertain). */
+  since: string | null;
+  replacedBy: { id: string; value: string; at: string } | null;
+  /** The upstream change behind a cascaded or uncertain value. */
+  because: {
+    thread: string;
+    was: string | null;
+    now: string | null;
+    upstreamState: SlotState;
+    changedAt: string;
+    evidence: string;
+  } | null;
+  consequent: string | null;
+  /** Memory (and raw entry) ids the answer rests on. */
+  evidence: string[];
+  /** The source memory's text; null when withheld. */
+  content: string | null;
+}
+
+export interface RecallResult {
+  /** exact: verbatim; gather: everything of an area; trail: evolving threads; search: plain. */
+  route: "exact" | "gather" | "trail" | "search";
+  /** Best first. Deleted values appear nowhere in the result. */
+  answers: SlotAnswer[];
+  context: MemoryContext;
+}
+
+export interface ThreadResult {
+  thread: string;
+  /** The slot now; null when nothing is on the thread (as of `at`). */
+  state: SlotAnswer | null;
+  /** Oldest first; withdrawn values appear once, as "deleted", withheld. */
+  values: SlotAnswer[];
+}
+
+export interface GatherResult {
+  area: string;
+  answers: SlotAnswer[];
 }
 
 /** A context block for a prompt. */
@@ -546,6 +670,12 @@ export class Engram {
   search(query: string | null, options?: SearchOptions): Promise<SearchHit[]>;
   recallContext(query: string, options?: ContextOptions): Promise<MemoryContext>;
   resume(options?: ContextOptions): Promise<MemoryContext>;
+  /** One search routed by the shape of its hits: derived states and a `<memory>` block. */
+  recall(query: string, options?: RecallOptions): Promise<RecallResult>;
+  /** A thread's derived state and dated values. */
+  thread(label: string, options?: AsOfOptions): Promise<ThreadResult>;
+  /** Every slot of an area in its derived state. */
+  gather(area: string, options?: AsOfOptions): Promise<GatherResult>;
   ingest(session: SessionInput): Promise<IngestResult>;
   /** Ingests, then extracts memories from the session's new turns (see `extract`). */
   ingest(session: SessionInput, options: IngestOptions & { extract: true }): Promise<IngestResult & { extracted: ExtractReport }>;
@@ -611,7 +741,7 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
-  | "deleteSession" | "recallContext" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
+  | "deleteSession" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
   | "export" | "import" | "close"
 > & { terminate(): void };
 

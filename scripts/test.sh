@@ -55,6 +55,14 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   out=$(./target/bench-native/examples/eval longmemeval "$bench_dir/longmemeval-s-dev.json.gz" --limit 3 2>/dev/null | tail -n 1)
   echo "  $out"
   [[ "$out" =~ ^longmemeval\ recall_all@5=[0-9.]+\ ndcg@10=[0-9.]+\ n=3$ ]] || { echo "eval: unexpected longmemeval output" >&2; exit 1; }
+  if [ -f "$bench_dir/evolving-dev.json" ]; then
+    out=$(./target/bench-native/examples/eval evolving "$bench_dir/evolving-dev.json" --limit 2 2>/dev/null | tail -n 1)
+    echo "  $out"
+    [[ "$out" =~ ^evolving\ pass=[0-9]+/[0-9]+\ ER=[0-9]+/[0-9]+\ Agg=[0-9]+/[0-9]+\ Tr=[0-9]+/[0-9]+\ Del=[0-9]+/[0-9]+\ Cas=[0-9]+/[0-9]+\ Abs=[0-9]+/[0-9]+$ ]] || { echo "eval: unexpected evolving output" >&2; exit 1; }
+  else
+    echo "eval: evolving-dev.json not found in $bench_dir" >&2
+    exit 1
+  fi
 else
   echo "eval: benchmark data not found in $bench_dir (set ENGRAM_BENCH_DIR)" >&2
   exit 1

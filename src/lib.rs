@@ -12,6 +12,7 @@ pub mod api;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod evolve;
 pub mod host;
 pub mod index;
 pub mod lifecycle;
@@ -27,7 +28,7 @@ pub mod embed;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use engine::{Added, DeletedSession, EngineOptions, Engram, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, Stats, TurnInput};
+pub use engine::{Added, DeletedSession, EngineOptions, Engram, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, Stats, TurnInput};
 pub use error::{Error, ErrorCode, Result};
 pub use model::{Kind, Layer, Memory, RawEntry};
 pub use recall::{Scope, SearchRequest};

@@ -211,6 +211,16 @@ fn an_llm_decides_merge_reconcile_gate_triage_and_distill_and_history_names_its_
     let (o, n) = (e.get(&old).unwrap(), e.get(&new).unwrap());
     assert!(o.thread.is_some() && o.thread == n.thread, "supersession is a thread: one model of what is current");
     assert!(n.event_time() > o.event_time());
+    // Superseded: out of default search and context blocks, still in get, history and on request.
+    let found = |e: &mut Engram, include: bool| -> Vec<String> {
+        let req = engram::SearchRequest { query: Some("Sam works as a designer".into()), include_superseded: include, dry_run: true, ..Default::default() };
+        e.search(&req).unwrap().into_iter().filter_map(|h| if let engram::HitTarget::Memory(m) = h.target { Some(m.id) } else { None }).collect()
+    };
+    assert_eq!(found(&mut e, false), vec![new.clone()]);
+    assert!(found(&mut e, true).contains(&old));
+    let block = e.recall_context("where does Sam work as a designer", None, 1000).unwrap();
+    assert!(block.text.contains("Globex") && !block.text.contains("Acme"), "{}", block.text);
+    assert!(e.get(&old).is_some());
     assert_eq!(e.history(&old).unwrap().last().unwrap().prompt_id.as_deref(), Some("reconcile@1"));
     // Triage offers buffer memories held at least one epoch: the next run promotes.
     run(&mut e, Some(&judge), LlmLevel::On);

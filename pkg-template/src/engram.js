@@ -553,6 +553,25 @@ export class Engram {
     return this.#run(async (core) => JSON.parse(core.recallContext(requireString(query, "recallContext: query"), optionsJson(options, "recallContext"))));
   }
 
+  /**
+   * One search read by the shape of its hits: `{route, answers, context}`. Answers carry the
+   * derived state of each slot (current, superseded, deleted, cascaded, uncertain) with evidence
+   * ids; `context` is a `<memory>` block under `maxTokens` (default 1000). `at`: as of that date.
+   */
+  recall(query, options) {
+    return this.#run(async (core) => JSON.parse(core.recall(requireString(query, "recall: query"), optionsJson(options, "recall"))));
+  }
+
+  /** A thread's derived state and its dated values, oldest first (`at`: as of that date). */
+  thread(label, options) {
+    return this.#run(async (core) => JSON.parse(core.thread(requireString(label, "thread: label"), optionsJson(options, "thread"))));
+  }
+
+  /** Every slot of an area, each in its derived state (`at`: as of that date). */
+  gather(area, options) {
+    return this.#run(async (core) => JSON.parse(core.gather(requireString(area, "gather: area"), optionsJson(options, "gather"))));
+  }
+
   /** Session-start context: core memories, then recent ones, within `maxTokens` (default 1000). */
   resume(options) {
     return this.#run(async (core) => JSON.parse(core.resume(optionsJson(options, "resume"))));

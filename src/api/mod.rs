@@ -1,17 +1,19 @@
 //! The JSON-shaped API that bindings share: parse caller objects into engine requests (strictly) and
 //! render engine results as the objects callers see (camelCase, ISO-8601 timestamps).
 
+mod evolve;
 mod fields;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub use evolve::{parse_as_of, parse_recall, recall_view};
 pub use fields::Fields;
 
-use crate::engine::{Added, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
+use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};
 use crate::model::time::to_iso;
-use crate::model::{Kind, Layer, Memory, RawEntry};
+use crate::model::{DependsOn, Kind, Layer, Memory, Pin, RawEntry, Shape};
 use crate::recall::{Scope, SearchRequest};
 use crate::store::HistoryEvent;
 
@@ -26,7 +28,84 @@ fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names
     list.iter().map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40))))).collect()
 }
 
-pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"];
+pub const ADD_FIELDS: &[&str] = &[
+    "content",
+    "namespace",
+    "kind",
+    "importance",
+    "tags",
+    "source",
+    "metadata",
+    "embedding",
+    "eventAt",
+    "derivedFrom",
+    "shape",
+    "thread",
+    "value",
+    "dependsOn",
+    "consequent",
+    "area",
+    "signature",
+    "pin",
+    "confidence",
+];
+
+fn shape(f: &Fields, key: &str) -> Result<Option<Shape>> {
+    f.str(key)?
+        .map(|s| {
+            Shape::parse(s).ok_or_else(|| {
+                let names: Vec<&str> = Shape::ALL.iter().map(|k| k.as_str()).collect();
+                Error::invalid(format!("`{key}` must be one of {}; got `{}`", names.join(", "), crate::model::time::truncate(s, 40)))
+            })
+        })
+        .transpose()
+}
+
+fn pin(f: &Fields, key: &str) -> Result<Option<Pin>> {
+    f.str(key)?
+        .map(|s| Pin::parse(s).ok_or_else(|| Error::invalid(format!("`{key}` must be one of pinned, active, deprecated; got `{}`", crate::model::time::truncate(s, 40)))))
+        .transpose()
+}
+
+/// `dependsOn: {thread, value?}`.
+fn depends_on(f: &Fields) -> Result<Option<DependsOn>> {
+    let Some(o) = f.object("dependsOn")? else { return Ok(None) };
+    let v = Value::Object(o);
+    let d = Fields::of(Some(&v), "dependsOn", &["thread", "value"])?.ok_or_else(|| Error::invalid("dependsOn: expected an object"))?;
+    Ok(Some(DependsOn { thread: d.required_str("thread")?.to_string(), value: d.str("value")?.map(str::to_string) }))
+}
+
+/// The typed evolving-fact fields of `add` (checked and normalized by the engine).
+fn evolving(f: &Fields) -> Result<Evolving> {
+    Ok(Evolving {
+        shape: shape(f, "shape")?,
+        thread: f.str("thread")?.map(str::to_string),
+        value: f.str("value")?.map(str::to_string),
+        depends_on: depends_on(f)?,
+        consequent: f.str("consequent")?.map(str::to_string),
+        area: f.str_list("area")?.unwrap_or_default(),
+        signature: f.str("signature")?.map(str::to_string),
+        pin: pin(f, "pin")?,
+        confidence: f.f64("confidence")?,
+    })
+}
+
+/// The same fields in a patch: `null` clears one (`area: null` or `[]` empties it; `pin: null`
+/// resets it to `active`).
+fn evolving_patch(f: &Fields) -> Result<EvolvingPatch> {
+    let text = |k: &str| -> Result<Option<Option<String>>> { Ok(if f.is_null(k) { Some(None) } else { f.str(k)?.map(|s| Some(s.to_string())) }) };
+    Ok(EvolvingPatch {
+        shape: if f.is_null("shape") { Some(None) } else { shape(f, "shape")?.map(Some) },
+        thread: text("thread")?,
+        value: text("value")?,
+        depends_on: if f.is_null("dependsOn") { Some(None) } else { depends_on(f)?.map(Some) },
+        consequent: text("consequent")?,
+        area: if f.is_null("area") { Some(Vec::new()) } else { f.str_list("area")? },
+        signature: text("signature")?,
+        pin: if f.is_null("pin") { Some(Pin::Active) } else { pin(f, "pin")? },
+        confidence: if f.is_null("confidence") { Some(None) } else { f.f64("confidence")?.map(Some) },
+    })
+}
 
 /// `add({content, namespace?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`.
 pub fn parse_add(v: &Value) -> Result<NewMemory> {
@@ -42,11 +121,29 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
         embedding: f.f32_list("embedding")?,
         event_at: f.date("eventAt")?,
         derived_from: f.str_list("derivedFrom")?.unwrap_or_default(),
-        evolving: Default::default(),
+        evolving: evolving(&f)?,
     })
 }
 
-pub const PATCH_FIELDS: &[&str] = &["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"];
+pub const PATCH_FIELDS: &[&str] = &[
+    "content",
+    "kind",
+    "importance",
+    "tags",
+    "source",
+    "metadata",
+    "embedding",
+    "eventAt",
+    "shape",
+    "thread",
+    "value",
+    "dependsOn",
+    "consequent",
+    "area",
+    "signature",
+    "pin",
+    "confidence",
+];
 
 /// `update(id, {content?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`;
 /// `source: null` / `eventAt: null` clear those fields.
@@ -64,10 +161,11 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
         metadata: f.object("metadata")?,
         embedding: f.f32_list("embedding")?,
         event_at: if f.is_null("eventAt") { Some(None) } else { f.date("eventAt")?.map(Some) },
+        evolving: evolving_patch(&f)?,
     })
 }
 
-pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks"];
+pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks", "includeSuperseded"];
 
 /// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?})`.
 pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<SearchRequest> {
@@ -86,6 +184,7 @@ pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<Sear
         }
         req.neighbors = u32::try_from(f.usize("neighbors")?.unwrap_or(0)).unwrap_or(u32::MAX);
         req.expand_links = f.bool("expandLinks")?.unwrap_or(false);
+        req.include_superseded = f.bool("includeSuperseded")?.unwrap_or(false);
     }
     Ok(req)
 }
@@ -277,20 +376,26 @@ mod tests {
         every_allowed_key_is_read(
             json!({
                 "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
-                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"],
+                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"], "shape": "retraction", "thread": "home/pharmacy",
+                "value": "Greenway", "dependsOn": {"thread": "home/city"}, "consequent": "Northside", "area": ["health"], "signature": "Greenway on 5th",
+                "pin": "pinned", "confidence": 0.5,
             }),
             ADD_FIELDS,
             parse_add,
         );
         every_allowed_key_is_read(
-            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null }),
+            json!({
+                "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null,
+                "shape": "event", "thread": null, "value": "v", "dependsOn": null, "consequent": "c", "area": ["a"], "signature": null, "pin": "deprecated",
+                "confidence": null,
+            }),
             PATCH_FIELDS,
             parse_patch,
         );
         every_allowed_key_is_read(
             json!({
                 "namespace": "work", "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
-                "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true,
+                "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true, "includeSuperseded": true,
             }),
             SEARCH_FIELDS,
             |v| parse_search(Some("tea"), Some(v)),

@@ -13,7 +13,7 @@ use crate::store::dedup::normalize;
 
 pub const MAX_CONTEXT_TOKENS: usize = 200_000;
 
-fn check_budget(max_tokens: usize) -> Result<()> {
+pub(super) fn check_budget(max_tokens: usize) -> Result<()> {
     if max_tokens == 0 || max_tokens > MAX_CONTEXT_TOKENS {
         return Err(Error::invalid(format!("maxTokens must be 1..{MAX_CONTEXT_TOKENS}, got {max_tokens}")));
     }

@@ -2,8 +2,10 @@
 //! (validation before any change, dedup within a namespace, every write into the buffer layer,
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
+mod author;
 mod consolidate;
 mod context;
+mod evolve;
 mod extract;
 mod journal;
 mod merge;
@@ -20,7 +22,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use author::AuthorReport;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
+pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
@@ -88,6 +92,22 @@ pub struct MemoryPatch {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     pub embedding: Option<Vec<f32>>,
     pub event_at: Option<Option<Millis>>,
+    /// The evolving-fact fields to change (`Some(None)` clears one).
+    pub evolving: EvolvingPatch,
+}
+
+/// What `update` changes of the evolving-fact fields; `None` leaves a field, `Some(None)` clears it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EvolvingPatch {
+    pub shape: Option<Option<crate::model::Shape>>,
+    pub thread: Option<Option<String>>,
+    pub value: Option<Option<String>>,
+    pub depends_on: Option<Option<crate::model::DependsOn>>,
+    pub consequent: Option<Option<String>>,
+    pub area: Option<Vec<String>>,
+    pub signature: Option<Option<String>>,
+    pub pin: Option<crate::model::Pin>,
+    pub confidence: Option<Option<f64>>,
 }
 
 /// Result of `add`: the stored memory, and whether it already existed (then it was reinforced).
@@ -209,6 +229,7 @@ impl Engram {
         let metadata = input.metadata.unwrap_or_default();
         validate::metadata(&metadata)?;
         let derived_from = self.check_derived_from(&input.derived_from)?;
+        let evolving = crate::evolve::fields::check_new(input.evolving)?;
         let now = self.now();
 
         if let Some(slot) = self.tables.table().find_duplicate(&namespace, &input.content) {
@@ -257,15 +278,15 @@ impl Engram {
             event_at: input.event_at,
             derived_from,
             links,
-            shape: input.evolving.shape,
-            thread: input.evolving.thread,
-            value: input.evolving.value,
-            depends_on: input.evolving.depends_on,
-            consequent: input.evolving.consequent,
-            area: input.evolving.area,
-            signature: input.evolving.signature,
-            pin: input.evolving.pin.unwrap_or_default(),
-            confidence: input.evolving.confidence,
+            shape: evolving.shape,
+            thread: evolving.thread,
+            value: evolving.value,
+            depends_on: evolving.depends_on,
+            consequent: evolving.consequent,
+            area: evolving.area,
+            signature: evolving.signature,
+            pin: evolving.pin.unwrap_or_default(),
+            confidence: evolving.confidence,
             cites: Vec::new(),
             lifecycle: crate::model::Lifecycle { layer_epoch: epoch, decay_epoch: epoch, ..Default::default() },
         };
@@ -318,6 +339,7 @@ impl Engram {
         if let Some(md) = &patch.metadata {
             validate::metadata(md)?;
         }
+        crate::evolve::fields::apply_patch(&mut m, &patch.evolving)?;
         let content_changed = patch.content.as_ref().is_some_and(|c| *c != m.content);
         // A new text needs a new vector: the caller's, or the embedder's; the old one would be stale.
         let vector = match (&patch.embedding, content_changed) {

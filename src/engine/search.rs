@@ -125,13 +125,15 @@ impl Engram {
         let mut scored: Vec<(Key, ScoreBreakdown)> = Vec::new();
         if req.scope.memories() {
             let table = self.tables.table();
+            let replaced = if req.include_superseded { HashSet::new() } else { self.replaced_slots(&ns) };
             let accept = |slot: DocId| {
-                table.get(slot).is_some_and(|m| {
-                    in_scope(&m.namespace)
-                        && (req.kinds.is_empty() || req.kinds.contains(&m.kind))
-                        && (req.layers.is_empty() || req.layers.contains(&m.layer))
-                        && tags.iter().all(|t| m.tags.contains(t))
-                })
+                !replaced.contains(&slot)
+                    && table.get(slot).is_some_and(|m| {
+                        in_scope(&m.namespace)
+                            && (req.kinds.is_empty() || req.kinds.contains(&m.kind))
+                            && (req.layers.is_empty() || req.layers.contains(&m.layer))
+                            && tags.iter().all(|t| m.tags.contains(t))
+                    })
             };
             for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(m) = self.tables.table().get(slot) {

@@ -156,6 +156,7 @@ impl EngineState {
             }
             validate::importance(m.importance).map_err(at)?;
             validate::metadata(&m.metadata).map_err(at)?;
+            crate::evolve::fields::check_memory(m).map_err(at)?;
             for (t, what) in [(m.created_at, "createdAt"), (m.modified_at, "modifiedAt"), (m.last_accessed, "lastAccessed")].into_iter().chain(m.event_at.map(|t| (t, "eventAt"))) {
                 validate::timestamp(t, what).map_err(at)?;
             }

@@ -18,6 +18,12 @@ pub fn estimate_tokens(text: &str) -> usize {
 /// The section an entry is shown under.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Section {
+    /// Evolving recall: a slot's derived state and its dated values (first: it frames the rest).
+    State,
+    /// Evolving recall: everything of an area.
+    Gathered,
+    /// Evolving recall: kept word for word.
+    Verbatim,
     Core,
     Knowledge,
     Procedures,
@@ -29,6 +35,9 @@ pub enum Section {
 impl Section {
     fn title(self) -> &'static str {
         match self {
+            Section::Verbatim => "Kept word for word",
+            Section::State => "What holds now, and what it replaced",
+            Section::Gathered => "Everything on this topic",
             Section::Core => "Core",
             Section::Knowledge => "Knowledge",
             Section::Procedures => "Procedures",

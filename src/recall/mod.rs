@@ -34,6 +34,9 @@ pub struct SearchRequest {
     pub neighbors: u32,
     /// Also return memories linked to a memory hit.
     pub expand_links: bool,
+    /// Also return memories a later value on their thread superseded, or a retraction withdrew
+    /// (hidden by default: what is current ranks alone).
+    pub include_superseded: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

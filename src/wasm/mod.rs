@@ -284,6 +284,30 @@ impl EngramCore {
         Ok(to_json(&api::context_view(&context)))
     }
 
+    /// `options`: JSON `{namespace?, maxTokens?, at?}` → `{route, answers, context}`.
+    pub fn recall(&self, query: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "recall options").map_err(to_js)?;
+        let (ns, max_tokens, at) = api::parse_recall(opts.as_ref()).map_err(to_js)?;
+        let r = borrow(&self.inner)?.read(|e| e.recall(query, ns.as_deref(), max_tokens, at)).map_err(to_js)?;
+        Ok(to_json(&api::recall_view(&r)))
+    }
+
+    /// `options`: JSON `{namespace?, at?}` → `{thread, state, values}`.
+    pub fn thread(&self, label: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "thread options").map_err(to_js)?;
+        let (ns, at) = api::parse_as_of(opts.as_ref(), "thread options").map_err(to_js)?;
+        let t = borrow(&self.inner)?.engine().thread(label, ns.as_deref(), at).map_err(to_js)?;
+        Ok(to_json(&serde_json::to_value(&t).unwrap_or(Value::Null)))
+    }
+
+    /// `options`: JSON `{namespace?, at?}` → `{area, answers}`.
+    pub fn gather(&self, area: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "gather options").map_err(to_js)?;
+        let (ns, at) = api::parse_as_of(opts.as_ref(), "gather options").map_err(to_js)?;
+        let g = borrow(&self.inner)?.engine().gather(area, ns.as_deref(), at).map_err(to_js)?;
+        Ok(to_json(&serde_json::to_value(&g).unwrap_or(Value::Null)))
+    }
+
     /// `options`: JSON `{maxTokens, namespace?}`.
     pub fn resume(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "resume options").map_err(to_js)?;

@@ -18,6 +18,13 @@ import {
   type StorageAdapter,
   type StorageKey,
   type StorageRecord,
+  type GatherResult,
+  type MemoryItem,
+  type MemoryShape,
+  type RecallResult,
+  type SlotAnswer,
+  type SlotState,
+  type ThreadResult,
 } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 
@@ -119,4 +126,21 @@ export async function hostLlm(): Promise<[ExtractReport, LlmUsage, number]> {
   const report: ExtractReport = await memory.extract(both.sessionId, { maxLlmCalls: 1, signal: AbortSignal.timeout(1000) });
   const skippedOutcome: string | null = report.skipped[0]?.outcome ?? null;
   return [both.extracted, await memory.llmUsage(), skippedOutcome === null ? 0 : report.calls.length];
+}
+
+/** Evolving memory: typed fields on add and update, the derived reads and their states. */
+export async function hostEvolving(db: Engram): Promise<[RecallResult, SlotState | undefined, string | null]> {
+  const lead = await db.add({ content: "Seokjin Kang leads the team", shape: "evolving_attribute", thread: "team/team-lead", value: "Seokjin Kang", area: ["team"] });
+  await db.add({ content: "Reviews go to Seoyun Choi", thread: "team/reviewer", value: "Seoyun Choi", dependsOn: { thread: "team/team-lead" }, confidence: 0.8 });
+  const patched: MemoryItem = await db.update(lead.id, { pin: "pinned", consequent: null, dependsOn: null });
+  const shape: MemoryShape | undefined = patched.shape;
+  void shape;
+  const r = await db.recall("who reviews our code?", { maxTokens: 600, at: new Date() });
+  const first: SlotAnswer | undefined = r.answers[0];
+  const route: "exact" | "gather" | "trail" | "search" = r.route;
+  void route;
+  const t: ThreadResult = await db.thread("team/reviewer", { at: "2024-01-01T00:00:00Z" });
+  const g: GatherResult = await db.gather("team");
+  void g;
+  return [r, first?.state, t.state?.because?.now ?? null];
 }

@@ -1,0 +1,148 @@
+//! The evolving-memory harness: episodes in the layout of `evolving-dev.json` (sessions with
+//! timestamps; `before_questions` / `after_questions` blocks asked after a given session), through
+//! the public API only: each session is ingested at its time and authored as it arrives, then every
+//! question of a block goes through `recall` at the block's timestamp. The checks are deterministic
+//! checks on what `recall` returned (not an LLM judge):
+//! - `must_contain`: every string in the context block;
+//! - `must_contain_in_order`: the strings in the context, each found after the previous one;
+//! - `must_not_contain`: no string anywhere in the result (route, answers, context);
+//! - `expected_state`: the state of the first answer.
+//!
+//! Prints one line per failed question, then
+//! `evolving pass=P/N ER=a/b Agg=a/b Tr=a/b Del=a/b Cas=a/b Abs=a/b`.
+
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+use engram::host::ManualClock;
+use engram::{EngineOptions, Engram, SessionInput, TurnInput};
+use serde_json::Value;
+
+use super::{load_json, longmemeval_date, AnyResult};
+
+const TASKS: [&str; 6] = ["ER", "Agg", "Tr", "Del", "Cas", "Abs"];
+
+struct Args {
+    path: String,
+    author: String,
+    max_tokens: usize,
+    limit: Option<usize>,
+}
+
+fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
+    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES]";
+    let path = it.next().ok_or(usage)?;
+    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None };
+    while let Some(flag) = it.next() {
+        let value = it.next().ok_or(usage)?;
+        match flag.as_str() {
+            "--author" => args.author = value,
+            "--max-tokens" => args.max_tokens = value.parse()?,
+            "--limit" => args.limit = Some(value.parse()?),
+            _ => return Err(usage.into()),
+        }
+    }
+    match args.author.as_str() {
+        "offline" => Ok(args),
+        "llm" => Err("--author llm needs a host LLM; this harness drives the offline author only".into()),
+        _ => Err(usage.into()),
+    }
+}
+
+fn strings(v: &Value, key: &str) -> Vec<String> {
+    v.get(key).and_then(Value::as_array).map(|a| a.iter().filter_map(|s| s.as_str().map(str::to_string)).collect()).unwrap_or_default()
+}
+
+/// Why a question failed, or `None` when every expectation holds.
+fn check(expect: &Value, result: &engram::evolve::Recall) -> Option<String> {
+    let context = &result.context.text;
+    let whole = serde_json::to_string(result).unwrap_or_default();
+    for s in strings(expect, "must_contain") {
+        if !context.contains(&s) {
+            return Some(format!("context lacks {s:?}"));
+        }
+    }
+    let mut from = 0;
+    for s in strings(expect, "must_contain_in_order") {
+        match context[from..].find(&s) {
+            Some(i) => from += i + s.len(),
+            None => return Some(format!("context lacks {s:?} in order")),
+        }
+    }
+    for s in strings(expect, "must_not_contain") {
+        // The serialized result escapes quotes and line breaks; check both forms.
+        if whole.contains(&s) || whole.contains(&serde_json::to_string(&s).unwrap_or_default().trim_matches('"').to_string()) || context.contains(&s) {
+            return Some(format!("result contains {s:?}"));
+        }
+    }
+    if let Some(want) = expect.get("expected_state").and_then(Value::as_str) {
+        let got = result.answers.first().map(|a| a.state.as_str()).unwrap_or("none");
+        if got != want {
+            return Some(format!("first answer is {got}, expected {want} (route {})", result.route.as_str()));
+        }
+    }
+    None
+}
+
+fn session_input(ep: &str, ns: &str, s: &Value) -> AnyResult<SessionInput> {
+    let idx = s["idx"].as_u64().ok_or("session without idx")?;
+    let date = s["timestamp"].as_str().and_then(longmemeval_date).ok_or("session without a readable timestamp")?;
+    let turns = s["conversation"]
+        .as_array()
+        .ok_or("session without conversation")?
+        .iter()
+        .filter_map(|t| Some(TurnInput { role: t["role"].as_str()?.to_string(), content: t["content"].as_str()?.to_string(), speaker: None, id: None, embedding: None }))
+        .filter(|t| !t.content.trim().is_empty())
+        .collect();
+    Ok(SessionInput { id: format!("{ep}-s{idx}"), namespace: Some(ns.to_string()), date: Some(date), turns })
+}
+
+pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
+    let args = parse_args(args)?;
+    let data = load_json(&args.path)?;
+    let episodes = data.as_array().ok_or("expected an array of episodes")?;
+    let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
+    let (mut pass, mut total) = (0, 0);
+    for ep in episodes.iter().take(args.limit.unwrap_or(usize::MAX)) {
+        let id = ep["episode_id"].as_str().ok_or("episode without episode_id")?;
+        let ns: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+        let clock = Rc::new(ManualClock::new(0));
+        let mut e = Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(7), ..EngineOptions::default() });
+        let mut blocks: Vec<&Value> = ["before_questions", "after_questions"].iter().filter_map(|k| ep.get(*k).filter(|b| !b.is_null())).collect();
+        blocks.sort_by_key(|b| b["position_after_session"].as_u64().unwrap_or(0));
+        let sessions = ep["sessions"].as_array().ok_or("episode without sessions")?;
+        let mut next = 0;
+        for block in blocks {
+            let until = block["position_after_session"].as_u64().ok_or("block without position_after_session")?;
+            while next < sessions.len() && sessions[next]["idx"].as_u64().unwrap_or(0) <= until {
+                let input = session_input(id, &ns, &sessions[next])?;
+                clock.set(input.date.unwrap_or(0));
+                let sid = input.id.clone();
+                e.ingest(input)?;
+                e.author_offline(&sid)?;
+                next += 1;
+            }
+            let at = block["timestamp"].as_str().and_then(longmemeval_date).ok_or("block without a readable timestamp")?;
+            clock.set(at);
+            for q in block["questions"].as_array().ok_or("block without questions")? {
+                let task = q["task_type"].as_str().unwrap_or("?");
+                let question = q["question"].as_str().ok_or("question without text")?;
+                let result = e.recall(question, Some(&ns), args.max_tokens, Some(at))?;
+                let why = check(&q["expect"], &result);
+                let t = tally.entry(TASKS.iter().find(|x| **x == task).copied().unwrap_or("?")).or_default();
+                t.1 += 1;
+                total += 1;
+                match why {
+                    None => {
+                        t.0 += 1;
+                        pass += 1;
+                    }
+                    Some(why) => println!("FAIL {id} {task} {question:?}: {why}"),
+                }
+            }
+        }
+    }
+    let per: Vec<String> = TASKS.iter().map(|t| format!("{t}={}/{}", tally[t].0, tally[t].1)).collect();
+    println!("evolving pass={pass}/{total} {}", per.join(" "));
+    Ok(())
+}

@@ -1,0 +1,116 @@
+//! Evolving memory on the engine: `recall` (one search read by the shape of its hits), `thread`
+//! (a slot's dated trail) and `gather` (everything of an area), each derived on read over the
+//! namespace's memories dated at or before `at` (see `crate::evolve`).
+
+use std::collections::HashSet;
+
+use serde::Serialize;
+
+use super::context::check_budget;
+use super::{resolve_namespace, Engram, HitTarget};
+use crate::error::Result;
+use crate::evolve::fields::label;
+use crate::evolve::recall::{answer_leaks, gather_area, read};
+use crate::evolve::{Answer, Derivation, Recall, State};
+use crate::index::DocId;
+use crate::model::time::Millis;
+use crate::model::{validate, Memory};
+use crate::recall::SearchRequest;
+
+/// A thread as `thread(label)` returns it.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ThreadView {
+    pub thread: String,
+    /// The slot now; `None` when nothing (dated at or before `at`) is on the thread.
+    pub state: Option<Answer>,
+    /// Oldest first; withdrawn values appear once as `deleted`, the values withheld.
+    pub values: Vec<Answer>,
+}
+
+/// An area as `gather(area)` returns it: one answer per slot, oldest first.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GatherView {
+    pub area: String,
+    pub answers: Vec<Answer>,
+}
+
+impl Engram {
+    /// The memories a derivation in `namespace` reads (the namespace and `default`, as search does).
+    /// Slots of the memories a later value on their thread superseded or a retraction withdrew, in
+    /// `namespace` and `default`: plain search and context blocks leave them out (what is current
+    /// ranks alone); `get`, `history`, `recall`'s trails and `includeSuperseded` still show them.
+    pub(super) fn replaced_slots(&self, namespace: &str) -> HashSet<DocId> {
+        let in_scope = |m: &Memory| m.thread.is_some() && (m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
+        let threaded: Vec<&Memory> = self.tables.table().iter().map(|(_, m)| m).filter(|m| in_scope(m)).collect();
+        if threaded.is_empty() {
+            return HashSet::new();
+        }
+        let d = Derivation::new(threaded.iter().copied(), None);
+        threaded
+            .iter()
+            .filter(|m| d.answer_for(m).is_some_and(|a| matches!(a.state, State::Superseded | State::Deleted)))
+            .filter_map(|m| self.tables.table().slot_of(&m.id))
+            .collect()
+    }
+
+    fn evolving_scope(&self, namespace: Option<&str>) -> Result<Vec<&Memory>> {
+        let ns = resolve_namespace(namespace)?;
+        Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE).collect())
+    }
+
+    /// One hybrid search for `query`, routed by the shape of its hits (or the route the query
+    /// declares), answered with derived states and rendered as a `<memory>` block within
+    /// `max_tokens`. With `at`, only memories and turns dated at or before it count. A read: nothing
+    /// is touched.
+    pub fn recall(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
+        check_budget(max_tokens)?;
+        if let Some(at) = at {
+            validate::timestamp(at, "at")?;
+        }
+        let req = SearchRequest {
+            query: Some(query.to_string()),
+            namespace: namespace.map(str::to_string),
+            limit: Some(30),
+            dry_run: true,
+            include_superseded: true,
+            ..Default::default()
+        };
+        let mut hits = self.search(&req)?;
+        if let Some(at) = at {
+            hits.retain(|h| match &h.target {
+                HitTarget::Memory(m) => m.event_time() <= at,
+                HitTarget::Raw(r) => r.event_time() <= at,
+            });
+        }
+        let scope = self.evolving_scope(namespace)?;
+        let d = Derivation::new(scope, at);
+        Ok(read(query, &hits, &d, max_tokens))
+    }
+
+    /// The derived trail of one thread.
+    pub fn thread(&self, thread: &str, namespace: Option<&str>, at: Option<Millis>) -> Result<ThreadView> {
+        let thread = label(thread, "thread")?;
+        if let Some(at) = at {
+            validate::timestamp(at, "at")?;
+        }
+        let d = Derivation::new(self.evolving_scope(namespace)?, at);
+        Ok(match d.trail(&thread) {
+            Some(t) => ThreadView { thread, state: t.head.clone(), values: t.values.clone() },
+            None => ThreadView { thread, state: None, values: Vec::new() },
+        })
+    }
+
+    /// Every slot of one area, each in its derived state.
+    pub fn gather(&self, area: &str, namespace: Option<&str>, at: Option<Millis>) -> Result<GatherView> {
+        let area = label(area, "area")?;
+        if let Some(at) = at {
+            validate::timestamp(at, "at")?;
+        }
+        let d = Derivation::new(self.evolving_scope(namespace)?, at);
+        let withheld = d.withheld();
+        let answers = gather_area(&area, &d).into_iter().map(|(a, _)| a).filter(|a| !answer_leaks(a, &withheld)).collect();
+        Ok(GatherView { area, answers })
+    }
+}

@@ -1,0 +1,21 @@
+//! Evolving memory on read: what a namespace's typed, dated memories say *now* (or as of a past
+//! date). Nothing here is stored; every state is derived from the trail each time it is asked for.
+//!
+//! - `fields`: checks and normalization of the typed fields (`add`, `update`, imports)
+//! - `state`: the derived states and the answers that carry them
+//! - `derive`: the derivation over a thread's trail and its upstream threads
+//! - `route`: which reading a query gets (declared cues, else the shape of the best hits)
+//! - `render`: the states in unmistakable words
+//! - `recall`: one search read through the derivation: route, answers, context
+
+pub mod derive;
+pub mod fields;
+pub mod recall;
+pub mod render;
+pub mod route;
+pub mod state;
+
+pub use derive::{Derivation, Trail};
+pub use recall::Recall;
+pub use route::Route;
+pub use state::{Answer, Replacement, State, UpstreamChange};

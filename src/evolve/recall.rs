@@ -1,0 +1,343 @@
+//! One search, read by the shape of its hits: the answers (derived states with evidence) and the
+//! `<memory>` block that renders them under a token budget.
+
+use std::collections::{BTreeMap, HashSet};
+
+use serde::Serialize;
+
+use super::derive::Derivation;
+use super::render::{label_words, state_line, trail_text};
+use super::route::{declared, from_shapes, words, Route};
+use super::state::{Answer, State};
+use crate::engine::{Hit, HitTarget};
+use crate::model::Memory;
+use crate::recall::context::{assemble, Context, ContextItem, Section};
+
+/// What `recall` returns.
+#[derive(Clone, Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Recall {
+    pub route: Route,
+    /// Best first; the first is the slot the query is most likely about.
+    pub answers: Vec<Answer>,
+    pub context: Context,
+}
+
+/// Whether `text` states a withheld value: case-insensitive, on word boundaries (a withheld `5`
+/// must not hide every text with a 5 in a longer number or word).
+fn contains_withheld(text: &str, withheld: &[String]) -> bool {
+    let t = text.to_lowercase();
+    withheld.iter().map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).any(|w| {
+        t.match_indices(&w).any(|(i, _)| {
+            let before = t[..i].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
+            let after = t[i + w.len()..].chars().next().is_none_or(|c| !c.is_alphanumeric());
+            before && after
+        })
+    })
+}
+
+pub(crate) fn answer_leaks(a: &Answer, withheld: &[String]) -> bool {
+    [&a.value, &a.previous, &a.content, &a.consequent].into_iter().flatten().any(|t| contains_withheld(t, withheld))
+        || a.because.as_ref().is_some_and(|b| [&b.was, &b.now].into_iter().flatten().any(|t| contains_withheld(t, withheld)))
+        || a.replaced_by.as_ref().is_some_and(|r| contains_withheld(&r.value, withheld))
+}
+
+/// Share of a label's words that the query names (light plural folding).
+fn label_match(label: &str, query_words: &HashSet<String>) -> f64 {
+    let fold = |w: &str| w.strip_suffix('s').filter(|s| s.len() > 2).unwrap_or(w).to_string();
+    let lw: Vec<String> = words(&label.replace('/', " ")).iter().map(|w| fold(w)).collect();
+    if lw.is_empty() {
+        return 0.0;
+    }
+    let q: HashSet<String> = query_words.iter().map(|w| fold(w)).collect();
+    lw.iter().filter(|w| q.contains(*w)).count() as f64 / lw.len() as f64
+}
+
+/// Memory hits best first, with the memories citing raw hits credited with those hits' scores.
+fn ranked_memories<'m>(hits: &[Hit], d: &Derivation<'m>) -> Vec<(&'m Memory, f64)> {
+    let mut best: BTreeMap<&str, f64> = BTreeMap::new();
+    for h in hits.iter().filter(|h| h.expanded_from.is_none()) {
+        match &h.target {
+            HitTarget::Memory(m) => {
+                let s = best.entry(m.id.as_str()).or_default();
+                *s = s.max(h.score);
+            }
+            HitTarget::Raw(r) => {
+                for m in d.memories().filter(|m| m.derived_from.contains(&r.id)) {
+                    // A memory cited by a matching turn is nearly as good as a direct hit.
+                    let s = best.entry(m.id.as_str()).or_default();
+                    *s = s.max(h.score * 0.9);
+                }
+            }
+        }
+    }
+    let mut out: Vec<(&'m Memory, f64)> = d.memories().filter_map(|m| best.get(m.id.as_str()).map(|s| (m, *s))).collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.id.cmp(&b.0.id)));
+    out
+}
+
+/// Threads ranked for the query: by their best memory's score plus how much of their label the
+/// query names (a slot is often asked for by its name); threads no hit reached come in by name alone.
+fn ranked_threads(ranked: &[(&Memory, f64)], d: &Derivation, query: &str) -> Vec<(String, f64)> {
+    let qw: HashSet<String> = words(query).into_iter().collect();
+    let mut score: BTreeMap<String, f64> = BTreeMap::new();
+    for (m, s) in ranked {
+        if let Some(t) = &m.thread {
+            let e = score.entry(t.clone()).or_default();
+            *e = e.max(*s);
+        }
+    }
+    for t in d.thread_labels() {
+        let lm = label_match(t, &qw);
+        if lm > 0.0 {
+            *score.entry(t.to_string()).or_default() += 0.25 * lm;
+        }
+    }
+    let mut out: Vec<(String, f64)> = score.into_iter().collect();
+    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    out
+}
+
+fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextItem {
+    ContextItem { id: id.to_string(), section, text, date, speaker: None }
+}
+
+/// Reads `hits` (one search for `query`, already limited to the cutoff) through the derivation.
+pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Recall {
+    let withheld = d.withheld();
+    let ranked = ranked_memories(hits, d);
+    let top: Vec<&Memory> = ranked.iter().map(|(m, _)| *m).take(5).collect();
+    let route = declared(query).unwrap_or_else(|| from_shapes(&top));
+    let mut answers: Vec<Answer> = Vec::new();
+    let mut items: Vec<ContextItem> = Vec::new();
+    let route = match route {
+        Route::Exact => exact(hits, &ranked, d, &mut answers, &mut items),
+        Route::Gather => gather_route(query, &ranked, d, &mut answers, &mut items),
+        Route::Trail => trail_route(query, &ranked, d, &mut answers, &mut items),
+        Route::Search => Route::Search,
+    };
+    if route == Route::Search {
+        search_route(hits, d, &mut answers, &mut items);
+    } else if route != Route::Exact {
+        uncited_turns(hits, d, &mut items);
+    }
+    // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
+    answers.retain(|a| !answer_leaks(a, &withheld));
+    items.retain(|i| !contains_withheld(&i.text, &withheld));
+    Recall { route, answers, context: assemble(items, max_tokens) }
+}
+
+fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+    // An evolving slot asked for "exactly" is still read in its derived state first: the verbatim
+    // turns below may state values it has since replaced.
+    if let Some((m, _)) = ranked.first().filter(|(m, _)| m.signature.is_none()) {
+        if let Some(tr) = m.thread.as_deref().and_then(|t| d.trail(t)) {
+            if let Some(head) = tr.head.clone() {
+                items.push(item(head.evidence.first().unwrap_or(&m.id), Section::State, trail_text(&tr), head.since));
+                answers.push(head);
+            }
+        }
+    }
+    for (m, _) in ranked.iter().filter(|(m, _)| m.signature.is_some()).take(3) {
+        let Some(mut a) = d.answer_for(m) else { continue };
+        if a.state == State::Deleted {
+            answers.push(a);
+            continue;
+        }
+        let sig = m.signature.clone().unwrap_or_default();
+        a.value = Some(sig.clone());
+        items.push(item(&m.id, Section::Verbatim, sig, Some(m.event_time())));
+        answers.push(a);
+    }
+    // The turns themselves, untouched: the phrase as it was said.
+    for h in hits.iter().filter(|h| h.expanded_from.is_none()) {
+        if let HitTarget::Raw(r) = &h.target {
+            if items.iter().filter(|i| i.section == Section::Verbatim).count() >= 3 {
+                break;
+            }
+            items.push(ContextItem {
+                id: r.id.clone(),
+                section: Section::Verbatim,
+                text: r.content.clone(),
+                date: Some(r.event_time()),
+                speaker: r.speaker.clone().or(Some(r.role.clone())),
+            });
+            if answers.is_empty() {
+                answers.push(Answer {
+                    thread: None,
+                    state: State::Current,
+                    value: None,
+                    previous: None,
+                    since: Some(r.event_time()),
+                    replaced_by: None,
+                    because: None,
+                    consequent: None,
+                    evidence: vec![r.id.clone()],
+                    content: Some(r.content.clone()),
+                });
+            }
+        }
+    }
+    if items.is_empty() && answers.is_empty() {
+        return Route::Search;
+    }
+    Route::Exact
+}
+
+/// Everything of `area`, one answer per slot (the slot's state now), oldest first.
+pub fn gather_area(area: &str, d: &Derivation) -> Vec<(Answer, String)> {
+    let mut out: Vec<(Answer, String)> = Vec::new();
+    let mut seen: HashSet<String> = HashSet::new();
+    let mut members: Vec<&Memory> = d.memories().filter(|m| m.area.iter().any(|a| a == area)).collect();
+    members.sort_by(|a, b| a.event_time().cmp(&b.event_time()).then(a.created_at.cmp(&b.created_at)));
+    for m in members {
+        match &m.thread {
+            Some(t) => {
+                if !seen.insert(t.clone()) {
+                    continue;
+                }
+                if let Some(tr) = d.trail(t) {
+                    if let Some(h) = tr.head.clone() {
+                        out.push((h, tr.members.first().cloned().unwrap_or_default()));
+                    }
+                }
+            }
+            None => {
+                if let Some(a) = d.answer_for(m) {
+                    out.push((a, m.id.clone()));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn gather_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+    // The area the best hits share most, weighted by score; an area the query names counts as a
+    // strong hit (a topic is often asked for by its name, in words no member uses).
+    let mut weight: BTreeMap<&str, f64> = BTreeMap::new();
+    for (m, s) in ranked.iter().take(8) {
+        for a in &m.area {
+            *weight.entry(a.as_str()).or_default() += s;
+        }
+    }
+    let qw: HashSet<String> = words(query).into_iter().collect();
+    let areas: std::collections::BTreeSet<&str> = d.memories().flat_map(|m| m.area.iter().map(String::as_str)).collect();
+    for a in areas {
+        let named = label_match(a, &qw);
+        if named > 0.0 {
+            *weight.entry(a).or_default() += named;
+        }
+    }
+    let Some((area, _)) = weight.into_iter().max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(a.0))) else { return Route::Search };
+    // What the query hit leads (its first answer is the slot asked about); the rest of the area
+    // follows in date order.
+    let rank = |a: &Answer| ranked.iter().position(|(m, _)| a.evidence.contains(&m.id)).unwrap_or(usize::MAX);
+    let mut members = gather_area(area, d);
+    members.sort_by_key(|(a, _)| rank(a));
+    for (a, id) in members {
+        let text = format!("[{}] {}", label_words(area), answer_text(&a));
+        items.push(item(a.evidence.first().unwrap_or(&id), Section::Gathered, text, a.since));
+        answers.push(a);
+    }
+    Route::Gather
+}
+
+/// An answer as one line: the slot's state, or a memory's own text when it is on no thread.
+fn answer_text(a: &Answer) -> String {
+    match (&a.thread, a.state, &a.content) {
+        (None, State::Current, Some(c)) => c.clone(),
+        _ => state_line(a),
+    }
+}
+
+fn trail_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+    let threads = ranked_threads(ranked, d, query);
+    for (t, _) in threads.iter().take(4) {
+        let Some(tr) = d.trail(t) else { continue };
+        let Some(head) = tr.head.clone() else { continue };
+        let id = head.evidence.first().cloned().unwrap_or_else(|| t.clone());
+        items.push(item(&id, Section::State, trail_text(&tr), head.since));
+        answers.push(head);
+    }
+    // Memories on no thread that the query hit, after the slots (their own state).
+    for (m, _) in ranked.iter().filter(|(m, _)| m.thread.is_none()).take(3) {
+        if let Some(a) = d.answer_for(m) {
+            items.push(item(&m.id, Section::Knowledge, answer_text(&a), a.since));
+            answers.push(a);
+        }
+    }
+    if answers.is_empty() {
+        return Route::Search;
+    }
+    Route::Trail
+}
+
+/// After the derived entries, the best matching turns that no memory was authored from: what was
+/// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
+/// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
+fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
+    let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
+    let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()));
+    for r in turns.take(3) {
+        items.push(ContextItem {
+            id: r.id.clone(),
+            section: Section::Conversation,
+            text: r.content.clone(),
+            date: Some(r.event_time()),
+            speaker: r.speaker.clone().or(Some(r.role.clone())),
+        });
+    }
+}
+
+fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
+    let mut seen_threads: HashSet<String> = HashSet::new();
+    let cited: HashSet<&str> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
+    for h in hits {
+        match &h.target {
+            HitTarget::Memory(m) => {
+                if let Some(t) = &m.thread {
+                    if !seen_threads.insert(t.clone()) {
+                        continue;
+                    }
+                    if let Some(tr) = d.trail(t) {
+                        if let Some(head) = tr.head.clone() {
+                            items.push(item(&m.id, Section::State, trail_text(&tr), head.since));
+                            answers.push(head);
+                        }
+                    }
+                    continue;
+                }
+                if let Some(a) = d.answer_for(m) {
+                    items.push(item(&m.id, Section::Knowledge, answer_text(&a), a.since));
+                    answers.push(a);
+                }
+            }
+            HitTarget::Raw(r) => {
+                if cited.contains(r.id.as_str()) {
+                    continue;
+                }
+                items.push(ContextItem {
+                    id: r.id.clone(),
+                    section: Section::Conversation,
+                    text: r.content.clone(),
+                    date: Some(r.event_time()),
+                    speaker: r.speaker.clone().or(Some(r.role.clone())),
+                });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::contains_withheld;
+
+    #[test]
+    fn withheld_values_match_case_insensitively_on_word_boundaries() {
+        let w = vec!["Tangerine 88".to_string(), "5".to_string()];
+        assert!(contains_withheld("my hint was tangerine 88.", &w));
+        assert!(contains_withheld("room 5", &w));
+        assert!(!contains_withheld("tangerine 881 and 15 or 5a", &w));
+    }
+}

@@ -1,0 +1,94 @@
+//! Which reading a query gets: the shape of its best hits decides, unless the query itself declares
+//! one ("exactly", "over time", "everything about").
+
+use serde::Serialize;
+
+use crate::model::Memory;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// Verbatim recall: the kept phrase or the turn, untouched.
+    Exact,
+    /// Everything of one area.
+    Gather,
+    /// Evolving threads: their derived state and dated values, oldest to newest.
+    Trail,
+    /// Plain hybrid search.
+    Search,
+}
+
+impl Route {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Route::Exact => "exact",
+            Route::Gather => "gather",
+            Route::Trail => "trail",
+            Route::Search => "search",
+        }
+    }
+}
+
+const EXACT_CUES: &[&str] = &["exactly", "exact", "word for word", "verbatim", "recite", "quote", "as is", "character for character"];
+const TRAIL_CUES: &[&str] =
+    &["over time", "history of", "in order", "from the start", "from the beginning", "earliest to latest", "oldest to newest", "changed", "evolved", "timeline", "so far"];
+const GATHER_CUES: &[&str] = &["everything about", "everything you know", "tell me everything", "all of", "all about", "what do you know about", "all the"];
+
+/// Lowercase words of `text` (letters and digits), for phrase matching on word boundaries.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_lowercase).collect()
+}
+
+fn has_phrase(words: &[String], phrase: &str) -> bool {
+    let p: Vec<&str> = phrase.split(' ').collect();
+    words.windows(p.len()).any(|w| w.iter().zip(&p).all(|(a, b)| a == b))
+}
+
+/// The route a query declares, if any.
+pub fn declared(query: &str) -> Option<Route> {
+    let w = words(query);
+    let any = |cues: &[&str]| cues.iter().any(|c| has_phrase(&w, c));
+    if any(EXACT_CUES) {
+        Some(Route::Exact)
+    } else if any(TRAIL_CUES) {
+        Some(Route::Trail)
+    } else if any(GATHER_CUES) {
+        Some(Route::Gather)
+    } else {
+        None
+    }
+}
+
+/// The route the best memory hits' shapes call for (best first).
+pub fn from_shapes(best: &[&Memory]) -> Route {
+    let Some(top) = best.first() else { return Route::Search };
+    if top.signature.is_some() {
+        return Route::Exact;
+    }
+    // Several top hits on different slots sharing an area: the question is about the area.
+    let shared_area = top.area.iter().any(|a| best.iter().skip(1).take(4).any(|m| m.area.contains(a) && (m.thread.is_none() || m.thread != top.thread)));
+    // A fact on no thread that belongs to an area is one of a set: the set answers best.
+    let lone_member = !top.area.is_empty() && top.thread.is_none();
+    if (shared_area || lone_member) && top.depends_on.is_none() {
+        return Route::Gather;
+    }
+    if top.thread.is_some() {
+        return Route::Trail;
+    }
+    Route::Search
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cues_declare_routes_on_word_boundaries() {
+        assert_eq!(declared("Say it word for word"), Some(Route::Exact));
+        assert_eq!(declared("How did my diet evolve? Give the history of it"), Some(Route::Trail));
+        assert_eq!(declared("Tell me everything about the garden"), Some(Route::Gather));
+        assert_eq!(declared("Who is my dentist?"), None);
+        // "exactness" is not "exact"; "install" is not "all".
+        assert_eq!(declared("exactness install"), None);
+    }
+}

@@ -1,0 +1,437 @@
+//! Derived states through the public Rust API: typed memories written with `add`, read back with
+//! `thread`, `gather` and `recall`. Nothing derived is stored, so every test reads twice at
+//! different cutoffs from the same memories.
+
+use std::rc::Rc;
+
+use engram::evolve::{Route, State};
+use engram::host::ManualClock;
+use engram::model::{DependsOn, Shape};
+use engram::{EngineOptions, Engram, ErrorCode, Evolving, EvolvingPatch, MemoryPatch, NewMemory};
+
+const DAY: i64 = 86_400_000;
+const T0: i64 = 1_700_000_000_000;
+
+fn engine() -> Engram {
+    let clock = Rc::new(ManualClock::new(T0 + 1000 * DAY));
+    Engram::new(Box::new(clock), EngineOptions { id_seed: Some(7), ..EngineOptions::default() })
+}
+
+struct Fact<'a> {
+    day: i64,
+    content: &'a str,
+    shape: Shape,
+    thread: &'a str,
+    value: Option<&'a str>,
+    depends: Option<(&'a str, Option<&'a str>)>,
+    consequent: Option<&'a str>,
+    area: &'a [&'a str],
+}
+
+fn fact<'a>(day: i64, content: &'a str, shape: Shape, thread: &'a str, value: Option<&'a str>) -> Fact<'a> {
+    Fact { day, content, shape, thread, value, depends: None, consequent: None, area: &[] }
+}
+
+fn add(e: &mut Engram, f: Fact) -> String {
+    let evolving = Evolving {
+        shape: Some(f.shape),
+        thread: Some(f.thread.into()),
+        value: f.value.map(Into::into),
+        depends_on: f.depends.map(|(t, v)| DependsOn { thread: t.into(), value: v.map(Into::into) }),
+        consequent: f.consequent.map(Into::into),
+        area: f.area.iter().map(|a| a.to_string()).collect(),
+        ..Evolving::default()
+    };
+    e.add(NewMemory { content: f.content.into(), event_at: Some(T0 + f.day * DAY), evolving, ..Default::default() }).unwrap().memory.id
+}
+
+fn at(day: i64) -> Option<i64> {
+    Some(T0 + day * DAY)
+}
+
+#[test]
+fn supersession_chain_orders_by_event_time_not_by_writing_order() {
+    let mut e = engine();
+    // Written out of order: the event dates decide.
+    let c = add(&mut e, fact(9, "We use Synthari Modules now", Shape::EvolvingAttribute, "team/package-manager", Some("Synthari Modules")));
+    let a = add(&mut e, fact(1, "Our package manager is Karnex Pack", Shape::EvolvingAttribute, "team/package-manager", Some("Karnex Pack")));
+    let b = add(&mut e, fact(5, "Switched to Dranith Stack", Shape::EvolvingAttribute, "Team/Package Manager", Some("Dranith Stack")));
+    let t = e.thread("team/package-manager", None, None).unwrap();
+    let states: Vec<(State, Option<&str>)> = t.values.iter().map(|v| (v.state, v.value.as_deref())).collect();
+    assert_eq!(states, [(State::Superseded, Some("Karnex Pack")), (State::Superseded, Some("Dranith Stack")), (State::Current, Some("Synthari Modules"))]);
+    assert_eq!(t.values[0].replaced_by.as_ref().unwrap().id, b);
+    assert_eq!(t.values[1].replaced_by.as_ref().unwrap().id, c);
+    assert_eq!(t.state.as_ref().unwrap().evidence, vec![c.clone()]);
+    // As of day 6, Dranith was current and Synthari did not exist yet.
+    let past = e.thread("team/package-manager", None, at(6)).unwrap();
+    assert_eq!(past.state.unwrap().value.as_deref(), Some("Dranith Stack"));
+    assert_eq!(past.values.len(), 2);
+    assert_eq!(e.thread("team/package-manager", None, at(0)).unwrap().state, None);
+    assert_eq!(e.get(&a).unwrap().thread.as_deref(), Some("team/package-manager"));
+
+    let r = e.recall("Which package managers have we used over time?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Trail);
+    let text = &r.context.text;
+    let pos = |s: &str| text.find(s).unwrap_or_else(|| panic!("{s} missing from {text}"));
+    // The dated history runs oldest to newest after the current state.
+    let hist = pos("History, oldest first");
+    assert!(hist < text[hist..].find("Karnex Pack").unwrap() + hist);
+    let k = hist + text[hist..].find("Karnex Pack").unwrap();
+    let d = k + text[k..].find("Dranith Stack").unwrap();
+    assert!(text[d..].contains("Synthari Modules"));
+    assert!(text.contains("superseded on"));
+}
+
+#[test]
+fn retraction_withholds_the_value_everywhere_and_a_past_cutoff_still_sees_it() {
+    let mut e = engine();
+    add(&mut e, fact(1, "My pharmacy is Greenway on 5th", Shape::EvolvingAttribute, "health/pharmacy", Some("Greenway on 5th")));
+    let r = add(&mut e, fact(4, "The user asked to forget their pharmacy", Shape::Retraction, "health/pharmacy", None));
+    let t = e.thread("health/pharmacy", None, None).unwrap();
+    let head = t.state.unwrap();
+    assert_eq!(head.state, State::Deleted);
+    assert_eq!(head.value, None);
+    assert_eq!(head.evidence[0], r);
+    assert_eq!(t.values.len(), 1, "the withdrawn value leaves the trail");
+
+    let got = e.recall("Which pharmacy do I use?", None, 600, None).unwrap();
+    let all = serde_json::to_string(&(&got.answers, &got.context)).unwrap();
+    assert!(!all.contains("Greenway"), "{all}");
+    assert_eq!(got.answers[0].state, State::Deleted);
+    assert!(got.context.text.contains("Deleted at the user's request on"));
+
+    let before = e.recall("Which pharmacy do I use?", None, 600, at(2)).unwrap();
+    assert_eq!(before.answers[0].state, State::Current);
+    assert!(before.context.text.contains("Greenway on 5th"));
+
+    // Stated again after the retraction: live again.
+    add(&mut e, fact(6, "My pharmacy is Greenway on 5th again", Shape::EvolvingAttribute, "health/pharmacy", Some("Greenway on 5th")));
+    assert_eq!(e.thread("health/pharmacy", None, None).unwrap().state.unwrap().state, State::Current);
+}
+
+fn team(e: &mut Engram) {
+    add(e, fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
+    add(
+        e,
+        Fact {
+            depends: Some(("team/team-lead", Some("Seokjin Kang"))),
+            consequent: Some("James Lee"),
+            ..fact(3, "The weekly report goes to Hyunwoo Nam; Seokjin Kang assigned it", Shape::ConditionalValue, "team/weekly-report-recipient", Some("Hyunwoo Nam"))
+        },
+    );
+    add(
+        e,
+        Fact {
+            depends: Some(("team/team-lead", Some("Seokjin Kang"))),
+            ..fact(3, "Code reviews go to Seoyun Choi; Seokjin Kang assigned it", Shape::ContingentValue, "team/code-reviewer", Some("Seoyun Choi"))
+        },
+    );
+}
+
+#[test]
+fn conditional_without_upstream_change_stays_current() {
+    let mut e = engine();
+    team(&mut e);
+    let t = e.thread("team/weekly-report-recipient", None, None).unwrap().state.unwrap();
+    assert_eq!((t.state, t.value.as_deref(), t.consequent.as_deref()), (State::Current, Some("Hyunwoo Nam"), Some("James Lee")));
+    let c = e.thread("team/code-reviewer", None, None).unwrap().state.unwrap();
+    assert_eq!(c.state, State::Current);
+    // Restating the same lead later is no change.
+    add(&mut e, fact(5, "Seokjin Kang is still our lead", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
+    assert_eq!(e.thread("team/code-reviewer", None, None).unwrap().state.unwrap().state, State::Current);
+}
+
+#[test]
+fn one_hop_cascade_and_uncertainty_name_the_change() {
+    let mut e = engine();
+    team(&mut e);
+    let change = add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    let w = e.thread("team/weekly-report-recipient", None, None).unwrap().state.unwrap();
+    assert_eq!((w.state, w.value.as_deref(), w.previous.as_deref()), (State::Cascaded, Some("James Lee"), Some("Hyunwoo Nam")));
+    let b = w.because.unwrap();
+    assert_eq!((b.thread.as_str(), b.was.as_deref(), b.now.as_deref(), b.evidence.as_str()), ("team/team-lead", Some("Seokjin Kang"), Some("Jihoon Ryu"), change.as_str()));
+
+    let c = e.thread("team/code-reviewer", None, None).unwrap().state.unwrap();
+    assert_eq!((c.state, c.value.as_deref(), c.previous.as_deref()), (State::Uncertain, None, Some("Seoyun Choi")));
+
+    let r = e.recall("Who reviews our code?", None, 600, None).unwrap();
+    assert_eq!(r.answers[0].state, State::Uncertain);
+    assert!(r.context.text.contains("Uncertain: no current value is known"), "{}", r.context.text);
+    assert!(r.context.text.contains("Jihoon Ryu"));
+    assert!(r.context.text.contains("set by Seokjin Kang, no longer the team lead (team lead changed to Jihoon Ryu on"));
+    let r = e.recall("Who receives the weekly report?", None, 600, None).unwrap();
+    assert_eq!(r.answers[0].state, State::Cascaded);
+    assert!(r.context.text.contains("James Lee"));
+
+    // Before the change, both held.
+    let past = e.recall("Who reviews our code?", None, 600, at(6)).unwrap();
+    assert_eq!(past.answers[0].state, State::Current);
+    assert!(!past.context.text.contains("Jihoon"));
+}
+
+#[test]
+fn two_hop_cascade() {
+    let mut e = engine();
+    add(&mut e, fact(1, "We insure the car with Halden", Shape::EvolvingAttribute, "car/insurer", Some("Halden")));
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("car/insurer", Some("Halden"))),
+            consequent: Some("Northway Auto Club"),
+            ..fact(2, "Roadside assistance comes through Halden", Shape::ConditionalValue, "car/roadside-assistance", Some("Halden roadside"))
+        },
+    );
+    // Depends on the roadside service, with no consequent of its own.
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("car/roadside-assistance", None)),
+            ..fact(3, "Tow trucks are booked via the Halden app", Shape::ContingentValue, "car/tow-booking", Some("Halden app"))
+        },
+    );
+    assert_eq!(e.thread("car/tow-booking", None, None).unwrap().state.unwrap().state, State::Current);
+    add(&mut e, fact(7, "Corvo Insurance covers the car now", Shape::EvolvingAttribute, "car/insurer", Some("Corvo Insurance")));
+    let tow = e.thread("car/tow-booking", None, None).unwrap().state.unwrap();
+    assert_eq!(tow.state, State::Uncertain);
+    let b = tow.because.unwrap();
+    assert_eq!(
+        (b.thread.as_str(), b.upstream_state, b.now.as_deref(), b.was.as_deref()),
+        ("car/roadside-assistance", State::Cascaded, Some("Northway Auto Club"), Some("Halden roadside"))
+    );
+    assert_eq!(tow.since, at(7), "the change dates from the insurer switch");
+}
+
+#[test]
+fn uncertain_upstream_propagates_without_a_value() {
+    let mut e = engine();
+    team(&mut e);
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("team/code-reviewer", None)),
+            ..fact(4, "Review checklists are kept by Seoyun Choi", Shape::ContingentValue, "team/review-checklist", Some("Seoyun's checklist"))
+        },
+    );
+    add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    let c = e.thread("team/review-checklist", None, None).unwrap().state.unwrap();
+    assert_eq!(c.state, State::Uncertain);
+    assert_eq!(c.because.as_ref().unwrap().now, None);
+}
+
+#[test]
+fn a_later_restatement_outlives_the_upstream_change() {
+    let mut e = engine();
+    team(&mut e);
+    add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    add(&mut e, fact(9, "Code reviews now go to Mina Park", Shape::EvolvingAttribute, "team/code-reviewer", Some("Mina Park")));
+    let c = e.thread("team/code-reviewer", None, None).unwrap().state.unwrap();
+    assert_eq!((c.state, c.value.as_deref()), (State::Current, Some("Mina Park")));
+}
+
+#[test]
+fn gather_collects_an_area_and_exact_keeps_the_phrase() {
+    let mut e = engine();
+    for (d, p) in [(1, "monstera"), (2, "fiddle-leaf fig"), (3, "string of pearls")] {
+        add(&mut e, Fact { area: &["home/plants"], ..fact(d, &format!("I have a {p} plant"), Shape::StableFact, &format!("plants/{p}"), Some(p)) });
+    }
+    let g = e.gather("Home/Plants", None, None).unwrap();
+    assert_eq!(g.answers.iter().map(|a| a.value.as_deref().unwrap()).collect::<Vec<_>>(), ["monstera", "fiddle-leaf fig", "string of pearls"]);
+    let r = e.recall("Tell me everything about my plants", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Gather);
+    for p in ["monstera", "fiddle-leaf fig", "string of pearls"] {
+        assert!(r.context.text.contains(p), "{p}");
+    }
+    let sig = "2 lb chuck, 3 tbsp ancho <never beans> & \"more\"";
+    e.add(NewMemory {
+        content: "Grandma's chili ratio, to keep word for word".into(),
+        evolving: Evolving { shape: Some(Shape::StableFact), signature: Some(sig.into()), ..Evolving::default() },
+        ..Default::default()
+    })
+    .unwrap();
+    let r = e.recall("What is grandma's chili ratio?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Exact);
+    assert_eq!(r.answers[0].value.as_deref(), Some(sig));
+    // Escaped exactly as recallContext escapes.
+    assert!(r.context.text.contains("2 lb chuck, 3 tbsp ancho &lt;never beans&gt; &amp; &quot;more&quot;"));
+}
+
+#[test]
+fn invalid_fields_are_typed_errors_naming_the_field_and_patches_apply() {
+    let mut e = engine();
+    let bad = [
+        Evolving { thread: Some("über/thing".into()), ..Evolving::default() },
+        Evolving { confidence: Some(1.5), ..Evolving::default() },
+        Evolving { value: Some(" ".into()), ..Evolving::default() },
+        Evolving { shape: Some(Shape::Retraction), ..Evolving::default() },
+        Evolving { area: vec!["a".into(), "b".into(), "c".into(), "d".into()], ..Evolving::default() },
+        Evolving { thread: Some("x".into()), depends_on: Some(DependsOn { thread: "X".into(), value: None }), ..Evolving::default() },
+    ];
+    for (i, ev) in bad.into_iter().enumerate() {
+        let err = e.add(NewMemory { content: format!("memory {i}"), evolving: ev, ..Default::default() }).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        let named = ["thread", "confidence", "value", "retraction", "area", "dependsOn"][i];
+        assert!(err.message.contains(named), "{}", err.message);
+    }
+    assert_eq!(e.count(None).unwrap(), 0);
+    let id = add(&mut e, fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
+    let m = e
+        .update(&id, MemoryPatch { evolving: EvolvingPatch { thread: Some(Some("Team / Lead".into())), confidence: Some(Some(0.5)), ..Default::default() }, ..Default::default() })
+        .unwrap();
+    assert_eq!((m.thread.as_deref(), m.confidence), (Some("team/lead"), Some(0.5)));
+    let err = e
+        .update(&id, MemoryPatch { evolving: EvolvingPatch { thread: Some(None), shape: Some(Some(Shape::Retraction)), ..Default::default() }, ..Default::default() })
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::InvalidInput);
+    assert_eq!(e.get(&id).unwrap().thread.as_deref(), Some("team/lead"), "a rejected patch changes nothing");
+}
+
+#[test]
+fn at_one_instant_a_qualifier_follows_its_value_and_otherwise_writing_order_decides() {
+    let mut e = engine();
+    add(&mut e, fact(1, "We host on Nimbara", Shape::EvolvingAttribute, "infra/cloud", Some("Nimbara")));
+    // Written qualifier first, value second, both at the same instant: the qualifier still applies.
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("infra/cloud", Some("Nimbara"))),
+            consequent: Some("Vaultline"),
+            ..fact(2, "If we leave Nimbara, backups move to Vaultline", Shape::ConditionalValue, "infra/backups", None)
+        },
+    );
+    add(&mut e, fact(2, "Backups go to the Nimbara cold tier", Shape::ContingentValue, "infra/backups", Some("Nimbara cold tier")));
+    add(&mut e, fact(5, "We moved to Aldergate", Shape::EvolvingAttribute, "infra/cloud", Some("Aldergate")));
+    let b = e.thread("infra/backups", None, None).unwrap().state.unwrap();
+    assert_eq!((b.state, b.value.as_deref()), (State::Cascaded, Some("Vaultline")));
+    // Otherwise the order of writing decides: a value, then its retraction, then a new value.
+    add(&mut e, fact(6, "The build box is 10.4.7.19", Shape::EvolvingAttribute, "infra/build-box", Some("10.4.7.19")));
+    add(&mut e, fact(6, "The user asked to forget the build box address", Shape::Retraction, "infra/build-box", None));
+    assert_eq!(e.thread("infra/build-box", None, None).unwrap().state.unwrap().state, State::Deleted);
+    add(&mut e, fact(6, "The new build box is 10.4.7.20", Shape::EvolvingAttribute, "infra/build-box", Some("10.4.7.20")));
+    let t = e.thread("infra/build-box", None, None).unwrap();
+    assert_eq!(t.state.unwrap().value.as_deref(), Some("10.4.7.20"));
+    assert!(!serde_json::to_string(&t.values).unwrap().contains("10.4.7.19"));
+}
+
+#[test]
+fn a_gather_finds_the_area_the_query_names_even_without_shared_words() {
+    let mut e = engine();
+    for (d, text) in [(1, "Traces go to Lumen Trace"), (2, "Dashboards live in Graphwell"), (3, "Logs are retained for 30 days")] {
+        e.add(NewMemory {
+            content: text.into(),
+            event_at: at(d),
+            evolving: Evolving { shape: Some(Shape::StableFact), area: vec!["observability".into()], ..Evolving::default() },
+            ..Default::default()
+        })
+        .unwrap();
+    }
+    e.add(NewMemory { content: "The office plants need water on Fridays".into(), evolving: Evolving { area: vec!["office".into()], ..Evolving::default() }, ..Default::default() })
+        .unwrap();
+    let r = e.recall("Tell me everything about our observability setup", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Gather);
+    assert_eq!(r.answers.len(), 3);
+    for s in ["Lumen Trace", "Graphwell", "30 days"] {
+        assert!(r.context.text.contains(s), "{s}");
+    }
+    assert!(!r.context.text.contains("office plants"));
+}
+
+#[test]
+fn a_cycle_and_a_very_long_chain_are_read_without_exhausting_the_stack() {
+    let mut e = engine();
+    add(&mut e, Fact { depends: Some(("loop/b", None)), ..fact(1, "a is set by b", Shape::ContingentValue, "loop/a", Some("a1")) });
+    add(&mut e, Fact { depends: Some(("loop/a", None)), ..fact(1, "b is set by a", Shape::ContingentValue, "loop/b", Some("b1")) });
+    add(&mut e, fact(2, "a changed", Shape::EvolvingAttribute, "loop/a", Some("a2")));
+    assert_eq!(e.thread("loop/b", None, None).unwrap().state.unwrap().state, State::Uncertain);
+    assert_eq!(e.thread("loop/a", None, None).unwrap().state.unwrap().state, State::Current);
+
+    // Thread i depends on thread i+1; the last one changes after all were stated.
+    let n = 3000;
+    for i in 0..n {
+        add(&mut e, Fact { depends: Some((&format!("chain/t{}", i + 1), None)), ..fact(3, &format!("value {i}"), Shape::ContingentValue, &format!("chain/t{i}"), Some("v")) });
+    }
+    add(&mut e, fact(2, "the root", Shape::EvolvingAttribute, &format!("chain/t{n}"), Some("r1")));
+    add(&mut e, fact(9, "the root changed", Shape::EvolvingAttribute, &format!("chain/t{n}"), Some("r2")));
+    assert_eq!(e.thread(&format!("chain/t{}", n - 1), None, None).unwrap().state.unwrap().state, State::Uncertain);
+    assert_eq!(e.thread(&format!("chain/t{}", n - 5), None, None).unwrap().state.unwrap().state, State::Uncertain);
+    // Beyond the hop limit a dependency reads as unchanged, whichever thread is asked first.
+    assert_eq!(e.thread("chain/t0", None, None).unwrap().state.unwrap().state, State::Current);
+    let r = e.recall("value", None, 600, None).unwrap();
+    assert!(r.context.tokens <= 600);
+}
+
+#[test]
+fn imports_hold_typed_fields_to_the_rules_of_add() {
+    let mut e = engine();
+    add(&mut e, Fact { area: &["Home"], ..fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "Team/Lead", Some("Seokjin Kang")) });
+    let good = e.state();
+    let mut other = engine();
+    other.merge_state(good.clone()).unwrap();
+    assert_eq!(other.thread("team/lead", None, None).unwrap().state.unwrap().value.as_deref(), Some("Seokjin Kang"));
+    type Spoil = fn(&mut engram::Memory);
+    let spoilers: [(Spoil, &str); 5] = [
+        (|m| m.thread = Some("Team/Lead".into()), "thread"),
+        (|m| m.area = vec!["home".into(), "home".into()], "area"),
+        (|m| m.confidence = Some(f64::NAN), "confidence"),
+        (|m| m.value = Some(String::new()), "value"),
+        (|m| m.depends_on = Some(DependsOn { thread: "team/lead".into(), value: None }), "dependsOn"),
+    ];
+    for (spoil, named) in spoilers {
+        let mut bad = good.clone();
+        spoil(&mut bad.memories[0].0);
+        let mut fresh = engine();
+        let err = fresh.merge_state(bad).unwrap_err();
+        assert_eq!(err.code, ErrorCode::InvalidInput);
+        assert!(err.message.contains(named), "{named}: {}", err.message);
+        assert_eq!(fresh.count(None).unwrap(), 0);
+    }
+}
+
+#[test]
+fn turns_never_authored_follow_the_derived_entries_but_cited_stale_turns_do_not() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let turns = vec![turn("Code reviews go to Seoyun Choi, the team lead assigned it"), turn("Code reviews also need a green build on the review branch")];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns }).unwrap();
+    add(&mut e, fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
+    // Authored from the first turn only.
+    let evolving = Evolving {
+        shape: Some(Shape::ContingentValue),
+        thread: Some("team/code-reviewer".into()),
+        value: Some("Seoyun Choi".into()),
+        depends_on: Some(DependsOn { thread: "team/team-lead".into(), value: None }),
+        ..Evolving::default()
+    };
+    e.add(NewMemory {
+        content: "Code reviews go to Seoyun Choi (assigned by the team lead)".into(),
+        event_at: at(1),
+        derived_from: vec!["s1#0".into()],
+        evolving,
+        ..Default::default()
+    })
+    .unwrap();
+    add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    let r = e.recall("Who do code reviews go to?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Trail);
+    assert_eq!(r.answers[0].state, State::Uncertain);
+    assert!(r.context.text.contains("green build"), "{}", r.context.text);
+    assert!(!r.context.text.contains("the team lead assigned it"), "the cited, stale turn stays out: {}", r.context.text);
+}
+
+#[test]
+fn an_evolving_slot_asked_for_exactly_is_framed_by_its_state() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: vec![turn("My address is 12 Elm Street")] }).unwrap();
+    e.ingest(SessionInput { id: "s2".into(), namespace: None, date: at(5), turns: vec![turn("We moved: my address is now 4 Oak Lane")] }).unwrap();
+    for (d, sid, v) in [(1, "s1#0", "12 Elm Street"), (5, "s2#0", "4 Oak Lane")] {
+        let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("home/address".into()), value: Some(v.into()), ..Evolving::default() };
+        e.add(NewMemory { content: format!("The user's address is {v}"), event_at: at(d), derived_from: vec![sid.into()], evolving, ..Default::default() }).unwrap();
+    }
+    let r = e.recall("What is my address exactly?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Exact);
+    assert_eq!((r.answers[0].state, r.answers[0].value.as_deref()), (State::Current, Some("4 Oak Lane")));
+    let text = &r.context.text;
+    assert!(text.find("4 Oak Lane (current").unwrap() < text.find("My address is 12 Elm Street").unwrap_or(usize::MAX), "{text}");
+}
