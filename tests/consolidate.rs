@@ -397,3 +397,39 @@ fn a_dry_run_reports_and_changes_nothing() {
     assert!(real.actions.iter().any(|a| a.action == ActionKind::Merge));
     assert_eq!(serde_json::to_value(&dry_off.actions).unwrap(), serde_json::to_value(&real.actions).unwrap(), "the steps it showed are the ones a run applies");
 }
+
+#[test]
+fn threaded_memories_keep_their_trail_through_eviction_and_merges() {
+    let clock = Rc::new(ManualClock::new(T0));
+    let mut e = engine(&clock);
+    let typed = |thread: &str, shape: engram::model::Shape| engram::engine::Evolving { thread: Some(thread.into()), shape: Some(shape), ..Default::default() };
+    let value = e
+        .add(NewMemory {
+            content: "My pharmacy is Greenway on 5th".into(),
+            importance: Some(0.02),
+            evolving: typed("user/pharmacy", engram::model::Shape::EvolvingAttribute),
+            ..NewMemory::default()
+        })
+        .unwrap()
+        .memory
+        .id;
+    clock.advance(2 * HOUR);
+    let forget = e
+        .add(NewMemory {
+            content: "Forget my pharmacy Greenway on 5th".into(),
+            importance: Some(0.02),
+            evolving: typed("user/pharmacy", engram::model::Shape::Retraction),
+            ..NewMemory::default()
+        })
+        .unwrap()
+        .memory
+        .id;
+    let plain = add(&mut e, "My pharmacy is Greenway on 5th street", Kind::Semantic, 0.9);
+    let judge = Judge::new(agreeable);
+    for _ in 0..300 {
+        e.consolidate_with(Some(&judge), &ConsolidateOptions { level: LlmLevel::On, buffer_cap: 1, ..ConsolidateOptions::default() }).unwrap();
+    }
+    assert!(e.get(&value).is_some() && e.get(&forget).is_some(), "a slot's trail is never evicted, even at the floor and over the cap");
+    assert_eq!(e.get(&forget).unwrap().content, "Forget my pharmacy Greenway on 5th", "a retraction is never merged");
+    assert!(e.get(&plain).is_some());
+}

@@ -23,7 +23,7 @@ use crate::lifecycle::{self, decay};
 use crate::llm::consolidate::{self as prompts, Decision, Offered};
 use crate::llm::{run_call, validate_reply, CallResult, LlmRequest, LlmUsage, Outcome};
 use crate::model::time::{to_iso, truncate};
-use crate::model::{validate, Kind, Layer, Memory, Pin};
+use crate::model::{validate, Kind, Layer, Memory, Pin, Shape};
 use crate::recall::score;
 use crate::store::{EventKind, HistoryEvent};
 
@@ -201,16 +201,15 @@ impl Engram {
         out
     }
 
-    /// Whether a pair may be judged at all: never pinned memories, never two different threads,
-    /// never a pair already judged distinct.
+    /// Whether a pair may be judged at all: never pinned memories or retractions, never two
+    /// memories that are both on threads (their threads already say which is current, and
+    /// different threads are different slots), never a pair already judged distinct.
     fn pair_allowed(a: &Memory, b: &Memory) -> bool {
         if a.pin == Pin::Pinned || b.pin == Pin::Pinned {
             return false;
         }
-        if let (Some(x), Some(y)) = (&a.thread, &b.thread) {
-            if x != y {
-                return false;
-            }
+        if a.shape == Some(Shape::Retraction) || b.shape == Some(Shape::Retraction) || (a.thread.is_some() && b.thread.is_some()) {
+            return false;
         }
         !a.lifecycle.kept_apart.contains(&b.id) && !b.lifecycle.kept_apart.contains(&a.id)
     }
@@ -260,6 +259,12 @@ impl Engram {
                 let (Some(a), Some(b)) = (table.get(p.a), table.get(p.b)) else { continue };
                 if !Self::pair_allowed(a, b) {
                     continue;
+                }
+                // A memory on a thread is never merged (its text is a dated value of a slot); a
+                // near-duplicate of it can only be an update of that slot, or superseded by it.
+                let mut p = p;
+                if p.band == Band::Merge && (a.thread.is_some() || b.thread.is_some()) {
+                    p.band = Band::Reconcile;
                 }
                 let same = p.band == Band::Merge && similar::same_fact(&a.content, &b.content, p.cosine);
                 match p.band {
@@ -765,7 +770,9 @@ impl Engram {
             .tables
             .table()
             .iter()
-            .filter(|(_, m)| m.namespace == ns && m.layer == Layer::Buffer && m.pin != Pin::Pinned)
+            // A memory on a thread is part of a slot's dated trail (a retraction, or the value that
+            // made another one superseded): evicting it would change what is current. Kept.
+            .filter(|(_, m)| m.namespace == ns && m.layer == Layer::Buffer && m.pin != Pin::Pinned && m.thread.is_none())
             .map(|(s, m)| (s, score::Prior::of(m, decay::current_importance(m, epoch)).weight(), m.created_at))
             .collect();
         let mut evict: Vec<(DocId, &'static str)> = Vec::new();
