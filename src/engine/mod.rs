@@ -2,6 +2,7 @@
 //! (validation before any change, dedup within a namespace, every write into the buffer layer,
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
+mod author;
 mod context;
 mod extract;
 mod journal;
@@ -19,6 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;
