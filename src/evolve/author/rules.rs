@@ -76,7 +76,29 @@ const REQUEST_STARTS: &[&str] = &[
     "i wonder",
     "i was wondering",
 ];
-const LEADS: &[&str] = &["and", "so", "also", "oh", "btw", "by the way", "well", "ok", "okay", "plus", "anyway", "actually", "oh and", "and also"];
+const LEADS: &[&str] = &[
+    "i think",
+    "i guess",
+    "i believe",
+    "i suppose",
+    "maybe",
+    "probably",
+    "perhaps",
+    "and",
+    "so",
+    "also",
+    "oh",
+    "btw",
+    "by the way",
+    "well",
+    "ok",
+    "okay",
+    "plus",
+    "anyway",
+    "actually",
+    "oh and",
+    "and also",
+];
 const PREPS: &[&str] = &["on", "in", "at", "with", "through", "via", "to", "from", "by", "for", "under", "within", "inside", "into", "after", "every"];
 const LIGHT_VERBS: &[&str] = &[
     "live",
@@ -262,6 +284,12 @@ fn strip_lead(s: &str) -> &str {
 /// A noun phrase as a subject: short, not a pronoun, not a clause of its own.
 fn np_subject(s: &str) -> Option<&str> {
     let s = strip_lead(s).trim();
+    // "the gym I go to": the relative clause is not part of the slot.
+    let lower = s.to_ascii_lowercase();
+    let s = match [" i ", " we ", " that i ", " which ", " you "].iter().filter_map(|m| lower.find(m)).min() {
+        Some(i) if i > 0 && !words(&s[..i]).is_empty() => s[..i].trim(),
+        _ => s,
+    };
     let w = words(s);
     if w.is_empty() || w.len() > 7 || PRONOUNS.contains(&w[0].as_str()) || WH_STARTS.contains(&w[0].as_str()) {
         return None;
@@ -357,6 +385,15 @@ fn topic_split(c: &str) -> Option<(&str, &str)> {
 fn value_clause(c: &str) -> Option<Found> {
     let c = strip_lead(c);
     if let Some((topic, rest)) = topic_split(c) {
+        let rl = rest.to_ascii_lowercase();
+        if let Some(p) = ["it's ", "it is ", "that's ", "that is ", "they're ", "they are ", "now it's "].iter().find(|p| rl.starts_with(*p)) {
+            let mut f = Found::new("value", 0.72);
+            f.slot = Some(topic.to_string());
+            f.change = now_cue(&rl);
+            f.owner = owner_of(topic);
+            f.value = value_of(&rest[p.len()..]);
+            return f.value.is_some().then_some(f);
+        }
         let pronoun_subject = PRONOUNS.contains(&first_word(rest).as_str()) && !["i", "we", "i'm", "we're", "you"].contains(&first_word(rest).as_str());
         if let Some(mut f) = value_clause(rest) {
             if !pronoun_subject {
@@ -395,9 +432,24 @@ fn now_cue(lower: &str) -> bool {
 /// "X is Y", "X is on Y", "Name is the X", "X goes to Y", "B covers X".
 fn copula_or_light(sp: &Span) -> Option<Found> {
     let cop = first_of(sp, &["is", "are", "'re", "was", "were"], 1);
-    let light = first_of(sp, LIGHT_VERBS, 1);
-    let provider = first_of(sp, PROVIDER_VERBS, 1);
-    let (at, end, kind) = [cop.map(|(a, e)| (a, e, 0)), light.map(|(a, e)| (a, e, 1)), provider.map(|(a, e)| (a, e, 2))].into_iter().flatten().min_by_key(|x| x.0)?;
+    // A verb right after a pronoun belongs to a relative clause ("the gym I go to is …").
+    let main_verb = |list: &[&str]| {
+        let mut from = 1;
+        while let Some((a, e)) = first_of(sp, list, from) {
+            let before = words(&sp.text[..a]);
+            if !before.last().is_some_and(|w| ["i", "we", "you", "they"].contains(&w.as_str())) {
+                return Some((a, e));
+            }
+            from = e;
+        }
+        None
+    };
+    let light = main_verb(LIGHT_VERBS);
+    let provider = main_verb(PROVIDER_VERBS);
+    // A verb that is both ("runs"): light before a preposition ("runs on X"), else a provider.
+    let provider_first = provider.is_some_and(|p| light.is_some_and(|l| l.0 == p.0) && after_prep(sp, p.1).0.is_none());
+    let light = light.filter(|_| !provider_first);
+    let (at, end, kind) = [cop.map(|(a, e)| (a, e, 0)), light.map(|(a, e)| (a, e, 1)), provider.map(|(a, e)| (a, e, 2))].into_iter().flatten().min_by_key(|x| (x.0, x.2))?;
     let subject = np_subject(sp.slice(0, at))?;
     let mut f = Found::new("value", 0.75);
     f.change = now_cue(&sp.lower);
@@ -490,7 +542,7 @@ fn copula_or_light(sp: &Span) -> Option<Found> {
 fn first_person(sp: &Span) -> Option<Found> {
     let w = words(sp.text);
     let subject = w.first()?;
-    let team = ["we", "we're", "our"].contains(&subject.as_str());
+    let team = ["we", "we're"].contains(&subject.as_str());
     if !team && !["i", "i'm"].contains(&subject.as_str()) {
         return None;
     }
@@ -681,7 +733,8 @@ fn dependency(sentence: &str) -> (Option<String>, Option<String>) {
     for c in clauses(sentence) {
         let cs = Span::new(strip_lead(c));
         if let Some((at, _)) = first_of(&cs, DEP_ACTIVE, 1) {
-            if let Some(s) = np_subject(cs.slice(0, at)).filter(|s| !["was", "were", "is", "are", "been", "be", "got"].contains(&words(s).last().map_or("", String::as_str))) {
+            let no_verb = |s: &&str| !s.contains(',') && !words(s).iter().any(|w| ["was", "were", "is", "are", "been", "be", "got", "'s"].contains(&w.as_str()));
+            if let Some(s) = np_subject(cs.slice(0, at)).filter(no_verb) {
                 if is_name(s) || s.to_ascii_lowercase().starts_with("my ") || s.to_ascii_lowercase().starts_with("our ") {
                     holder = Some(s.to_string());
                     break;
@@ -692,7 +745,8 @@ fn dependency(sentence: &str) -> (Option<String>, Option<String>) {
     if holder.is_none() {
         if let Some((_, end)) = first_of(&sp, &["since", "because", "as"], 0) {
             let rest = Span::new(sp.slice(end, sp.text.len()));
-            if let Some((at, _)) = first_of(&rest, DEP_CAUSE, 1) {
+            let cause: Vec<&str> = DEP_CAUSE.iter().chain(DEP_ACTIVE).copied().collect();
+            if let Some((at, _)) = first_of(&rest, &cause, 1) {
                 holder = np_subject(rest.slice(0, at)).map(str::to_string);
             }
         }
@@ -844,9 +898,16 @@ fn retraction(sentence: &str) -> Option<(String, String)> {
     {
         return None;
     }
-    let object = sp.slice(end, sp.text.len());
+    let mut object = sp.slice(end, sp.text.len()).trim_end_matches(['?', '.', '!']);
+    for lead in ["what i said about", "what i told you about", "what i mentioned about", "what you know about", "everything about", "anything about", "what i said regarding"] {
+        if object.len() >= lead.len() && object[..lead.len()].eq_ignore_ascii_case(lead) {
+            object = object[lead.len()..].trim_start();
+            object = if object.to_ascii_lowercase().starts_with("my ") || object.to_ascii_lowercase().starts_with("our ") { object } else { object };
+        }
+    }
     let ow = words(object);
     let aimed = ow.first().is_some_and(|w| ["it", "that", "this", "them", "my", "our", "the", "about", "those", "these", "everything"].contains(&w.as_str()));
+    let aimed = aimed || object.len() < sp.slice(end, sp.text.len()).trim_end_matches(['?', '.', '!']).len();
     if !is_strong && !(aimed && (memory_words.iter().any(|m| find_word(&sp.lower, m, 0).is_some()) || ow.first().is_some_and(|w| ["it", "that", "this"].contains(&w.as_str())))) {
         return None;
     }
@@ -932,6 +993,16 @@ fn verbatim(text: &str) -> Option<(String, String, std::ops::Range<usize>)> {
         .min()
         .unwrap_or(s.len());
     s.truncate(cut);
+    if slot::slot_words(&s).is_empty() {
+        // "Save "X" verbatim, it's my recovery phrase" / "exactly: the door code is X".
+        let after = &sp.text[mend..sp.text[mend..].find(['.', '!', '?', '\n']).map_or(sp.text.len(), |i| mend + i)];
+        let al = after.to_ascii_lowercase();
+        if let Some(i) = ["it's ", "it is ", "that's ", "that is ", "this is "].iter().filter_map(|m| al.find(m).map(|i| i + m.len())).min() {
+            s = cut_at_prep(&after[i..]).to_string();
+        } else if let Some(i) = phrase.to_ascii_lowercase().find(" is ").filter(|&i| words(&phrase[..i]).len() <= 4) {
+            s = phrase[..i].to_string();
+        }
+    }
     Some((s.trim().to_string(), phrase, base + sent_start..base + consumed_end))
 }
 
@@ -983,8 +1054,11 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
             if f.slot.is_none() {
                 let r = strip_relative(referent.split([',', ':', '—']).next().unwrap_or(&referent)).to_string();
                 let named = words(&r).iter().any(|w| {
-                    !["please", "from", "your", "my", "memory", "memories", "notes", "just", "kindly", "and", "also", "now", "too", "that", "it", "this", "them"]
-                        .contains(&w.as_str())
+                    ![
+                        "please", "from", "your", "my", "memory", "memories", "notes", "just", "kindly", "and", "also", "now", "too", "that", "it", "this", "them", "actually",
+                        "oh", "wait", "sorry", "ok", "okay", "hmm", "no", "on", "second", "thought",
+                    ]
+                    .contains(&w.as_str())
                 });
                 f.slot = (named && !is_pronoun_phrase(&r) && retraction(&r).is_none()).then_some(r);
             }
@@ -1040,7 +1114,11 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
                 None => found.push((e, sentence.to_string())),
             }
         }
-        let (holder, up_slot) = dependency(sentence);
+        let (holder, mut up_slot) = dependency(sentence);
+        // A holder named by its role ("my partner picked her") is the upstream slot itself.
+        if up_slot.is_none() && holder.as_deref().is_some_and(|h| ["my ", "our ", "the "].iter().any(|p| h.to_ascii_lowercase().starts_with(p))) {
+            up_slot = holder.clone();
+        }
         // Attach to the statement of this sentence, or the previous one ("… it'd be C instead").
         let target = if found.len() > start { Some(start) } else { found.len().checked_sub(1).filter(|&i| found[i].0.value.is_some() && !found[i].0.retraction) };
         if let Some(i) = target {
@@ -1181,7 +1259,7 @@ fn resolve(mut f: Found, turn: &Turn, known: &[KnownThread]) -> Option<Authored>
             None => {
                 let label = f.upstream_slot.as_deref().and_then(slot::label).filter(|l| Some(l) != thread.as_ref());
                 if let Some(l) = label {
-                    depends_on = Some(DependsOn { thread: l, value: f.upstream.clone() });
+                    depends_on = Some(DependsOn { thread: l, value: f.upstream.clone().filter(|h| Some(h) != f.upstream_slot.as_ref()) });
                     f.evidence.doubt(0.15, "the upstream slot was not seen before");
                 } else {
                     f.evidence.doubt(0.2, "names something it depends on that could not be placed");

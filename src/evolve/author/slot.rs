@@ -194,7 +194,10 @@ pub fn thread_by_value<'k>(text_lower: &str, known: &'k [KnownThread]) -> Option
 }
 
 /// Words trailing a value that say when, not what ("now", "these days", "last sprint").
-const TIME_NOUNS: &[&str] = &["week", "month", "year", "sprint", "quarter", "day", "morning", "evening", "night", "weekend", "season", "semester", "term", "time"];
+const TIME_NOUNS: &[&str] = &[
+    "week", "month", "year", "sprint", "quarter", "day", "morning", "evening", "night", "weekend", "season", "semester", "term", "time", "summer", "winter", "spring", "autumn",
+    "fall", "holidays", "break", "night",
+];
 const TAIL_ADVERBS: &[&str] = &[
     "now",
     "today",
@@ -265,6 +268,11 @@ pub fn clean_value(raw: &str) -> Option<String> {
                 let time_noun = TIME_NOUNS.iter().any(|n| last == *n || last.strip_suffix('s') == Some(n));
                 if time_noun && ["last", "this", "next", "from", "every", "each", "per"].contains(&mid) {
                     v = v[..head2.len()].trim_end();
+                } else if let Some((head3, prep)) = head2.rsplit_once(' ') {
+                    // "over the summer", "during the break".
+                    if time_noun && mid == "the" && ["over", "during", "in", "by", "before", "after", "since", "at", "for", "from"].contains(&prep) {
+                        v = v[..head3.len()].trim_end();
+                    }
                 }
             }
         }
