@@ -902,7 +902,6 @@ fn retraction(sentence: &str) -> Option<(String, String)> {
     for lead in ["what i said about", "what i told you about", "what i mentioned about", "what you know about", "everything about", "anything about", "what i said regarding"] {
         if object.len() >= lead.len() && object[..lead.len()].eq_ignore_ascii_case(lead) {
             object = object[lead.len()..].trim_start();
-            object = if object.to_ascii_lowercase().starts_with("my ") || object.to_ascii_lowercase().starts_with("our ") { object } else { object };
         }
     }
     let ow = words(object);
