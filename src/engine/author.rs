@@ -70,6 +70,8 @@ pub struct AuthorReport {
     pub retracted: Vec<Retracted>,
     /// Turns now marked as authored.
     pub authored_turns: Vec<String>,
+    /// Of those, the turns the offline rules authored as the fallback of failed LLM calls.
+    pub offline_turns: Vec<String>,
     pub skipped: Vec<SkippedStep>,
     /// Turns not yet authored after this run.
     pub pending_turns: Vec<String>,
@@ -86,6 +88,7 @@ impl AuthorReport {
             reinforced: Vec::new(),
             retracted: Vec::new(),
             authored_turns: Vec::new(),
+            offline_turns: Vec::new(),
             skipped: Vec::new(),
             pending_turns: Vec::new(),
             calls: Vec::new(),

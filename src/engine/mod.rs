@@ -3,6 +3,7 @@
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
 mod author;
+mod author_llm;
 mod context;
 mod extract;
 mod journal;
@@ -21,6 +22,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
+pub use author_llm::AuthorPlan;
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use journal::Changes;
 pub use merge::Merged;

@@ -9,7 +9,9 @@
 //! - `usage`: the log of calls and their summed tokens (reported or estimated).
 //! - `prompt`: stored text inside prompts, escaped and delimited as data.
 //! - `extract`: the `extract@1` prompt, its schema and the typed memories of its reply.
+//! - `author`: the `author@1` prompt: typed evolving memories (shape, thread, value, dependsOn, …).
 
+pub mod author;
 mod call;
 pub mod extract;
 mod prompt;

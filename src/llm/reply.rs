@@ -31,6 +31,9 @@ pub fn validate_reply(request: &LlmRequest, text: &str) -> Result<Value, String>
     if request.prompt_id == extract::PROMPT_ID {
         extract::check(&value)?;
     }
+    if request.prompt_id == super::author::PROMPT_ID {
+        super::author::check(&value)?;
+    }
     Ok(value)
 }
 

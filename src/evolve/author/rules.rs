@@ -77,6 +77,13 @@ const REQUEST_STARTS: &[&str] = &[
     "i was wondering",
 ];
 const LEADS: &[&str] = &[
+    "remember that",
+    "note that",
+    "store that",
+    "keep in mind that",
+    "fyi",
+    "for the record",
+    "just so you know",
     "i think",
     "i guess",
     "i believe",
@@ -1243,6 +1250,10 @@ fn resolve(mut f: Found, turn: &Turn, known: &[KnownThread]) -> Option<Authored>
         }
     }
     let thread = thread.filter(|t| slot::is_normalized(t));
+    // A slot named "the user" or "the system" addresses Engram itself, not a fact of the user's.
+    if f.slot.as_deref().is_some_and(|s| matches!(slot::slot_words(s).as_slice(), [w] if ["user", "assistant", "system", "ai", "bot", "model"].contains(&w.as_str()))) {
+        return None;
+    }
     let owner = owner_phrase(f.owner, turn.speaker);
     let on_known = thread.as_ref().is_some_and(|t| known.iter().any(|k| k.thread == *t));
     let slot_name =
