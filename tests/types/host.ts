@@ -7,6 +7,8 @@ import {
   MemoryStorage,
   openAICompatible,
   type ExtractReport,
+  type AuthorReport,
+  type Retracted,
   type Llm,
   type LlmUsage,
   type AddResult,
@@ -114,4 +116,13 @@ export async function hostLlm(): Promise<[ExtractReport, LlmUsage, number]> {
   const report: ExtractReport = await memory.extract(both.sessionId, { maxLlmCalls: 1, signal: AbortSignal.timeout(1000) });
   const skippedOutcome: string | null = report.skipped[0]?.outcome ?? null;
   return [both.extracted, await memory.llmUsage(), skippedOutcome === null ? 0 : report.calls.length];
+}
+
+// Authoring: typed memories from a session, and retraction of a thread.
+export async function authoring(memory: Engram): Promise<[AuthorReport, Retracted, string | undefined]> {
+  const both = await memory.ingest({ id: "s2", turns: [{ role: "user", content: "My gym is FitHub." }] }, { author: true });
+  const again: AuthorReport = await memory.author(both.sessionId, { maxLlmCalls: 1 });
+  const turns = await memory.session("s2");
+  const done: Retracted = await memory.retract("gym", { namespace: "default" });
+  return [both.authored ?? again, done, turns[0]?.authoredBy];
 }
