@@ -568,7 +568,7 @@ export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
   | "deleteSession" | "recallContext" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
-  | "export" | "import" | "close"
+  | "export" | "import" | "close" | "retract"
 > & { terminate(): void };
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */
