@@ -77,6 +77,9 @@ const REQUEST_STARTS: &[&str] = &[
     "i was wondering",
 ];
 const LEADS: &[&str] = &[
+    "speaking of which",
+    "by the way",
+    "anyway",
     "remember that",
     "note that",
     "store that",
@@ -152,6 +155,23 @@ const LIGHT_VERBS: &[&str] = &[
     "expires",
     "renew",
     "renews",
+    "drain",
+    "drains",
+    "flow",
+    "flows",
+    "feed",
+    "feeds",
+    "route",
+    "routes",
+    "forward",
+    "forwards",
+    "report",
+    "reports",
+    "started out",
+    "started",
+    "began",
+    "follows",
+    "follow",
 ];
 /// "B covers X": the subject is the value, the object the slot.
 const PROVIDER_VERBS: &[&str] =
@@ -242,6 +262,10 @@ struct Found {
     retraction: bool,
     forget: Vec<String>,
     signature: Option<String>,
+    /// What happened, for an event ("bought a fig tree").
+    event: Option<String>,
+    /// The event is about something of the user's ("my fig put out a leaf"), not by the user.
+    event_owned: bool,
     /// The phrase naming what the value depends on, and whether it is a slot ("a new PO") or a
     /// holder of a value ("Lucía", "Halden").
     upstream: Option<String>,
@@ -263,7 +287,12 @@ fn first_word(s: &str) -> String {
 
 fn is_pronoun_phrase(s: &str) -> bool {
     let w = words(s);
-    w.is_empty() || (w.len() == 1 && PRONOUNS.contains(&w[0].as_str()))
+    w.is_empty() || (w.len() == 1 && is_pronoun(&w[0]))
+}
+
+/// A pronoun, with its contractions ("i'll", "we've", "you'd").
+fn is_pronoun(w: &str) -> bool {
+    PRONOUNS.contains(&w) || ["i'", "we'", "you'", "they'", "he'", "she'", "it'"].iter().any(|p| w.starts_with(p))
 }
 
 /// The owner a phrase speaks of: `my`/`I` the user, `our`/`we` the team.
@@ -298,7 +327,10 @@ fn np_subject(s: &str) -> Option<&str> {
         _ => s,
     };
     let w = words(s);
-    if w.is_empty() || w.len() > 7 || PRONOUNS.contains(&w[0].as_str()) || WH_STARTS.contains(&w[0].as_str()) {
+    if w.is_empty() || w.len() > 7 || is_pronoun(&w[0]) || WH_STARTS.contains(&w[0].as_str()) || ["your", "yours"].contains(&w[0].as_str()) {
+        return None;
+    }
+    if w.iter().any(|x| x.contains('\'') && is_pronoun(x)) {
         return None;
     }
     if w.iter().any(|x| ["if", "when", "because", "since", "i", "we", "you", "i'm", "we're", "should", "would", "could"].contains(&x.as_str())) {
@@ -417,7 +449,7 @@ fn value_clause(c: &str) -> Option<Found> {
     if negated(&format!(" {} ", sp.lower)) {
         return None;
     }
-    appointed(&sp).or_else(|| change_clause(&sp)).or_else(|| first_person(&sp)).or_else(|| copula_or_light(&sp))
+    appointed(&sp).or_else(|| change_clause(&sp)).or_else(|| first_person_extra(&sp)).or_else(|| first_person(&sp)).or_else(|| copula_or_light(&sp)).or_else(|| event_clause(&sp))
 }
 
 /// "A picked B as (our) X": B is the value of X (the upstream A is read by `dependency`).
@@ -440,19 +472,26 @@ fn now_cue(lower: &str) -> bool {
 fn copula_or_light(sp: &Span) -> Option<Found> {
     let cop = first_of(sp, &["is", "are", "'re", "was", "were"], 1);
     // A verb right after a pronoun belongs to a relative clause ("the gym I go to is …").
-    let main_verb = |list: &[&str]| {
+    let main_verb = |list: &[&str], light: bool| {
         let mut from = 1;
         while let Some((a, e)) = first_of(sp, list, from) {
             let before = words(&sp.text[..a]);
-            if !before.last().is_some_and(|w| ["i", "we", "you", "they"].contains(&w.as_str())) {
+            // A light verb is one when a preposition follows ("drain to", "runs on"); before a noun
+            // it is part of a noun phrase ("the log drain endpoint", "the weekly report recipient").
+            let next = first_word(&sp.text[e..]);
+            let light_ok = !light
+                || PREPS.contains(&next.as_str())
+                || ["out", "off", "up", "back", "daily", "weekly", "monthly", "nightly"].contains(&next.as_str())
+                || ["follows", "follow"].contains(&&sp.lower[a..e]);
+            if light_ok && !before.last().is_some_and(|w| ["i", "we", "you", "they"].contains(&w.as_str())) {
                 return Some((a, e));
             }
             from = e;
         }
         None
     };
-    let light = main_verb(LIGHT_VERBS);
-    let provider = main_verb(PROVIDER_VERBS);
+    let light = main_verb(LIGHT_VERBS, true);
+    let provider = main_verb(PROVIDER_VERBS, false);
     // A verb that is both ("runs"): light before a preposition ("runs on X"), else a provider.
     let provider_first = provider.is_some_and(|p| light.is_some_and(|l| l.0 == p.0) && after_prep(sp, p.1).0.is_none());
     let light = light.filter(|_| !provider_first);
@@ -539,6 +578,12 @@ fn copula_or_light(sp: &Span) -> Option<Found> {
     }
     f.slot = Some(subject.to_string());
     f.value = value_of(rest);
+    // "The rota follows Theo's schedule, kitchen on Sundays": the upstream, then the value.
+    if kind == 1 && ["follows", "follow"].contains(&&sp.lower[at..end]) {
+        if let Some((_, after)) = rest.split_once(", ") {
+            f.value = value_of(after);
+        }
+    }
     if kind == 1 && prep.is_none() && rw.len() > 4 {
         f.evidence.doubt(0.15, "the value is a whole phrase after the verb");
     }
@@ -611,11 +656,9 @@ fn first_person(sp: &Span) -> Option<Found> {
     let rest = &sp.lower[rest_at..];
     let p = [" on ", " with ", " at ", " in ", " through ", " for "].iter().filter_map(|p| rest.find(p).map(|i| (i, p.len()))).min()?;
     let object = sp.slice(rest_at, rest_at + p.0);
-    if object.split_whitespace().count() > 3
-        || WH_STARTS.contains(&verb.as_str())
-        || verb.ends_with("ing")
-        || ["am", "are", "was", "have", "had", "think", "feel", "want", "need"].contains(&verb.as_str())
-    {
+    // Only verbs that name a slot of their own ("we host on X", "I bank with X").
+    let slot_verbs = ["live", "work", "bank", "host", "deploy", "shop", "train", "store", "keep", "park", "study", "run", "share", "insure", "vote", "worship", "commute"];
+    if object.split_whitespace().count() > 3 || !slot_verbs.contains(&verb.as_str()) {
         return None;
     }
     let slot = if is_pronoun_phrase(object) || object.is_empty() || ["everything", "all", "stuff", "things"].contains(&object.to_ascii_lowercase().as_str()) {
@@ -630,6 +673,121 @@ fn first_person(sp: &Span) -> Option<Found> {
     f.slot = Some(slot);
     f.value = Some(v);
     f.evidence.doubt(0.1, "the slot is named by the verb");
+    Some(f)
+}
+
+/// Verbs that tell of something the user did, kept as events (no slot: gathered by area).
+const EVENT_VERBS: &[&str] = &[
+    "bought",
+    "got",
+    "adopted",
+    "started",
+    "joined",
+    "signed up for",
+    "planted",
+    "picked up",
+    "ordered",
+    "booked",
+    "visited",
+    "finished",
+    "read",
+    "watched",
+    "took up",
+    "enrolled in",
+    "repotted",
+];
+const NOT_ACTIVITIES: &[&str] =
+    &["going", "looking", "thinking", "trying", "wondering", "planning", "hoping", "asking", "getting", "having", "doing", "feeling", "curious", "glad"];
+
+/// "I've been running 5k loops" (an activity's current value), "Theo and I split the bills 50/50"
+/// (a quantity), "I bought a fig tree" / "Started a pottery class" (events).
+fn first_person_extra(sp: &Span) -> Option<Found> {
+    // Progressive: the activity is the slot.
+    for lead in ["i've been", "i have been", "i'm", "i am", "we've been", "we have been", "we're", "we are"] {
+        if sp.lower.starts_with(lead) && sp.lower[lead.len()..].starts_with(' ') {
+            let rest = sp.slice(lead.len(), sp.text.len());
+            let verb = first_word(rest);
+            // Only an activity with a concrete value: "running 5k", "learning Portuguese".
+            let object = rest.get(verb.len()..).unwrap_or("").trim();
+            let concrete = object.chars().next().is_some_and(|c| c.is_ascii_digit() || c.is_uppercase());
+            if verb.ends_with("ing") && verb.len() > 4 && !NOT_ACTIVITIES.contains(&verb.as_str()) && concrete {
+                let mut f = Found::new("value", 0.62);
+                f.owner = owner_of(lead);
+                f.slot = Some(verb.clone());
+                f.value = value_of(rest.get(verb.len()..).unwrap_or("").trim());
+                f.evidence.doubt(0.05, "the slot is the activity named");
+                return f.value.is_some().then_some(f);
+            }
+        }
+    }
+    // A quantity after a verb and its object: "we split utilities 50/50".
+    let subject_end = ["and i", "i", "we"].iter().filter_map(|p| sp.find(p, 0).filter(|&a| a <= 20).map(|a| a + p.len())).min()?;
+    let rest = Span::new(sp.slice(subject_end, sp.text.len()));
+    let rw = words(rest.text);
+    if rw.len() >= 3 && rw.len() <= 8 && rw.last().is_some_and(|x| x.chars().any(|c| c.is_ascii_digit())) && !rw[1].chars().any(|c| c.is_ascii_digit()) {
+        let verb = &rw[0];
+        if verb.ends_with("ing") || WH_STARTS.contains(&verb.as_str()) || ["am", "was", "have", "had", "think", "feel", "want", "need", "got", "bought"].contains(&verb.as_str()) {
+            return None;
+        }
+        let digit_at = rest.text.rfind(|c: char| c.is_whitespace())?;
+        let object = rest.slice(verb.len(), digit_at);
+        let mut f = Found::new("value", 0.6);
+        f.owner = Some(if sp.lower.starts_with("we") { Owner::Team } else { Owner::User });
+        f.slot = Some(format!("{} {}", object, verb));
+        f.value = value_of(rest.slice(digit_at, rest.text.len()));
+        f.evidence.doubt(0.1, "read as verb, object, quantity");
+        return (f.value.is_some() && !is_pronoun_phrase(object)).then_some(f);
+    }
+    None
+}
+
+/// "I bought a fig tree", "Started a pottery class on Tuesdays": an event, gathered by its area.
+fn event_clause(sp: &Span) -> Option<Found> {
+    owned_event(sp).or_else(|| did_event(sp))
+}
+
+/// Simple past forms that do not end in -ed.
+const IRREGULAR_PAST: &[&str] =
+    &["put", "got", "grew", "took", "made", "broke", "came", "went", "fell", "died", "began", "won", "lost", "sold", "gave", "found", "became", "ran", "sprouted"];
+
+/// "The monstera finally put out a new leaf": something of the user's did something.
+fn owned_event(sp: &Span) -> Option<Found> {
+    let det = ["the ", "my ", "our "].iter().find(|d| sp.lower.starts_with(*d))?;
+    let w = words(sp.text);
+    if w.len() > 16 || sp.text.trim_end().ends_with('?') {
+        return None;
+    }
+    let verb_at = w.iter().enumerate().skip(2).find(|(_, x)| (x.ends_with("ed") && x.len() > 4) || IRREGULAR_PAST.contains(&x.as_str())).map(|(i, _)| i)?;
+    let verb = &w[verb_at];
+    let at = sp.find(verb, det.len())?;
+    let np = cut_at_prep(sp.slice(det.len(), at));
+    if np.is_empty() || words(np).len() > 4 {
+        return None;
+    }
+    let mut f = Found::new("event", 0.5);
+    f.owner = Some(if det.starts_with("our") { Owner::Team } else { Owner::User });
+    f.event = Some(sp.slice(det.len(), sp.text.len()).to_string());
+    f.event_owned = true;
+    f.slot = Some(np.to_string());
+    Some(f)
+}
+
+fn did_event(sp: &Span) -> Option<Found> {
+    let lead = ["i also ", "i just ", "i ", "we also ", "we just ", "we ", "also ", "just ", ""].iter().find(|l| sp.lower.starts_with(*l))?;
+    let after = &sp.lower[lead.len()..];
+    let verb = EVENT_VERBS.iter().filter(|v| after.starts_with(*v) && after[v.len()..].starts_with(' ')).max_by_key(|v| v.len())?;
+    if lead.is_empty() && !sp.text.chars().next().is_some_and(char::is_uppercase) {
+        return None;
+    }
+    let what = sp.slice(lead.len() + verb.len(), sp.text.len());
+    let ww = words(what);
+    if ww.is_empty() || ww.len() > 14 || is_pronoun_phrase(what) {
+        return None;
+    }
+    let mut f = Found::new("event", 0.55);
+    f.owner = Some(if lead.starts_with("we") { Owner::Team } else { Owner::User });
+    f.event = Some(format!("{verb} {what}"));
+    f.slot = Some(what.to_string());
     Some(f)
 }
 
@@ -799,7 +957,7 @@ fn dependency(sentence: &str) -> (Option<String>, Option<String>) {
 
 /// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
 /// Vaultline" → ("Nimbara", "Vaultline")).
-fn conditional(sentence: &str) -> Option<(String, String)> {
+fn conditional(sentence: &str) -> Option<(String, String, String)> {
     let sp = Span::new(sentence);
     let (cat, cend) = first_of(&sp, &["if", "with a different", "with a new", "with another", "should", "in case", "were", "otherwise"], 0)?;
     let _ = cat;
@@ -861,7 +1019,7 @@ fn conditional(sentence: &str) -> Option<(String, String)> {
     if upstream.trim().is_empty() || is_pronoun_phrase(&consequent) {
         return None;
     }
-    Some((upstream, consequent))
+    Some((upstream, consequent, strip_lead(subject).to_string()))
 }
 
 // --- Retraction and verbatim -------------------------------------------------------------------
@@ -964,13 +1122,15 @@ fn verbatim(text: &str) -> Option<(String, String, std::ops::Range<usize>)> {
         None
     };
     let (phrase, consumed_end, slot_text) = if let Some(colon) = sp.text[mend..line_end].find(':').filter(|&c| c <= 40) {
-        let p = sp.text[mend + colon + 1..line_end].trim();
-        // A quoted phrase after the colon ends at its closing quote.
-        let p = match quoted(p, 0) {
-            Some((a, b)) if p[..a].trim_matches(['"', '“', '`', ' ']).is_empty() => &p[a..b],
-            _ => p,
-        };
-        (p.to_string(), line_end, sp.text[sent_start..mat].to_string())
+        let start = mend + colon + 1;
+        let after = &sp.text[start..];
+        // A quoted phrase after the colon ends at its closing quote, even over line breaks.
+        match quoted(after, start) {
+            Some((a, b)) if sp.text[start..a].trim_matches(['"', '“', '`', ' ', '\n']).is_empty() => {
+                (sp.text[a..b].to_string(), b + sp.text[b..].chars().next().map_or(0, char::len_utf8), sp.text[sent_start..mat].to_string())
+            }
+            _ => (sp.text[start..line_end].trim().to_string(), line_end, sp.text[sent_start..mat].to_string()),
+        }
     } else if let Some((a, b)) = quoted(&sp.text[sent_start..line_end], sent_start) {
         (sp.text[a..b].to_string(), line_end.min(sp.text[mend..].find(['.', '!', '?']).map_or(line_end, |i| mend + i)).max(b), sp.text[sent_start..a].to_string())
     } else if let Some(colon) = sp.text[sent_start..mat].find(':') {
@@ -1025,14 +1185,14 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
     let mut rest = text.clone();
     if let Some((slot, phrase, range)) = verbatim(&text) {
         let mut f = Found::new("verbatim", 0.88);
-        f.owner = owner_of(&text[range.clone()]);
+        f.owner = owner_of(text.get(range.clone()).unwrap_or(""));
         f.slot = (!slot.is_empty()).then_some(slot);
         f.signature = Some(phrase);
         if f.slot.is_none() {
             f.evidence.doubt(0.2, "no slot named for the verbatim phrase");
         }
-        found.push((f, text[range.clone()].to_string()));
-        rest = format!("{} {}", &text[..range.start], text.get(range.end..).unwrap_or(""));
+        found.push((f, text.get(range.clone()).unwrap_or("").to_string()));
+        rest = format!("{} {}", text.get(..range.start).unwrap_or(""), text.get(range.end..).unwrap_or(""));
     }
     for sentence in sentences(&rest) {
         if words(sentence).len() > 45 {
@@ -1126,10 +1286,21 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
             up_slot = holder.clone();
         }
         // Attach to the statement of this sentence, or the previous one ("… it'd be C instead").
-        let target = if found.len() > start { Some(start) } else { found.len().checked_sub(1).filter(|&i| found[i].0.value.is_some() && !found[i].0.retraction) };
+        let mut target = if found.len() > start { Some(start) } else { found.len().checked_sub(1).filter(|&i| found[i].0.value.is_some() && !found[i].0.retraction) };
+        if target.is_none() {
+            // "If the lead changes, the report recipient will be C": the slot's current value is
+            // whatever the thread holds (filled in on resolve).
+            if let Some((_, _, subject)) = cond.as_ref().filter(|c| np_subject(&c.2).is_some() && !is_name(&c.2)) {
+                let mut f = Found::new("value", 0.65);
+                f.slot = Some(subject.clone());
+                f.owner = owner_of(subject);
+                found.push((f, sentence.to_string()));
+                target = Some(found.len() - 1);
+            }
+        }
         if let Some(i) = target {
             let f = &mut found[i].0;
-            if let Some((upstream, consequent)) = cond {
+            if let Some((upstream, consequent, _)) = cond.clone() {
                 f.consequent = Some(consequent);
                 f.upstream_slot = Some(upstream);
             }
@@ -1151,8 +1322,8 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
     }
     let mut out = Vec::new();
     let mut known: Vec<KnownThread> = known.to_vec();
-    for (f, _) in found {
-        if let Some(a) = resolve(f, turn, &known) {
+    for (f, sentence) in found {
+        if let Some(a) = resolve(f, &sentence, turn, &known) {
             if let Some(t) = &a.thread {
                 let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
                 match known.iter_mut().find(|k| k.thread == *t) {
@@ -1188,7 +1359,11 @@ fn owner_phrase(owner: Option<Owner>, speaker: Option<&str>) -> String {
 }
 
 /// Places a finding on a thread, scores it and writes its content.
-fn resolve(mut f: Found, turn: &Turn, known: &[KnownThread]) -> Option<Authored> {
+fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> Option<Authored> {
+    if f.event.is_some() {
+        // An event has no slot to depend on or to change into.
+        (f.upstream, f.upstream_slot, f.consequent) = (None, None, None);
+    }
     let speaker_prefix = turn.speaker.filter(|_| f.owner != Some(Owner::Team));
     let mut thread: Option<String> = None;
     // 1. A repeated old value places a change on that value's thread.
@@ -1263,7 +1438,10 @@ fn resolve(mut f: Found, turn: &Turn, known: &[KnownThread]) -> Option<Authored>
     if f.upstream.is_some() || f.upstream_slot.is_some() {
         let by_holder = f.upstream.as_deref().and_then(|h| thread_by_value(&h.to_lowercase(), known));
         let by_slot = f.upstream_slot.as_deref().and_then(|s| thread_by_value(&s.to_lowercase(), known).map(|(k, _, _)| (k, 1.0)).or_else(|| best_thread(s, None, known)));
-        let up = by_holder.map(|(k, _, _)| k).or(by_slot.map(|(k, _)| k)).filter(|k| Some(&k.thread) != thread.as_ref());
+        let own = f.value.as_deref().map(str::to_lowercase).unwrap_or_default();
+        let rest_of_sentence = if own.is_empty() { sentence.to_lowercase() } else { sentence.to_lowercase().replace(&own, " ") };
+        let by_mention = || thread_by_value(&rest_of_sentence, known).map(|(k, _, _)| k).filter(|k| !k.dependent);
+        let up = by_holder.map(|(k, _, _)| k).or(by_slot.map(|(k, _)| k)).or_else(by_mention).filter(|k| Some(&k.thread) != thread.as_ref());
         match up {
             Some(k) => depends_on = Some(DependsOn { thread: k.thread.clone(), value: k.values.last().cloned() }),
             None => {
@@ -1276,6 +1454,37 @@ fn resolve(mut f: Found, turn: &Turn, known: &[KnownThread]) -> Option<Authored>
                 }
             }
         }
+    }
+    if f.value.is_none() && f.consequent.is_some() && !f.retraction {
+        f.value = thread.as_ref().and_then(|t| known.iter().find(|k| k.thread == *t)).and_then(|k| k.values.last().cloned());
+        f.evidence.doubt(0.1, "the current value was taken from the thread");
+    }
+    if let Some(what) = &f.event {
+        let who = match (f.owner, f.event_owned) {
+            (Some(Owner::Team), false) => "The team".to_string(),
+            (Some(Owner::Team), true) => "The team's".to_string(),
+            (_, false) => turn.speaker.unwrap_or("The user").to_string(),
+            (_, true) => format!("{}'s", turn.speaker.unwrap_or("The user")),
+        };
+        let what = format!(" {what}").replace(" my ", " their ").replace(" our ", " their ");
+        let (confidence, doubts) = f.evidence.finish();
+        return Some(Authored {
+            content: format!("{who}{what}."),
+            shape: Shape::Event,
+            thread: None,
+            value: None,
+            depends_on: None,
+            consequent: None,
+            area: slot::areas(f.slot.as_deref().unwrap_or(""), None),
+            signature: None,
+            confidence,
+            doubts,
+            event_at: turn.date,
+            derived_from: vec![turn.id.to_string()],
+            rule: f.rule,
+            forget: Vec::new(),
+        })
+        .filter(|a| !a.area.is_empty());
     }
     let (shape, content) = if f.retraction {
         (crate::model::Shape::Retraction, format!("{} asked to forget {} {}.", turn.speaker.unwrap_or("The user"), owner.to_lowercase().replace("the user's", "their"), slot_name))

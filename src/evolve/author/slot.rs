@@ -295,36 +295,12 @@ pub fn clean_value(raw: &str) -> Option<String> {
 const AREAS: &[(&str, &[&str])] = &[
     ("health", &["therap", "doctor", "dentist", "medic", "pharma", "clinic", "allergy", "diet", "vitamin", "pill", "health", "physio"]),
     ("finance", &["bank", "pin", "insur", "tax", "salary", "budget", "loan", "mortgage", "card", "account", "pension", "claim", "adjuster", "rent", "utilit", "bill"]),
-    ("home", &["flat", "apartment", "house", "roommate", "flatmate", "landlord", "utilit", "rent", "cleaning", "rota", "kitchen", "plant", "garden"]),
+    ("home", &["flat", "apartment", "house", "roommate", "flatmate", "landlord", "utilit", "rent", "cleaning", "rota", "kitchen"]),
     ("food", &["coffee", "tea", "recipe", "chili", "cook", "meal", "food", "lunch", "dinner", "breakfast", "restaurant"]),
     ("fitness", &["run", "running", "gym", "marathon", "workout", "yoga", "swim", "cycling", "training", "exercise"]),
     ("learning", &["learn", "language", "class", "course", "lesson", "study", "practice", "tutor"]),
     ("vehicle", &["car", "bike", "frame", "roadside", "vehicle", "garage", "mechanic"]),
-    (
-        "work",
-        &[
-            "team",
-            "manager",
-            "owner",
-            "po",
-            "boss",
-            "colleague",
-            "sprint",
-            "demo",
-            "release",
-            "cadence",
-            "meeting",
-            "employer",
-            "job",
-            "office",
-            "sla",
-            "support",
-            "postmortem",
-            "on-call",
-            "oncall",
-            "pager",
-        ],
-    ),
+    ("work", &["team", "manager", "owner", "po", "boss", "colleague", "sprint", "demo", "release", "cadence", "meeting", "employer", "job", "office", "sla", "support"]),
     (
         "infrastructure",
         &[
@@ -352,6 +328,13 @@ const AREAS: &[(&str, &[&str])] = &[
             "package",
         ],
     ),
+    ("plants", &["plant", "flower", "fern", "succulent", "cactus", "orchid", "monstera", "fig", "palm", "ivy", "basil", "herb", "bonsai", "pothos", "pearls", "seedling"]),
+    (
+        "languages",
+        &["language", "portuguese", "spanish", "french", "german", "italian", "japanese", "korean", "chinese", "mandarin", "kanji", "arabic", "russian", "hindi", "duolingo"],
+    ),
+    ("observability", &["trace", "tracing", "log", "dashboard", "metric", "monitor", "telemetry", "alert", "observab"]),
+    ("on-call", &["on-call", "oncall", "pager", "alert", "escalat", "handoff", "incident", "runbook", "postmortem", "rotation"]),
     ("people", &["friend", "partner", "wife", "husband", "mother", "father", "sister", "brother", "family", "grandma", "grandpa", "mentor"]),
 ];
 

@@ -291,8 +291,48 @@ fn dump() {
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     for a in run(&lines) {
         println!(
-            "{:?} {:?} v={:?} dep={:?} cons={:?} sig={:?} c={} {:?} | {}",
-            a.shape, a.thread, a.value, a.depends_on, a.consequent, a.signature, a.confidence, a.doubts, a.content
+            "{} {:?} {:?} v={:?} dep={:?} cons={:?} sig={:?} c={} {:?} | {}",
+            a.rule, a.shape, a.thread, a.value, a.depends_on, a.consequent, a.signature, a.confidence, a.doubts, a.content
         );
     }
+}
+
+#[test]
+fn activities_quantities_and_events() {
+    let a = one("I've been swimming 40 laps at the Marlow pool most evenings.");
+    assert_eq!((a.thread.as_deref(), a.value.as_deref()), (Some("swimming"), Some("40 laps at the Marlow pool most evenings")));
+    assert!(run(&["I'm considering buying a new one."]).is_empty(), "a progressive without a concrete value is not a slot");
+    let a = one("Priya and I split the groceries 70/30.");
+    assert_eq!((a.thread.as_deref(), a.value.as_deref()), (Some("groceries-split"), Some("70/30")));
+    for (text, area) in
+        [("I also bought a Boston fern for the hallway.", "plants"), ("Started a pottery class on Mondays.", "learning"), ("The orchid on my desk finally bloomed.", "plants")]
+    {
+        let a = one(text);
+        assert_eq!((a.shape, a.thread.as_deref(), a.value.as_deref()), (Shape::Event, None, None), "{text}");
+        assert!(a.area.iter().any(|x| x == area), "{text}: {:?}", a.area);
+        assert!(a.content.starts_with("The user"), "{}", a.content);
+    }
+}
+
+#[test]
+fn a_noun_that_is_also_a_verb_stays_in_its_noun_phrase() {
+    // "report", "drain", "feed" are verbs only before a preposition.
+    assert_eq!(tv(&one("The weekly report recipient is Tomas Berg.")), (Shape::EvolvingAttribute, Some("weekly-report-recipient"), Some("Tomas Berg")));
+    assert_eq!(tv(&one("Metrics feed into Grafvane.")), (Shape::EvolvingAttribute, Some("metrics"), Some("Grafvane")));
+    assert_eq!(tv(&one("The news feed source is Hacker Digest.")), (Shape::EvolvingAttribute, Some("news-feed-source"), Some("Hacker Digest")));
+}
+
+#[test]
+fn a_conditional_may_name_its_own_slot() {
+    let k = [known("office-manager", &["Ruth Kim"]), known("parking-permit-holder", &["Dev Patel"])];
+    let out = run_with(&k, &["If the office manager changes, the parking permit holder will be Sam Ortiz."]);
+    assert_eq!(out.len(), 1, "{out:#?}");
+    let a = &out[0];
+    assert_eq!(tv(a), (Shape::ConditionalValue, Some("parking-permit-holder"), Some("Dev Patel")));
+    assert_eq!((a.consequent.as_deref(), a.depends_on.as_ref().map(|d| d.thread.as_str())), (Some("Sam Ortiz"), Some("office-manager")));
+    // A value that follows an upstream ("X follows A's schedule, V").
+    let k = [known("flatmate", &["Jonas Berg"])];
+    let a = &run_with(&k, &["The bin rota follows Jonas's shifts, bins on Mondays."])[0];
+    assert_eq!(tv(a), (Shape::ContingentValue, Some("bin-rota"), Some("bins on Mondays")));
+    assert_eq!(a.depends_on.as_ref().map(|d| d.thread.as_str()), Some("flatmate"));
 }
