@@ -255,7 +255,16 @@ impl Engram {
                 },
                 ..NewMemory::default()
             };
-            let added = self.add_by(input, Some(by))?;
+            let turns = a.derived_from.clone();
+            let added = match self.add_by(input, Some(by)) {
+                Ok(added) => added,
+                // One memory the store refuses (over a limit) is skipped, not the whole run.
+                Err(e) if e.code == crate::error::ErrorCode::InvalidInput => {
+                    report.skipped.push(SkippedStep { turns, outcome: None, reason: e.message });
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             let list = if added.deduplicated { &mut report.reinforced } else { &mut report.added };
             if !list.contains(&added.memory.id) {
                 list.push(added.memory.id);

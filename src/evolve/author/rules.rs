@@ -362,7 +362,7 @@ fn first_of(sp: &Span, list: &[&str], from: usize) -> Option<(usize, usize)> {
 
 /// After a verb: an optional preposition, then the rest.
 fn after_prep<'a>(sp: &Span<'a>, from: usize) -> (Option<&'static str>, &'a str) {
-    let rest = &sp.lower[from..];
+    let Some(rest) = sp.lower.get(from..) else { return (None, "") };
     let trimmed = rest.trim_start();
     let skip = rest.len() - trimmed.len();
     for p in PREPS {
@@ -1065,7 +1065,7 @@ fn retraction(sentence: &str) -> Option<(String, String)> {
     }
     let mut object = sp.slice(end, sp.text.len()).trim_end_matches(['?', '.', '!']);
     for lead in ["what i said about", "what i told you about", "what i mentioned about", "what you know about", "everything about", "anything about", "what i said regarding"] {
-        if object.len() >= lead.len() && object[..lead.len()].eq_ignore_ascii_case(lead) {
+        if object.get(..lead.len()).is_some_and(|h| h.eq_ignore_ascii_case(lead)) {
             object = object[lead.len()..].trim_start();
         }
     }

@@ -336,3 +336,81 @@ fn a_conditional_may_name_its_own_slot() {
     assert_eq!(tv(a), (Shape::ContingentValue, Some("bin-rota"), Some("bins on Mondays")));
     assert_eq!(a.depends_on.as_ref().map(|d| d.thread.as_str()), Some("flatmate"));
 }
+
+#[test]
+fn random_text_never_panics_and_labels_stay_normalized() {
+    // Words, punctuation and multi-byte characters the rules look for, in random order.
+    let pieces = [
+        "my",
+        "our",
+        "is",
+        "now",
+        "forget",
+        "exactly",
+        ":",
+        "\"",
+        "“",
+        "”",
+        "—",
+        ";",
+        ",",
+        ".",
+        "?",
+        "if",
+        "would",
+        "be",
+        "'d",
+        "from",
+        "to",
+        "for",
+        "Dr.",
+        "the",
+        "a new",
+        "replaced",
+        "took over as",
+        "switched",
+        "I've been",
+        "running",
+        "5k",
+        "ünï",
+        "ç",
+        "日本",
+        "\n",
+        "it's",
+        "that",
+        "delete",
+        "remove it",
+        "word for word",
+        "'s",
+        "with a different",
+        "follows",
+        "since",
+        "assigned",
+        "Ana",
+        "Ines Moreau",
+        "10.4.7.19",
+        "-",
+        "(",
+        ")",
+        "'",
+        "’",
+    ];
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let known = [known("gym", &["FitHub"]), known("team-lead", &["Ana Lima"])];
+    for _ in 0..3000 {
+        let n = (next() % 24) as usize;
+        let text: String = (0..n).map(|_| pieces[(next() % pieces.len() as u64) as usize]).collect::<Vec<_>>().join(if next() % 3 == 0 { "" } else { " " });
+        for a in run_with(&known, &[&text]) {
+            assert!(a.thread.as_deref().is_none_or(is_normalized), "{text:?}: {:?}", a.thread);
+            assert!(a.area.iter().all(|x| is_normalized(x)) && a.area.len() <= 3, "{text:?}: {:?}", a.area);
+            assert!((0.0..=1.0).contains(&a.confidence));
+            assert!(a.shape != Shape::Retraction || a.value.is_none());
+        }
+    }
+}
