@@ -15,7 +15,7 @@ pub const PROMPT_ID: &str = "author@1";
 /// Memories one reply may hold.
 pub const MEMORIES_MAX: usize = 24;
 pub const CONTENT_MAX_CHARS: usize = 1000;
-pub const LABEL_MAX_CHARS: usize = 120;
+pub const LABEL_MAX_CHARS: usize = 96;
 pub const VALUE_MAX_CHARS: usize = 300;
 pub const SIGNATURE_MAX_CHARS: usize = 1000;
 /// Turns one memory may cite.

@@ -63,6 +63,8 @@ const SLOT_STOPWORDS: &[&str] = &[
 
 /// At most this many words in a thread label.
 pub const LABEL_WORDS_MAX: usize = 5;
+/// Characters of a label (the same bound as labels written through `add`).
+pub const LABEL_MAX_CHARS: usize = 96;
 /// Characters of a stated value kept.
 pub const VALUE_MAX_CHARS: usize = 200;
 
@@ -79,7 +81,15 @@ pub fn label(phrase: &str) -> Option<String> {
         .filter(|w| !w.is_empty())
         .take(LABEL_WORDS_MAX)
         .collect();
-    (!parts.is_empty()).then(|| parts.join("-"))
+    let mut out = parts.join("-");
+    // Bounded like every label (96 characters), cut at a word.
+    while out.len() > LABEL_MAX_CHARS {
+        match out.rfind('-') {
+            Some(i) => out.truncate(i),
+            None => out.truncate(LABEL_MAX_CHARS),
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
 /// A thread label with an optional owner prefix (`sam/pharmacy`); the owner is normalized too.
@@ -88,9 +98,18 @@ pub fn thread_label(owner: Option<&str>, slot: &str) -> Option<String> {
     match owner.and_then(|o| {
         let w: Vec<String> =
             words(o).iter().flat_map(|w| w.split(|c: char| !c.is_ascii_alphanumeric()).map(str::to_string).collect::<Vec<_>>()).filter(|w| !w.is_empty()).collect();
-        (!w.is_empty()).then(|| w.join("-"))
+        (!w.is_empty()).then(|| w.into_iter().take(3).collect::<Vec<_>>().join("-").chars().take(32).collect::<String>().trim_end_matches('-').to_string())
     }) {
-        Some(o) => Some(format!("{o}/{slot}")),
+        Some(o) => {
+            let mut slot = slot;
+            while o.len() + 1 + slot.len() > LABEL_MAX_CHARS {
+                match slot.rfind('-') {
+                    Some(i) => slot.truncate(i),
+                    None => slot.truncate(LABEL_MAX_CHARS - o.len() - 1),
+                }
+            }
+            Some(format!("{o}/{slot}"))
+        }
         None => Some(slot),
     }
 }
@@ -98,7 +117,8 @@ pub fn thread_label(owner: Option<&str>, slot: &str) -> Option<String> {
 /// Whether a label is normalized: `/`-separated segments of lowercase `a-z0-9` words joined by `-`.
 pub fn is_normalized(label: &str) -> bool {
     !label.is_empty()
-        && label.len() <= 120
+        && label.len() <= LABEL_MAX_CHARS
+        && label.split('/').count() <= 4
         && label.split('/').all(|seg| !seg.is_empty() && seg.split('-').all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())))
 }
 
@@ -409,5 +429,19 @@ mod tests {
         assert_eq!(areas("my dentist", None), vec!["health"]);
         assert_eq!(areas("the staging database", None), vec!["infrastructure"]);
         assert_eq!(areas("my telescope", None), vec!["telescope"]);
+    }
+}
+
+#[cfg(test)]
+mod bounds {
+    use super::*;
+
+    #[test]
+    fn labels_stay_within_the_label_bounds() {
+        let long = "supercalifragilistic ".repeat(20);
+        let l = label(&long).unwrap();
+        assert!(l.len() <= LABEL_MAX_CHARS && is_normalized(&l), "{l}");
+        let t = thread_label(Some(&"Maximiliana Wolkenstein-Hohenberg ".repeat(4)), &long).unwrap();
+        assert!(t.len() <= LABEL_MAX_CHARS && is_normalized(&t), "{t}");
     }
 }
