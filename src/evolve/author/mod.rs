@@ -16,7 +16,15 @@
 //!   → a `contingent_value` with `dependsOn` the thread A lives on and A's value;
 //! - **conditional**: "if A changes / with a different A / if we leave A, … would be C" → a
 //!   `conditional_value` with `consequent` C (attached to the statement it qualifies, in the same
-//!   sentence or the one before).
+//!   sentence or the one before; "…, the X will be C" names its own slot);
+//! - **activity and quantity**: "I've been running 5k loops", "we split the bills 50/50" → a value
+//!   on the activity's / object's thread;
+//! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`
+//!   without thread, gathered by its area.
+//!
+//! A light verb ("drain", "report") counts only before a preposition, so noun phrases such as "the
+//! weekly report recipient" stay whole; a retraction never carries the value it retracts (a value
+//! named beside it is handed to the engine in `forget`, to be scrubbed).
 //!
 //! Only user turns are read (an assistant's words are never authored); questions are skipped, and
 //! every memory carries a confidence with what it was not sure of (`confidence`).

@@ -77,6 +77,11 @@ const REQUEST_STARTS: &[&str] = &[
     "i was wondering",
 ];
 const LEADS: &[&str] = &[
+    "honestly",
+    "basically",
+    "right",
+    "so yeah",
+    "ok so",
     "speaking of which",
     "by the way",
     "anyway",
@@ -639,6 +644,19 @@ fn first_person(sp: &Span) -> Option<Found> {
                 skip = at + adv.len();
             }
         }
+        // "I'm insured with X", "we're hosted on X": the participle names the slot.
+        let participle = first_word(sp.lower.get(skip..).unwrap_or(""));
+        if participle.ends_with("ed") && participle.len() > 4 {
+            let at = skip + sp.lower[skip..].find(participle.as_str()).unwrap_or(0) + participle.len();
+            if let (Some(_), rest) = after_prep(sp, at) {
+                if let Some(v) = value_of(rest).filter(|v| v.chars().next().is_some_and(|c| c.is_uppercase() || c.is_ascii_digit())) {
+                    f.slot = Some(participle.clone());
+                    f.value = Some(v);
+                    f.evidence.doubt(0.1, "the slot is named by the verb");
+                    return Some(f);
+                }
+            }
+        }
         let (prep, rest) = after_prep(sp, skip);
         let v = prep.and_then(|_| value_of(rest));
         if let (Some(p), Some(v)) = (prep, v) {
@@ -822,6 +840,10 @@ fn change_clause(sp: &Span) -> Option<Found> {
             let slot = sp.slice(vend, slot_end);
             let slot = slot.trim_start_matches("over").trim();
             f.slot = (!is_pronoun_phrase(slot) && !slot.is_empty() && slot.split_whitespace().count() <= 5).then(|| slot.to_string());
+            // "Our standup moved from 9:30 to 10:00": the subject is the slot.
+            if f.slot.is_none() && vat > 0 {
+                f.slot = np_subject(sp.slice(0, vat)).filter(|s| !is_name(s)).map(str::to_string);
+            }
             f.old_value = from.and_then(|fa| value_of(sp.slice(fa + 4, tat)));
             f.value = value_of(sp.slice(tend, sp.text.len()));
             // "made X to B" and "set X to B" need their slot named.
@@ -1216,6 +1238,15 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
                 {
                     f.forget.push(p.trim_end_matches(['.', '!']).to_string());
                 }
+            }
+            // "The door code is 7741, please forget it": the statement names the slot, and its
+            // value is to be scrubbed, never kept in the retraction's own words.
+            let before_cue = referent.split([',', ':', '—', ';']).next().unwrap_or("");
+            if let Some(stated) = value_clause(before_cue).filter(|s| s.slot.is_some() && s.value.is_some()) {
+                if f.slot.is_none() {
+                    f.slot = stated.slot.clone();
+                }
+                f.forget.extend(stated.value);
             }
             if f.slot.is_none() {
                 let r = strip_relative(referent.split([',', ':', '—']).next().unwrap_or(&referent)).to_string();

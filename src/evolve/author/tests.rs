@@ -414,3 +414,30 @@ fn random_text_never_panics_and_labels_stay_normalized() {
         }
     }
 }
+
+#[test]
+fn more_phrasings_of_the_same_rules() {
+    let out = run(&[
+        "I'm insured with Bluepeak Mutual.",
+        "Switched insurers to Harborline last month.",
+        "Our standup moved from 9:30 to 10:00.",
+        "Honestly, the cat's vet is Dr. Reyes now.",
+        "Our deploy target changed to Kelvin Edge.",
+    ]);
+    let got: Vec<_> = out.iter().map(|a| (a.thread.as_deref(), a.value.as_deref())).collect();
+    assert_eq!(
+        got,
+        vec![
+            (Some("insured"), Some("Bluepeak Mutual")),
+            (Some("insured"), Some("Harborline")),
+            (Some("standup"), Some("10:00")),
+            (Some("cat-vet"), Some("Dr. Reyes")),
+            (Some("deploy-target"), Some("Kelvin Edge"))
+        ]
+    );
+    // A statement retracted in the same sentence: the slot is kept, the value handed over to be
+    // scrubbed, and neither the label nor the content carries it.
+    let a = one("The door code is 7741, please forget it.");
+    assert_eq!((a.shape, a.thread.as_deref(), a.forget.as_slice()), (Shape::Retraction, Some("door-code"), &["7741".to_string()][..]));
+    assert!(!a.content.contains("7741"));
+}
