@@ -1527,7 +1527,15 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
         (Shape::Event, format!("{old} is no longer the {} (stated without a replacement).", thread_words(thread.as_deref()?)))
     } else {
         let value = f.value.clone()?;
-        let verb = if f.change { "is now" } else { "is" };
+        // "The team's dashboards are …": a plural slot (a last word in -s, not -ss / -us / -is).
+        let last = slot_name.rsplit(' ').next().unwrap_or("");
+        let plural = last.ends_with('s') && !["ss", "us", "is"].iter().any(|e| last.ends_with(e)) && last.len() > 3;
+        let verb = match (f.change, plural) {
+            (true, true) => "are now",
+            (true, false) => "is now",
+            (false, true) => "are",
+            (false, false) => "is",
+        };
         match (&f.consequent, &depends_on) {
             (Some(c), _) => {
                 let up = depends_on.as_ref().map_or_else(|| f.upstream_slot.clone().unwrap_or_default(), |d| thread_words(&d.thread));

@@ -93,7 +93,7 @@ fn a_later_turn_restates_an_earlier_turns_slot() {
     let out = run(&["My running shoes are Pegasus 40.", "Upgraded my running shoes to Hoka Clifton 9.", "Running shoes: it's Saucony Ride now."]);
     let threads: Vec<_> = out.iter().map(|a| (a.thread.as_deref(), a.value.as_deref())).collect();
     assert_eq!(threads, vec![(Some("running-shoes"), Some("Pegasus 40")), (Some("running-shoes"), Some("Hoka Clifton 9")), (Some("running-shoes"), Some("Saucony Ride"))]);
-    assert!(out[1].content.contains("is now"));
+    assert!(out[1].content.contains("are now"), "{}", out[1].content);
     // A value with no slot named finds its thread by the kind of value.
     let out = run(&["We host the API on Corla Cloud.", "Migration finished: we're fully on Tessel Cloud now."]);
     assert_eq!(out[1].thread, out[0].thread);
