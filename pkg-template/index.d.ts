@@ -124,6 +124,8 @@ export interface RawEntry {
   createdAt: string;
   /** The promptId of the extraction that read this turn; absent until it is extracted. */
   extractedBy?: string;
+  /** The author that read this turn ("author-rules@1" offline, "author@1" LLM); absent until authored. */
+  authoredBy?: string;
 }
 
 export interface TurnInput {
@@ -679,7 +681,23 @@ export class Engram {
   ingest(session: SessionInput): Promise<IngestResult>;
   /** Ingests, then extracts memories from the session's new turns (see `extract`). */
   ingest(session: SessionInput, options: IngestOptions & { extract: true }): Promise<IngestResult & { extracted: ExtractReport }>;
-  ingest(session: SessionInput, options?: IngestOptions): Promise<IngestResult | (IngestResult & { extracted: ExtractReport })>;
+  /** Ingests, then authors typed memories from the session's new turns (see `author`). */
+  ingest(session: SessionInput, options: IngestOptions & { author: true }): Promise<IngestResult & { authored: AuthorReport; extracted?: ExtractReport }>;
+  ingest(session: SessionInput, options?: IngestOptions): Promise<IngestResult & { extracted?: ExtractReport; authored?: AuthorReport }>;
+  /**
+   * Authors typed, dated memories (shape, thread, value, dependsOn, consequent, area, signature,
+   * confidence, eventAt, derivedFrom) from the session's turns not yet authored, and marks them.
+   * `llmLevel` "off" / "auto": the offline rules for explicit English statements; "on": the
+   * `author@1` prompt through the host LLM, with the rules as fallback for failed calls. An authored
+   * retraction removes the thread's values everywhere (see `retract`).
+   */
+  author(sessionId: string, options?: AuthorOptions): Promise<AuthorReport>;
+  /**
+   * Retracts a thread: the memories stating its values are deleted; other memories and raw turns
+   * repeating a value are redacted in place (`[retracted]`), re-indexed and re-embedded; history
+   * keeps the events without the text. Rejects with `NotFound` when nothing is on the thread.
+   */
+  retract(thread: string, options?: NamespaceOptions): Promise<Retracted>;
   /**
    * Sends the session's turns not yet extracted to the LLM and adds the typed memories it returns
    * (valid ones only; history names the promptId). Without an `llm`, reports that nothing was
@@ -742,7 +760,7 @@ export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
   | "deleteSession" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
-  | "export" | "import" | "close"
+  | "export" | "import" | "close" | "retract"
 > & { terminate(): void };
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */
@@ -928,6 +946,51 @@ export interface ExtractOptions {
 export interface IngestOptions extends ExtractOptions {
   /** Extract memories from the session's new turns after ingesting it. */
   extract?: boolean;
+  /** Author typed memories from the session's new turns after ingesting it (see `author`). */
+  author?: boolean;
+}
+
+export interface AuthorOptions {
+  /** Aborts the LLM calls in flight; authoring rejects with `Aborted` and applies nothing. */
+  signal?: AbortSignal;
+  /** At most this many LLM requests in this run; the other turns stay pending. */
+  maxLlmCalls?: number;
+}
+
+/** What one retraction removed (never the values themselves). */
+export interface Retracted {
+  namespace: string;
+  thread: string;
+  /** Memories that stated the thread's values, deleted. */
+  deleted: string[];
+  /** Other memories whose text repeated a value, redacted. */
+  redactedMemories: string[];
+  /** Raw turns whose text stated a value, redacted in place. */
+  redactedTurns: string[];
+  /** Values too short to scrub from other text safely (their memories were still deleted). */
+  unscrubbed: number;
+}
+
+export interface AuthorReport {
+  sessionId: string;
+  /** "author-rules@1" (offline rules) or "author@1" (LLM). */
+  author: string;
+  /** Ids of the memories added. */
+  added: string[];
+  /** Ids of existing memories the run repeated (reinforced). */
+  reinforced: string[];
+  /** The retractions the run authored and carried out. */
+  retracted: Retracted[];
+  /** Turns now marked as authored. */
+  authoredTurns: string[];
+  /** Of those, the turns the offline rules authored after an LLM call failed. */
+  offlineTurns: string[];
+  /** Steps that changed nothing, and why. */
+  skipped: { turns: string[]; outcome: LlmOutcome | null; reason: string }[];
+  /** Turns not yet authored after this run. */
+  pendingTurns: string[];
+  calls: LlmCallRecord[];
+  usage: LlmUsage;
 }
 
 export interface ConsolidateOptions {

@@ -16,7 +16,8 @@ import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate"]);
 const EXTRACT_OPTIONS = new Set(["signal", "maxLlmCalls"]);
-const INGEST_OPTIONS = new Set(["extract", "signal", "maxLlmCalls"]);
+const INGEST_OPTIONS = new Set(["extract", "author", "signal", "maxLlmCalls"]);
+const AUTHOR_OPTIONS = new Set(["signal", "maxLlmCalls"]);
 
 /** `{llm, level, concurrency, timeoutMs}` from open's options; no `llm` means level "off". */
 function llmSettings(options) {
@@ -391,9 +392,15 @@ export class Engram {
         if (!INGEST_OPTIONS.has(key)) throw invalid(`ingest: unknown option \`${key}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`);
       }
       if (options.extract !== undefined && typeof options.extract !== "boolean") throw invalid("ingest: `extract` must be a boolean");
-      if (options.extract) {
-        const { extract: _, ...rest } = options;
-        return this.ingest(session).then(async (ingested) => ({ ...ingested, extracted: await this.extract(ingested.sessionId, rest) }));
+      if (options.author !== undefined && typeof options.author !== "boolean") throw invalid("ingest: `author` must be a boolean");
+      if (options.extract || options.author) {
+        const { extract, author, ...rest } = options;
+        return this.ingest(session).then(async (ingested) => {
+          const out = { ...ingested };
+          if (extract) out.extracted = await this.extract(ingested.sessionId, rest);
+          if (author) out.authored = await this.author(ingested.sessionId, rest);
+          return out;
+        });
       }
     }
     return this.#write(
@@ -520,6 +527,62 @@ export class Engram {
     } catch {
       // the host's handler failing must not break anything else
     }
+  }
+
+  /**
+   * Authors typed, dated memories (shape, thread, value, dependsOn, consequent, area, signature,
+   * confidence, eventAt, derivedFrom) from a session's turns not yet authored, and marks the turns.
+   * `llmLevel` "off" or "auto" (or no `llm`): the offline rules. "on": the `author@1` prompt through
+   * the host LLM; turns whose call failed or was invalid are then authored by the offline rules
+   * (`offlineTurns`), turns over `maxLlmCalls` stay pending. An authored retraction removes the
+   * thread's values everywhere (see `retract`). `signal` aborts the calls in flight (rejects with
+   * `Aborted`, nothing applied).
+   */
+  async author(sessionId, options = {}) {
+    requireString(sessionId, "author: sessionId");
+    if (!isPlainObject(options)) throw invalid("author: expected an options object");
+    for (const key of Object.keys(options)) {
+      if (!AUTHOR_OPTIONS.has(key)) throw invalid(`author: unknown option \`${key}\` (allowed: ${[...AUTHOR_OPTIONS].join(", ")})`);
+    }
+    const { signal, maxLlmCalls } = options;
+    if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("author: `signal` must be an AbortSignal");
+    if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("author: `maxLlmCalls` must be a non-negative integer");
+    if (signal?.aborted) throw new EngramError("Aborted", "authoring was aborted before it started");
+    const offline = (turnIds) =>
+      this.#write(
+        async () => (turnIds === undefined ? undefined : JSON.stringify(turnIds)),
+        async (core, json) => JSON.parse(await core.authorOffline(sessionId, json)),
+      );
+    if (!this.#llm.llm || this.#llm.level !== "on") return offline(undefined);
+    const planJson = await this.#run(async (core) => core.authorPlan(sessionId, toJson(maxLlmCalls === undefined ? {} : { maxLlmCalls }, "author")));
+    const plan = JSON.parse(planJson);
+    const check = (request, text) => JSON.parse(this.#glue.llmCheck(JSON.stringify(request), text));
+    const results = await runCalls(this.#llm.llm, plan.calls.map((c) => c.request), { check, concurrency: this.#llm.concurrency, timeoutMs: this.#llm.timeoutMs, signal: signal ?? undefined });
+    const report = await this.#write(
+      async () => JSON.stringify(results),
+      async (core, json) => JSON.parse(await core.authorApply(planJson, json)),
+    );
+    const failed = report.skipped.flatMap((s) => s.turns);
+    if (failed.length === 0) return report;
+    // The fallback: the rules author what the LLM could not.
+    const rules = await offline(failed);
+    report.pendingTurns = report.pendingTurns.filter((t) => !rules.authoredTurns.includes(t));
+    for (const key of ["added", "reinforced", "retracted", "skipped"]) report[key].push(...rules[key]);
+    report.offlineTurns.push(...rules.authoredTurns);
+    report.authoredTurns.push(...rules.authoredTurns);
+    return report;
+  }
+
+  /**
+   * Retracts a thread (`team/package-manager`): the memories stating its values are deleted, and
+   * every other memory and raw turn that repeats a value is redacted in place (`[retracted]`),
+   * re-indexed and re-embedded; history keeps the events without the text. `{namespace?}`.
+   */
+  retract(thread, options) {
+    return this.#write(
+      async () => [requireString(thread, "retract: thread"), optionsJson(options, "retract")],
+      async (core, [t, json]) => JSON.parse(await core.retract(t, json)),
+    );
   }
 
   /** LLM calls applied since this store was opened: counts, tokens (reported or estimated), outcomes. */

@@ -99,7 +99,7 @@ impl ExtractReport {
 }
 
 /// What the model is shown of a turn, summarized: a changed role, speaker, text or date changes it.
-fn fingerprint(e: &RawEntry) -> String {
+pub(super) fn fingerprint(e: &RawEntry) -> String {
     let mut bytes = Vec::with_capacity(e.content.len() + 64);
     for part in [e.role.as_str(), e.speaker.as_deref().unwrap_or("\u{0}"), e.content.as_str(), &e.date.map_or(String::new(), |d| d.to_string())] {
         bytes.extend_from_slice(part.as_bytes());
@@ -109,7 +109,7 @@ fn fingerprint(e: &RawEntry) -> String {
 }
 
 /// The text of a turn cut to at most `max_tokens` estimated tokens.
-fn within_tokens(text: &str, max_tokens: usize) -> &str {
+pub(super) fn within_tokens(text: &str, max_tokens: usize) -> &str {
     if estimate_tokens(text) <= max_tokens {
         return text;
     }
@@ -127,7 +127,7 @@ fn within_tokens(text: &str, max_tokens: usize) -> &str {
     text
 }
 
-fn day(ms: i64) -> String {
+pub(super) fn day(ms: i64) -> String {
     to_iso(ms)[..10].to_string()
 }
 

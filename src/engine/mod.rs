@@ -3,6 +3,7 @@
 //! history for every change). Synchronous and free of I/O: bindings do the async parts around it.
 
 mod author;
+mod author_llm;
 mod consolidate;
 mod context;
 mod evolve;
@@ -22,7 +23,8 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use author::AuthorReport;
+pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
+pub use author_llm::AuthorPlan;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
 pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};

@@ -146,6 +146,7 @@ impl Engram {
                 date: session.date,
                 created_at: now,
                 extracted_by: None,
+                authored_by: None,
             };
             self.note_raw(&entry.id);
             if self.tables.put_raw(entry, vectors[i].take()) {

@@ -224,6 +224,12 @@ impl Tables {
         self.raw.get_mut(slot).map(|e| e.extracted_by = Some(prompt_id.to_string())).is_some()
     }
 
+    /// Marks a raw entry as read by the author `by` (rules or prompt); no index reads the mark.
+    pub fn mark_raw_authored(&mut self, id: &str, by: &str) -> bool {
+        let Some(slot) = self.raw.slot_of(id) else { return false };
+        self.raw.get_mut(slot).map(|e| e.authored_by = Some(by.to_string())).is_some()
+    }
+
     /// Removes a raw entry with its postings and vector (and its session's document when it was
     /// the session's last turn).
     pub fn remove_raw(&mut self, id: &str) -> Option<RawEntry> {

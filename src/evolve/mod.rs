@@ -7,7 +7,9 @@
 //! - `route`: which reading a query gets (declared cues, else the shape of the best hits)
 //! - `render`: the states in unmistakable words
 //! - `recall`: one search read through the derivation: route, answers, context
+//! - `author`: the offline rules that author typed memories from conversation turns (write side)
 
+pub mod author;
 pub mod derive;
 pub mod fields;
 pub mod recall;

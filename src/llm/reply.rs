@@ -34,6 +34,9 @@ pub fn validate_reply(request: &LlmRequest, text: &str) -> Result<Value, String>
     if consolidate::is_consolidation(&request.prompt_id) {
         consolidate::check(&request.prompt_id, &value)?;
     }
+    if request.prompt_id == super::author::PROMPT_ID {
+        super::author::check(&value)?;
+    }
     Ok(value)
 }
 

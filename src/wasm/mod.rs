@@ -479,12 +479,66 @@ impl EngramCore {
         .await)
     }
 
+    /// The `author@1` requests for a session's turns not yet authored: a plan for `authorApply`.
+    /// `options`: JSON `{maxLlmCalls?}`.
+    #[wasm_bindgen(js_name = authorPlan)]
+    pub fn author_plan(&self, session_id: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
+        let opts = parse_opt(options, "author options").map_err(to_js)?;
+        let f = api::Fields::of(opts.as_ref(), "author options", &["maxLlmCalls"]).map_err(to_js)?;
+        let max_llm_calls = f.as_ref().map(|f| f.usize("maxLlmCalls")).transpose().map_err(to_js)?.flatten();
+        let plan = borrow(&self.inner)?.engine().plan_author(session_id, &crate::engine::ExtractOptions { max_llm_calls }).map_err(to_js)?;
+        serde_json::to_string(&plan).map_err(|e| to_js(Error::new(crate::error::ErrorCode::Internal, e.to_string())))
+    }
+
+    /// Applies the results of an author plan's calls as one write; resolves to the report.
+    #[wasm_bindgen(js_name = authorApply)]
+    pub fn author_apply(&self, plan: String, results: String) -> Promise {
+        write_promise!(self, |b| async {
+            let plan: crate::engine::AuthorPlan = serde_json::from_str(&plan).map_err(|e| Error::invalid(format!("author: not a plan ({e})")))?;
+            let results: Vec<crate::llm::CallResult> = serde_json::from_str(&results).map_err(|e| Error::invalid(format!("author: not call results ({e})")))?;
+            b.mutate(|e| e.apply_author(&plan, results.clone())).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+        }
+        .await)
+    }
+
     /// The report one epoch would give, changing nothing (the LLM calls it would make are listed).
     #[wasm_bindgen(js_name = consolidateDryRun)]
     pub fn consolidate_dry_run(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let (opts, has_llm) = consolidate_options(options).map_err(to_js)?;
         let report = borrow(&self.inner)?.read(|e| e.consolidate_dry_run(&opts, has_llm)).map_err(to_js)?;
         Ok(to_json(&serde_json::to_value(report).unwrap_or(Value::Null)))
+    }
+
+    /// Authors a session's turns not yet authored with the offline rules; `turnIds` (JSON array)
+    /// limits it to those turns (the fallback of failed LLM calls).
+    #[wasm_bindgen(js_name = authorOffline)]
+    pub fn author_offline(&self, session_id: String, turn_ids: Option<String>) -> Promise {
+        write_promise!(self, |b| async {
+            let only: Option<Vec<String>> = match turn_ids {
+                Some(j) => Some(serde_json::from_str(&j).map_err(|e| Error::invalid(format!("authorOffline: turnIds must be an array of strings ({e})")))?),
+                None => None,
+            };
+            b.mutate(|e| match &only {
+                Some(ids) => e.author_offline_turns(&session_id, ids),
+                None => e.author_offline(&session_id),
+            })
+            .await
+            .map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+        }
+        .await)
+    }
+
+    /// Retracts a thread: its values leave every memory, raw turn, index and history text of the
+    /// namespace. `options`: JSON `{namespace?}`.
+    #[wasm_bindgen]
+    pub fn retract(&self, thread: String, options: Option<String>) -> Promise {
+        write_promise!(self, |b| async {
+            let opts = parse_opt(options, "retract options")?;
+            let f = api::Fields::of(opts.as_ref(), "retract options", &["namespace"])?;
+            let namespace = f.as_ref().map(|f| f.str("namespace")).transpose()?.flatten().map(str::to_string);
+            b.mutate(|e| e.retract(&thread, namespace.as_deref())).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null)))
+        }
+        .await)
     }
 
     /// LLM calls applied since this store was opened, summed.

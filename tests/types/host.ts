@@ -7,6 +7,8 @@ import {
   MemoryStorage,
   openAICompatible,
   type ExtractReport,
+  type AuthorReport,
+  type Retracted,
   type Llm,
   type LlmUsage,
   type AddResult,
@@ -143,4 +145,13 @@ export async function hostEvolving(db: Engram): Promise<[RecallResult, SlotState
   const g: GatherResult = await db.gather("team");
   void g;
   return [r, first?.state, t.state?.because?.now ?? null];
+}
+
+// Authoring: typed memories from a session, and retraction of a thread.
+export async function authoring(memory: Engram): Promise<[AuthorReport, Retracted, string | undefined]> {
+  const both = await memory.ingest({ id: "s2", turns: [{ role: "user", content: "My gym is FitHub." }] }, { author: true });
+  const again: AuthorReport = await memory.author(both.sessionId, { maxLlmCalls: 1 });
+  const turns = await memory.session("s2");
+  const done: Retracted = await memory.retract("gym", { namespace: "default" });
+  return [both.authored ?? again, done, turns[0]?.authoredBy];
 }

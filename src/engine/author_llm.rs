@@ -1,0 +1,234 @@
+//! Authoring through the host LLM, as plan → calls → apply exactly like extraction
+//! (`engine/extract.rs`): `plan_author` (pure) builds the `author@1` requests for a session's turns
+//! not yet authored, chunked to an input budget, with the namespace's known threads; the host runs
+//! them; `apply_author` validates each reply again, checks that the turns it was planned over are
+//! unchanged and that every memory cites a user turn, and stores the memories through the same path
+//! as the offline author (retractions scrub first). A reply is applied whole or skipped whole.
+//! `author_with` is the native driver; turns whose call failed can be handed to the offline rules
+//! (`author_offline_turns`), the fallback of `llmLevel: "on"`.
+
+use serde::{Deserialize, Serialize};
+
+use super::author::AuthorReport;
+use super::extract::{day, fingerprint, within_tokens, ExtractOptions, PlannedCall, PlannedTurn, SkippedStep, REQUEST_TURN_TOKENS};
+use super::Engram;
+use crate::error::{Error, Result};
+use crate::evolve::author::{self as rules, Authored, Turn};
+use crate::host::Llm;
+use crate::llm::author::{self as prompt, OfferedThread, OfferedTurn};
+use crate::llm::{run_call, validate_reply, CallResult, LlmUsage, Outcome, Purpose};
+use crate::model::time::truncate;
+use crate::model::RawEntry;
+use crate::recall::context::estimate_tokens;
+
+/// The requests of one authoring run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AuthorPlan {
+    pub session_id: String,
+    pub calls: Vec<PlannedCall>,
+    /// Turns left for a later run (over `maxLlmCalls`).
+    pub pending_turns: Vec<String>,
+}
+
+impl Engram {
+    fn turns_to_author(&self, session_id: &str) -> Result<Vec<&RawEntry>> {
+        let slots = self.tables.raw().session_slots(session_id);
+        if slots.is_empty() {
+            return Err(Error::not_found(format!("no session {}", truncate(session_id, 40))));
+        }
+        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.authored_by.is_none()).collect())
+    }
+
+    /// Plans the `author@1` requests for a session's turns not yet authored (none when all are).
+    pub fn plan_author(&self, session_id: &str, options: &ExtractOptions) -> Result<AuthorPlan> {
+        let turns = self.turns_to_author(session_id)?;
+        let namespace = self.tables.raw().session_namespace(session_id).unwrap_or_default().to_string();
+        let known = self.known_threads(&namespace);
+        let latest: Vec<(String, String)> = known.iter().rev().filter_map(|k| k.values.last().map(|v| (k.thread.clone(), v.clone()))).collect();
+        let threads: Vec<OfferedThread> = latest.iter().map(|(t, v)| OfferedThread { thread: t, value: v }).collect();
+        let mut chunks: Vec<Vec<&RawEntry>> = Vec::new();
+        let mut used = 0;
+        for e in turns {
+            let cost = estimate_tokens(within_tokens(&e.content, REQUEST_TURN_TOKENS)) + 16;
+            match chunks.last_mut() {
+                Some(chunk) if used + cost <= REQUEST_TURN_TOKENS => chunk.push(e),
+                _ => {
+                    chunks.push(vec![e]);
+                    used = 0;
+                }
+            }
+            used += cost;
+        }
+        let budget = options.max_llm_calls.unwrap_or(usize::MAX);
+        let pending_turns = chunks.iter().skip(budget).flatten().map(|e| e.id.clone()).collect();
+        let calls = chunks
+            .into_iter()
+            .take(budget)
+            .map(|chunk| {
+                let dates: Vec<Option<String>> = chunk.iter().map(|e| e.date.map(day)).collect();
+                let offered: Vec<OfferedTurn> = chunk
+                    .iter()
+                    .zip(&dates)
+                    .map(|(e, date)| OfferedTurn {
+                        id: &e.id,
+                        role: &e.role,
+                        speaker: e.speaker.as_deref(),
+                        date: date.as_deref(),
+                        text: within_tokens(&e.content, REQUEST_TURN_TOKENS),
+                    })
+                    .collect();
+                let session_date = dates.iter().flatten().next().map(String::as_str);
+                PlannedCall {
+                    request: prompt::request(session_date, &offered, &threads),
+                    turns: chunk.iter().map(|e| PlannedTurn { id: e.id.clone(), fingerprint: fingerprint(e) }).collect(),
+                }
+            })
+            .collect();
+        Ok(AuthorPlan { session_id: session_id.to_string(), calls, pending_turns })
+    }
+
+    fn author_changed_since_plan(&self, session_id: &str, call: &PlannedCall) -> Option<String> {
+        if call.request.purpose != Purpose::Author || call.request.prompt_id != prompt::PROMPT_ID {
+            return Some(format!("the plan holds a request that is not {}", prompt::PROMPT_ID));
+        }
+        for t in &call.turns {
+            match self.tables.raw().by_id(&t.id) {
+                None => return Some(format!("turn `{}` no longer exists", truncate(&t.id, 60))),
+                Some(e) if e.session_id != session_id => return Some(format!("turn `{}` is not in this session", truncate(&t.id, 60))),
+                Some(e) if fingerprint(e) != t.fingerprint => return Some(format!("turn `{}` changed since the plan", truncate(&t.id, 60))),
+                Some(e) if e.authored_by.is_some() => return Some(format!("turn `{}` was authored meanwhile", truncate(&t.id, 60))),
+                Some(_) => {}
+            }
+        }
+        None
+    }
+
+    /// Applies the results of a plan's calls (one per planned call, in order).
+    pub fn apply_author(&mut self, plan: &AuthorPlan, results: Vec<CallResult>) -> Result<AuthorReport> {
+        if results.len() != plan.calls.len() {
+            return Err(Error::invalid(format!("author: {} results for {} planned calls", results.len(), plan.calls.len())));
+        }
+        let namespace = self.tables.raw().session_namespace(&plan.session_id).map(str::to_string);
+        let mut report = AuthorReport::empty(&plan.session_id, prompt::PROMPT_ID);
+        for (call, result) in plan.calls.iter().zip(results) {
+            let turn_ids: Vec<String> = call.turns.iter().map(|t| t.id.clone()).collect();
+            let mut record = result.record(&call.request);
+            let skip = |report: &mut AuthorReport, outcome: Option<Outcome>, reason: String| {
+                report.pending_turns.extend(turn_ids.iter().cloned());
+                report.skipped.push(SkippedStep { turns: turn_ids.clone(), outcome, reason });
+            };
+            // Validated again here: what reaches the store never depends on the caller.
+            let checked = match (result.outcome.is_valid(), result.replies.last()) {
+                (true, Some(text)) => validate_reply(&call.request, text).and_then(|v| prompt::memories(&v)),
+                (true, None) => Err("no reply".to_string()),
+                (false, _) => Err(result.error.clone().unwrap_or_else(|| result.outcome.as_str().to_string())),
+            };
+            let memories = match checked {
+                Ok(m) => m,
+                Err(why) => {
+                    if result.outcome.is_valid() {
+                        record.outcome = Outcome::Invalid;
+                    }
+                    skip(&mut report, Some(record.outcome), truncate(&why, 300));
+                    self.llm_usage.record(&record);
+                    report.calls.push(record);
+                    continue;
+                }
+            };
+            self.llm_usage.record(&record);
+            report.calls.push(record.clone());
+            let (Some(namespace), None) = (&namespace, self.author_changed_since_plan(&plan.session_id, call)) else {
+                let why = self.author_changed_since_plan(&plan.session_id, call).unwrap_or_else(|| "the session no longer exists".into());
+                skip(&mut report, Some(record.outcome), why);
+                continue;
+            };
+            if let Some(m) = memories.iter().find(|m| m.derived_from.iter().any(|d| !turn_ids.contains(d))) {
+                skip(&mut report, Some(record.outcome), format!("a memory cites a turn this request did not offer: {}", truncate(&m.derived_from.join(", "), 80)));
+                continue;
+            }
+            // Never author from assistant turns alone.
+            let is_user = |id: &String| self.tables.raw().by_id(id).is_some_and(|e| e.role.eq_ignore_ascii_case("user"));
+            if let Some(m) = memories.iter().find(|m| !m.derived_from.iter().any(is_user)) {
+                skip(&mut report, Some(record.outcome), format!("a memory cites no user turn: {}", truncate(&m.derived_from.join(", "), 80)));
+                continue;
+            }
+            let authored: Vec<Authored> = memories
+                .into_iter()
+                .map(|m| Authored {
+                    content: m.content,
+                    shape: m.shape,
+                    thread: m.thread,
+                    value: m.value,
+                    depends_on: m.depends_on,
+                    consequent: m.consequent,
+                    area: m.area,
+                    signature: m.signature,
+                    confidence: m.confidence,
+                    doubts: Vec::new(),
+                    event_at: m.event_at,
+                    derived_from: m.derived_from,
+                    rule: "llm",
+                    forget: Vec::new(),
+                })
+                .collect();
+            self.apply_authored(namespace, authored, prompt::PROMPT_ID, &mut report)?;
+            for id in &turn_ids {
+                self.note_raw(id);
+                self.tables.mark_raw_authored(id, prompt::PROMPT_ID);
+            }
+            report.authored_turns.extend(turn_ids);
+        }
+        report.pending_turns.extend(plan.pending_turns.iter().cloned());
+        report.usage = LlmUsage::of(&report.calls);
+        Ok(report)
+    }
+
+    /// Authors the given turns of a session (those not yet authored) with the offline rules: the
+    /// fallback for turns whose LLM call failed. Ids of other sessions are ignored.
+    pub fn author_offline_turns(&mut self, session_id: &str, turn_ids: &[String]) -> Result<AuthorReport> {
+        let turns: Vec<RawEntry> = self.turns_to_author(session_id)?.into_iter().filter(|e| turn_ids.contains(&e.id)).cloned().collect();
+        let mut report = AuthorReport::empty(session_id, super::author::RULES_ID);
+        let Some(namespace) = self.tables.raw().session_namespace(session_id).map(str::to_string) else { return Ok(report) };
+        let known = self.known_threads(&namespace);
+        let views: Vec<Turn> = turns.iter().map(|e| Turn { id: &e.id, role: &e.role, speaker: e.speaker.as_deref(), date: e.date, text: &e.content }).collect();
+        let authored = rules::author(&views, &known);
+        self.apply_authored(&namespace, authored, super::author::RULES_ID, &mut report)?;
+        for e in &turns {
+            self.note_raw(&e.id);
+            self.tables.mark_raw_authored(&e.id, super::author::RULES_ID);
+        }
+        report.authored_turns = turns.into_iter().map(|e| e.id).collect();
+        Ok(report)
+    }
+
+    /// Plans, runs the calls through `llm` (one retry each), applies them; with `fallback`, the
+    /// turns of failed or invalid calls are then authored by the offline rules (reported in
+    /// `offlineTurns`), those over the call budget stay pending.
+    pub fn author_with(&mut self, llm: &dyn Llm, session_id: &str, options: &ExtractOptions, fallback: bool) -> Result<AuthorReport> {
+        let plan = self.plan_author(session_id, options)?;
+        let results = plan.calls.iter().map(|c| run_call(llm, &c.request, self.clock.as_ref())).collect();
+        let mut report = self.apply_author(&plan, results)?;
+        if fallback {
+            let failed: Vec<String> = report.skipped.iter().flat_map(|s| s.turns.iter().cloned()).collect();
+            if !failed.is_empty() {
+                let offline = self.author_offline_turns(session_id, &failed)?;
+                report.merge_offline(offline);
+            }
+        }
+        Ok(report)
+    }
+}
+
+impl AuthorReport {
+    /// Folds an offline run over some of this run's turns into it.
+    pub fn merge_offline(&mut self, offline: AuthorReport) {
+        self.pending_turns.retain(|t| !offline.authored_turns.contains(t));
+        self.added.extend(offline.added);
+        self.reinforced.extend(offline.reinforced);
+        self.retracted.extend(offline.retracted);
+        self.skipped.extend(offline.skipped);
+        self.offline_turns.extend(offline.authored_turns.iter().cloned());
+        self.authored_turns.extend(offline.authored_turns);
+    }
+}

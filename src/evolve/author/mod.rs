@@ -1,0 +1,117 @@
+//! The offline author: explicit English statements in user turns → typed, dated memories, without
+//! a language model. Pure functions over text; the engine (`engine/author.rs`) feeds it a session's
+//! new turns with the namespace's known threads and stores what it returns.
+//!
+//! The rule set, over sentences and their clauses (`text`), never over one benchmark's phrasings:
+//! - **verbatim keep**: a keep-exactly marker ("exactly", "verbatim", "word for word", "as is", …)
+//!   with the phrase after a colon or in quotes → a `stable_fact` whose `signature` is the phrase;
+//! - **retraction**: an imperative forget / scratch / erase (or delete / remove / drop aimed at what
+//!   Engram keeps: "from memory", "it", "that") → a `retraction` on the thread it names, found by a
+//!   value it repeats or by its slot words; the values to scrub are returned beside it;
+//! - **change**: "X is now Y", "switched/moved/changed … (from A) to B", "dropped/replaced A for/with
+//!   B", "B replaced A", "B took over (as X)", "my new X is B" → the same thread, the new value;
+//! - **value**: "my X is Y", "X is on/with/in Y", "X goes to / lives in / comes through Y", "we use Y
+//!   for X", "I go to Y for X", "Name is the X" → an `evolving_attribute`;
+//! - **dependency**: "A assigned / picked / set B", "since A asked", "set by A", "a new A would …"
+//!   → a `contingent_value` with `dependsOn` the thread A lives on and A's value;
+//! - **conditional**: "if A changes / with a different A / if we leave A, … would be C" → a
+//!   `conditional_value` with `consequent` C (attached to the statement it qualifies, in the same
+//!   sentence or the one before; "…, the X will be C" names its own slot);
+//! - **activity and quantity**: "I've been running 5k loops", "we split the bills 50/50" → a value
+//!   on the activity's / object's thread;
+//! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`
+//!   without thread, gathered by its area.
+//!
+//! A light verb ("drain", "report") counts only before a preposition, so noun phrases such as "the
+//! weekly report recipient" stay whole; a retraction never carries the value it retracts (a value
+//! named beside it is handed to the engine in `forget`, to be scrubbed).
+//!
+//! Only user turns are read (an assistant's words are never authored); questions are skipped, and
+//! every memory carries a confidence with what it was not sure of (`confidence`).
+
+mod confidence;
+mod rules;
+mod slot;
+mod text;
+
+#[cfg(test)]
+mod tests;
+
+use crate::model::time::Millis;
+use crate::model::{DependsOn, Shape};
+
+pub use slot::{is_normalized, label};
+
+/// One conversation turn as the author reads it.
+#[derive(Clone, Debug)]
+pub struct Turn<'a> {
+    pub id: &'a str,
+    pub role: &'a str,
+    pub speaker: Option<&'a str>,
+    pub date: Option<Millis>,
+    pub text: &'a str,
+}
+
+/// A thread the namespace already has, with its values oldest → newest.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KnownThread {
+    pub thread: String,
+    /// Whether the thread's latest value depends on another thread (contingent or conditional):
+    /// a repeated value is placed on an independent thread first.
+    pub dependent: bool,
+    pub values: Vec<String>,
+    /// Larger is more recent (ties between equally good matches go to the most recent thread).
+    pub order: usize,
+}
+
+/// A memory the rules authored.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Authored {
+    pub content: String,
+    pub shape: Shape,
+    pub thread: Option<String>,
+    pub value: Option<String>,
+    pub depends_on: Option<DependsOn>,
+    pub consequent: Option<String>,
+    pub area: Vec<String>,
+    pub signature: Option<String>,
+    pub confidence: f64,
+    /// What the rules were not sure of (empty when sure).
+    pub doubts: Vec<String>,
+    pub event_at: Option<Millis>,
+    pub derived_from: Vec<String>,
+    /// Which rule authored it (`value`, `change`, `retraction`, …).
+    pub rule: &'static str,
+    /// For a retraction: the values to scrub beyond the thread's own (named in the same sentence).
+    pub forget: Vec<String>,
+}
+
+/// Authors the memories stated in `turns` (in order), given the namespace's known threads. Threads
+/// and values authored from earlier turns are known to later ones.
+pub fn author(turns: &[Turn], known: &[KnownThread]) -> Vec<Authored> {
+    let mut known: Vec<KnownThread> = known.to_vec();
+    let mut out: Vec<Authored> = Vec::new();
+    for turn in turns {
+        if !turn.role.eq_ignore_ascii_case("user") {
+            continue;
+        }
+        for a in rules::turn(turn, &known) {
+            if let Some(t) = &a.thread {
+                let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
+                match known.iter_mut().find(|k| k.thread == *t) {
+                    Some(k) => {
+                        if a.shape == Shape::Retraction {
+                            k.values.clear();
+                        }
+                        k.values.extend(a.value.clone());
+                        k.order = next;
+                        k.dependent = a.depends_on.is_some();
+                    }
+                    None => known.push(KnownThread { thread: t.clone(), values: a.value.iter().cloned().collect(), order: next, dependent: a.depends_on.is_some() }),
+                }
+            }
+            out.push(a);
+        }
+    }
+    out
+}

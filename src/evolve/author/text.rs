@@ -1,0 +1,154 @@
+//! Splitting a turn into sentences and clauses, and finding words in them. Everything works on an
+//! ASCII-lowercased copy of the text, which has the same byte offsets as the original: a match
+//! found in the lowercase copy slices the original (keeping the user's casing in values).
+
+/// Words after which a period does not end a sentence.
+const ABBREVIATIONS: &[&str] = &["dr", "mr", "mrs", "ms", "st", "jr", "sr", "prof", "vs", "etc", "e.g", "i.e", "approx", "no", "inc", "ltd", "co"];
+
+/// A piece of text with its lowercase twin.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Span<'a> {
+    pub text: &'a str,
+    pub lower: String,
+}
+
+impl<'a> Span<'a> {
+    pub fn new(text: &'a str) -> Span<'a> {
+        let text = text.trim();
+        Span { text, lower: text.to_ascii_lowercase() }
+    }
+
+    /// Byte offset of the first whole-word occurrence of `phrase` (lowercase) at or after `from`.
+    pub fn find(&self, phrase: &str, from: usize) -> Option<usize> {
+        find_word(&self.lower, phrase, from)
+    }
+
+    /// The first of `phrases` found (earliest position; the longer phrase on a tie).
+    pub fn find_any(&self, phrases: &[&str], from: usize) -> Option<(usize, usize)> {
+        phrases.iter().filter_map(|p| self.find(p, from).map(|at| (at, p.len()))).min_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+    }
+
+    /// The original text of `start..end`, trimmed.
+    pub fn slice(&self, start: usize, end: usize) -> &'a str {
+        self.text.get(start.min(self.text.len())..end.min(self.text.len())).unwrap_or("").trim()
+    }
+}
+
+/// Letters, digits and the joiners inside words (`go-to`, `on_call`): `go` is not found in `go-to`.
+fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b >= 0x80 || b == b'-' || b == b'_'
+}
+
+/// Whole-word search: `phrase` must not be glued to letters or digits on either side.
+pub fn find_word(haystack: &str, phrase: &str, from: usize) -> Option<usize> {
+    if phrase.is_empty() {
+        return None;
+    }
+    let bytes = haystack.as_bytes();
+    let mut start = from;
+    while start <= haystack.len() {
+        let at = start + haystack.get(start..)?.find(phrase)?;
+        let end = at + phrase.len();
+        let before_ok = at == 0 || !is_word_byte(bytes[at - 1]) || !is_word_byte(phrase.as_bytes()[0]);
+        let after_ok = end >= bytes.len() || !is_word_byte(bytes[end]) || !is_word_byte(phrase.as_bytes()[phrase.len() - 1]);
+        if before_ok && after_ok {
+            return Some(at);
+        }
+        start = at + 1;
+        while start < haystack.len() && !haystack.is_char_boundary(start) {
+            start += 1;
+        }
+    }
+    None
+}
+
+/// Sentences of a turn: split after `.`, `!`, `?` or a line break, except after abbreviations,
+/// inside numbers (`10.4.7.19`) and before a lowercase continuation.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let ends = match b {
+            b'\n' => true,
+            b'!' | b'?' => bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()),
+            b'.' => {
+                let next_ws = bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
+                let word_start = text[..i].rfind(|c: char| c.is_whitespace()).map_or(0, |p| p + 1);
+                let word = text[word_start..i].to_ascii_lowercase();
+                let abbreviation = ABBREVIATIONS.contains(&word.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()));
+                let initial = word.len() == 1 && word.bytes().all(|c| c.is_ascii_alphabetic());
+                let next_lower = text[i + 1..].trim_start().chars().next().is_some_and(|c| c.is_lowercase());
+                next_ws && !abbreviation && !initial && !next_lower
+            }
+            _ => false,
+        };
+        if ends {
+            push_piece(&mut out, &text[start..=i]);
+            start = i + 1;
+        }
+        i += 1;
+    }
+    push_piece(&mut out, &text[start..]);
+    out
+}
+
+fn push_piece<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
+    let piece = piece.trim().trim_end_matches(['.', '!', '\n']).trim();
+    if piece.chars().any(char::is_alphanumeric) {
+        out.push(piece);
+    }
+}
+
+/// Clauses of a sentence: split at `;`, at a spaced dash (`—`, `–`, ` - `) and at ", but".
+pub fn clauses(sentence: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut rest = sentence;
+    loop {
+        let cut = [";", " — ", "—", " – ", " - ", ", but ", ", so ", ", and "].iter().filter_map(|sep| rest.find(sep).map(|at| (at, sep.len()))).min_by_key(|c| c.0);
+        match cut {
+            Some((at, len)) => {
+                push_piece(&mut out, &rest[..at]);
+                rest = &rest[at + len..];
+            }
+            None => {
+                push_piece(&mut out, rest);
+                return out;
+            }
+        }
+    }
+}
+
+/// Lowercase words (letters and digits) of a text, non-ASCII letters kept.
+pub fn words(text: &str) -> Vec<String> {
+    text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|w| w.trim_matches('\'').to_lowercase()).filter(|w| !w.is_empty()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_respect_abbreviations_numbers_and_initials() {
+        assert_eq!(sentences("I saw Dr. Osei today. The router is at 192.168.0.4. Fine!"), vec!["I saw Dr. Osei today", "The router is at 192.168.0.4", "Fine"]);
+        assert_eq!(sentences("My mentor is J. Okafor. Ok"), vec!["My mentor is J. Okafor", "Ok"]);
+        assert_eq!(sentences("Is it? yes it is\nNew line"), vec!["Is it?", "yes it is", "New line"]);
+        assert!(sentences("  ... ").is_empty());
+    }
+
+    #[test]
+    fn clauses_split_at_semicolons_and_dashes() {
+        assert_eq!(clauses("A is B; C is D — E, F"), vec!["A is B", "C is D", "E, F"]);
+        assert_eq!(clauses("a-b stays"), vec!["a-b stays"]);
+    }
+
+    #[test]
+    fn word_search_needs_boundaries() {
+        assert_eq!(find_word("the forgetful one forgets", "forget", 0), None);
+        assert_eq!(find_word("please forget it", "forget", 0), Some(7));
+        assert_eq!(find_word("x is now y", "is now", 0), Some(2));
+        assert_eq!(find_word("ünïcode is now", "is now", 0), Some("ünïcode ".len()));
+    }
+}
