@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::derive::Derivation;
 use super::render::{label_words, state_line, trail_text};
-use super::route::{declared, from_shapes, words, Route};
+use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
 use crate::engine::{Hit, HitTarget};
 use crate::model::Memory;
@@ -107,7 +107,9 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     let withheld = d.withheld();
     let ranked = ranked_memories(hits, d);
     let top: Vec<&Memory> = ranked.iter().map(|(m, _)| *m).take(5).collect();
-    let route = declared(query).unwrap_or_else(|| from_shapes(&top));
+    // A question for a set is answered by an area, when the best hit belongs to one.
+    let set = || asks_for_set(query) && top.first().is_some_and(|m| !m.area.is_empty() && m.depends_on.is_none()) && top.first().is_some_and(|m| m.signature.is_none());
+    let route = declared(query).or_else(|| set().then_some(Route::Gather)).unwrap_or_else(|| from_shapes(&top));
     let mut answers: Vec<Answer> = Vec::new();
     let mut items: Vec<ContextItem> = Vec::new();
     let route = match route {

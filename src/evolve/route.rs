@@ -59,6 +59,25 @@ pub fn declared(query: &str) -> Option<Route> {
     }
 }
 
+/// Verb forms that end in "s" but name no set ("what is", "which does").
+const NOT_PLURAL: &[&str] = &["is", "was", "does", "has", "this", "its", "his", "hers", "ours", "yours", "theirs", "always", "plus", "less", "across", "unless", "thus"];
+
+/// Whether the query asks for a set in plain English: a wh-question whose subject is plural ("which
+/// plants do I have?", "what are our on-call practices?", "which tools has the team tried?"), or a
+/// request to list. Such a question is answered by the whole area, not by one slot's trail.
+pub fn asks_for_set(query: &str) -> bool {
+    let w = words(query);
+    if w.first().is_some_and(|f| f == "list" || f == "name") {
+        return true;
+    }
+    let Some(i) = w.iter().position(|x| x == "which" || x == "what") else { return false };
+    let Some(next) = w.get(i + 1) else { return false };
+    if next == "are" || next == "were" {
+        return true;
+    }
+    next.len() > 3 && next.ends_with('s') && !next.ends_with("ss") && !NOT_PLURAL.contains(&next.as_str())
+}
+
 /// The route the best memory hits' shapes call for (best first).
 pub fn from_shapes(best: &[&Memory]) -> Route {
     let Some(top) = best.first() else { return Route::Search };
@@ -90,5 +109,21 @@ mod tests {
         assert_eq!(declared("Who is my dentist?"), None);
         // "exactness" is not "exact"; "install" is not "all".
         assert_eq!(declared("exactness install"), None);
+    }
+
+    #[test]
+    fn plural_wh_questions_ask_for_sets() {
+        for q in [
+            "Which languages does Priya speak?",
+            "What are the rules for the shared kitchen?",
+            "which cities have we visited",
+            "List my subscriptions",
+            "What hobbies did I pick up?",
+        ] {
+            assert!(asks_for_set(q), "{q}");
+        }
+        for q in ["Which dentist do I see?", "What is my pharmacy?", "What does the lead want?", "Who are my neighbours?", "What was the address?", "Which class is it in?"] {
+            assert!(!asks_for_set(q), "{q}");
+        }
     }
 }
