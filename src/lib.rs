@@ -9,6 +9,7 @@ pub mod api;
 pub mod digest;
 pub mod engine;
 pub mod error;
+pub mod guard;
 pub mod host;
 pub mod index;
 pub mod llm;
