@@ -248,7 +248,7 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
             if turns.is_empty() {
                 continue;
             }
-            engine.ingest(SessionInput { id: format!("session_{n}"), namespace: None, date, turns })?;
+            engine.ingest(SessionInput { id: format!("session_{n}"), namespace: None, date, turns, ..Default::default() })?;
         }
         // Questions are asked the day after the conversation's last session.
         clock.set(last_date + 86_400_000);
@@ -332,7 +332,7 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
             if engine.session(&id).is_ok() {
                 continue;
             }
-            engine.ingest(SessionInput { id, namespace: None, date: date.as_str().and_then(longmemeval_date), turns })?;
+            engine.ingest(SessionInput { id, namespace: None, date: date.as_str().and_then(longmemeval_date), turns, ..Default::default() })?;
         }
         let gold: HashSet<&str> = q["answer_session_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();
         if gold.is_empty() {

@@ -26,7 +26,7 @@ fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names
     list.iter().map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40))))).collect()
 }
 
-pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"];
+pub const ADD_FIELDS: &[&str] = &["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom", "allowSecrets"];
 
 /// `add({content, namespace?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`.
 pub fn parse_add(v: &Value) -> Result<NewMemory> {
@@ -43,16 +43,17 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
         event_at: f.date("eventAt")?,
         derived_from: f.str_list("derivedFrom")?.unwrap_or_default(),
         evolving: Default::default(),
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
     })
 }
 
-pub const PATCH_FIELDS: &[&str] = &["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"];
+pub const PATCH_FIELDS: &[&str] = &["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "allowSecrets"];
 
 /// `update(id, {content?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`;
 /// `source: null` / `eventAt: null` clear those fields.
 pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
     let f = Fields::of(Some(v), "update", PATCH_FIELDS)?.ok_or_else(|| Error::invalid("update: expected an object of fields to change"))?;
-    if !PATCH_FIELDS.iter().any(|k| f.has(k)) {
+    if !PATCH_FIELDS.iter().any(|k| f.has(k) && *k != "allowSecrets") {
         return Err(Error::invalid("update: the patch changes nothing"));
     }
     Ok(MemoryPatch {
@@ -64,6 +65,7 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
         metadata: f.object("metadata")?,
         embedding: f.f32_list("embedding")?,
         event_at: if f.is_null("eventAt") { Some(None) } else { f.date("eventAt")?.map(Some) },
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
     })
 }
 
@@ -135,7 +137,7 @@ pub fn raw_view(e: &RawEntry) -> Value {
     record_view(e, &["date", "createdAt"], &["speaker", "turnId", "date"])
 }
 
-pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns"];
+pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns", "allowSecrets"];
 pub const TURN_FIELDS: &[&str] = &["role", "content", "speaker", "id", "embedding"];
 
 /// `ingest({id, namespace?, date?, turns: [{role, content, speaker?, id?, embedding?}]})`.
@@ -158,7 +160,13 @@ pub fn parse_session(v: &Value) -> Result<SessionInput> {
             .collect::<Result<Vec<_>>>()?,
         _ => return Err(Error::invalid("ingest: `turns` must be an array of {role, content}")),
     };
-    Ok(SessionInput { id: f.required_str("id")?.to_string(), namespace: f.str("namespace")?.map(str::to_string), date: f.date("date")?, turns })
+    Ok(SessionInput {
+        id: f.required_str("id")?.to_string(),
+        namespace: f.str("namespace")?.map(str::to_string),
+        date: f.date("date")?,
+        turns,
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
+    })
 }
 
 pub fn ingested_view(r: &Ingested) -> Value {
@@ -277,13 +285,13 @@ mod tests {
         every_allowed_key_is_read(
             json!({
                 "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
-                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"],
+                "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"], "allowSecrets": true,
             }),
             ADD_FIELDS,
             parse_add,
         );
         every_allowed_key_is_read(
-            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null }),
+            json!({ "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null, "allowSecrets": true }),
             PATCH_FIELDS,
             parse_patch,
         );
@@ -296,7 +304,7 @@ mod tests {
             |v| parse_search(Some("tea"), Some(v)),
         );
         let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
-        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn] }), SESSION_FIELDS, parse_session);
+        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn], "allowSecrets": true }), SESSION_FIELDS, parse_session);
         every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
     }
 }

@@ -143,7 +143,7 @@ impl Engram {
         if slots.is_empty() {
             return Err(Error::not_found(format!("no session {}", truncate(session_id, 40))));
         }
-        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.extracted_by.is_none()).collect())
+        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.extracted_by.is_none() && !e.quarantined).collect())
     }
 
     /// Plans the extraction requests for a session's turns not yet extracted (none when all are).
