@@ -262,6 +262,11 @@ impl Engram {
                 skip(&mut report, Some(record.outcome), format!("a memory cites a turn this request did not offer: {}", truncate(&m.derived_from.join(", "), 80)));
                 continue;
             }
+            // Under `reject`, a reply with a secret is skipped whole, like any other unusable reply.
+            if let Some(e) = memories.iter().find_map(|m| self.guards.apply(&m.content, false, "an extracted memory").err()) {
+                skip(&mut report, Some(record.outcome), e.message);
+                continue;
+            }
             for m in memories {
                 let input = NewMemory {
                     content: m.content,
