@@ -49,7 +49,8 @@ const NEGATIONS: &[&str] = &["t", "dont", "not", "never", "no", "n", "nicht", "n
 /// A verb of overriding near both a word pointing at earlier instructions and an instruction noun.
 fn override_tokens(toks: &[&str]) -> bool {
     for (i, t) in toks.iter().enumerate() {
-        if !stem_in(t, OVERRIDE_VERBS) {
+        // Past tense tells of something that happened ("the kids ignored all my instructions").
+        if !stem_in(t, OVERRIDE_VERBS) || (t.is_ascii() && (t.ends_with("ed") || matches!(*t, "forgot" | "forgotten" | "overridden"))) {
             continue;
         }
         // "don't forget the previous instructions" keeps them.
@@ -191,7 +192,10 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let spaced = format!(" {} ", toks.join(" "));
     // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept.
     let lower = unicode::strip(text).to_lowercase();
-    if override_tokens(&toks) || override_cjk(&folded) {
+    let phrase_verb = OVERRIDE_VERB_PHRASES.iter().any(|p| spaced.contains(&format!(" {p} ")))
+        && toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS))
+        && toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
+    if phrase_verb || override_tokens(&toks) || override_cjk(&folded) {
         flags.push("injection:override");
     }
     if has_phrase(&spaced, &folded, PROMPT_LEAK) {

@@ -148,7 +148,12 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
             c => c,
         };
         let inner = from + first.len_utf8();
-        let end = text[inner..].find(close).map(|e| inner + e)?;
+        // Bounded look-ahead: a quote never closed must not make every trigger scan the rest of the text.
+        let mut window = (inner + 132).min(text.len());
+        while !text.is_char_boundary(window) {
+            window -= 1;
+        }
+        let end = text[inner..window].find(close).map(|e| inner + e)?;
         return (end > inner && end - inner <= 128 && !text[inner..end].contains('\n')).then_some((inner, end, true));
     }
     let mut end = from;
@@ -210,11 +215,13 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
                 let skipped = rest.len() - rest.trim_start().len();
                 i += skipped;
                 let rest = &text[i..];
-                let rest_lower = rest.to_lowercase();
+                // Separators are short: lower-case a few characters, not the rest of the text.
+                let rest_lower: String = rest.chars().take(8).flat_map(char::to_lowercase).collect();
                 if let Some(sep) = SEPARATORS.iter().filter(|s| rest_lower.starts_with(*s)).max_by_key(|s| s.len()) {
                     let after = i + sep.len();
-                    let boundary = !sep.chars().all(char::is_alphabetic) || !sep.is_ascii() || !is_word_byte(text, after, false);
-                    if boundary && sep.len() <= rest.len() {
+                    // Lower-casing can change lengths: the separator must end on a boundary of the text.
+                    let on_boundary = after <= text.len() && text.is_char_boundary(after);
+                    if on_boundary && (!sep.chars().all(char::is_alphabetic) || !sep.is_ascii() || !is_word_byte(text, after, false)) {
                         found = Some((after, matches!(*sep, ":" | "=" | "：" | "->" | "—" | "-" | "è:")));
                         break;
                     }
@@ -288,7 +295,7 @@ mod tests {
 
     #[test]
     fn never_panics_on_cut_inputs() {
-        let s = "пароль: «x» password is 'ab' 密码是 pwd=é";
+        let s = "пароль: «x» password is 'ab' 密码是 pwd=é password İs x password \u{212A}s y";
         for i in 0..=s.len() {
             if s.is_char_boundary(i) {
                 values(&s[..i]);

@@ -52,6 +52,19 @@ pub const OVERRIDE_VERBS: &[&str] = &[
     "lupakan",
 ];
 
+/// Override verbs of several words (matched on the spaced, folded text).
+pub const OVERRIDE_VERB_PHRASES: &[&str] = &[
+    "pay no attention to",
+    "caso omiso",
+    "no hagas caso",
+    "ne tenez pas compte",
+    "ne tiens pas compte",
+    "не обращай внимания",
+    "не обращайте внимания",
+    "non tenere conto",
+    "nao leve em conta",
+];
+
 /// Words that point back at earlier or standing instructions: previous, above, all, your …
 pub const PRIOR_WORDS: &[&str] = &[
     "previous",
@@ -186,7 +199,7 @@ pub const INSTRUCTION_NOUNS: &[&str] = &[
 ];
 
 /// Chinese and Japanese, matched as substrings within a short window (no spaces between words).
-pub const CJK_VERBS: &[&str] = &["忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "放弃", "放棄", "跳过", "無効", "破棄"];
+pub const CJK_VERBS: &[&str] = &["忘れ", "忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "放弃", "放棄", "跳过", "無効", "破棄"];
 pub const CJK_PRIOR: &[&str] = &["之前", "以前", "上面", "前面", "先前", "所有", "上述", "以上", "全部", "これまで", "前の", "すべて", "全て", "上記", "以前の"];
 pub const CJK_NOUNS: &[&str] = &["指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "设定", "設定", "ルール", "プロンプト", "指図"];
 
