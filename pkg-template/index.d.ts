@@ -36,6 +36,10 @@ export interface MemoryItem {
   derivedFrom?: string[];
   /** Memories this one was closest to when written (cosine ≥ 0.5, at most 3). */
   links?: string[];
+  /** What the guards found in the content: `secret:<kind>` (secrets kept), `injection:<kind>`. Absent when none. */
+  flags?: string[];
+  /** Kept out of `recallContext` / `resume` until `release(id)`; absent when false. */
+  quarantined?: boolean;
 }
 
 /** A conversation turn kept verbatim. */
@@ -55,6 +59,10 @@ export interface RawEntry {
   createdAt: string;
   /** The promptId of the extraction that read this turn; absent until it is extracted. */
   extractedBy?: string;
+  /** What the guards found in the content (see `MemoryItem.flags`). */
+  flags?: string[];
+  /** Kept out of context blocks and extraction until `release(id)`. */
+  quarantined?: boolean;
 }
 
 export interface TurnInput {
@@ -75,6 +83,8 @@ export interface SessionInput {
   date?: string | number | Date;
   /** 1..10000 turns. */
   turns: TurnInput[];
+  /** Keep secrets in the turns where the store's guards would redact or reject them. */
+  allowSecrets?: boolean;
 }
 
 export interface IngestResult {
@@ -116,6 +126,8 @@ export interface AddInput {
   eventAt?: string | number | Date;
   /** Raw entry ids (from `ingest`) this memory was authored from. */
   derivedFrom?: string[];
+  /** Keep secrets in this memory where the store's guards would redact or reject them (they are flagged `secret:<kind>`). */
+  allowSecrets?: boolean;
 }
 
 export interface MemoryPatch {
@@ -129,6 +141,8 @@ export interface MemoryPatch {
   embedding?: Vector;
   /** null clears it. */
   eventAt?: string | number | Date | null;
+  /** Keep secrets in the new text (see `AddInput.allowSecrets`). */
+  allowSecrets?: boolean;
 }
 
 export interface PageOptions {
@@ -225,6 +239,30 @@ export interface ContextOptions {
   namespace?: string;
   /** 1..200000, default 1000. */
   maxTokens?: number;
+  /** Withhold the text of flagged entries (the entry stays, with its `flags` attribute). Default false. */
+  redact?: boolean;
+}
+
+/** What happens to a secret in text being written. Default "redact". */
+export type SecretPolicy = "redact" | "reject" | "flag" | "off";
+/** What happens to text that tries to act as instructions. Default "flag". */
+export type InjectionPolicy = "flag" | "quarantine" | "off";
+
+export interface GuardOptions {
+  /**
+   * "redact" (default): replaced by `[secret:<kind>]` before anything is stored, indexed or embedded;
+   * "reject": the write fails with `InvalidInput`; "flag": kept and named in `flags`; "off".
+   */
+  secrets?: SecretPolicy;
+  /** "flag" (default): `injection:<kind>` in `flags`; "quarantine": also kept out of context blocks until `release(id)`; "off". */
+  injection?: InjectionPolicy;
+}
+
+export interface Released {
+  id: string;
+  target: "memory" | "raw";
+  /** False when it was not quarantined (nothing changed). */
+  released: boolean;
 }
 
 /** A context block for a prompt. */
@@ -367,6 +405,8 @@ export interface OpenOptions {
   llmConcurrency?: number;
   /** Time limit of one call in milliseconds (default 60000), enforced through the call's signal. */
   llmTimeoutMs?: number;
+  /** Secret and injection guards on every write (see the README's "Guards"). */
+  guards?: GuardOptions;
 }
 
 export interface VectorIndexOptions {
@@ -505,6 +545,8 @@ export class Engram {
   session(id: string): Promise<RawEntry[]>;
   sessions(options?: NamespaceOptions): Promise<string[]>;
   deleteSession(id: string): Promise<DeletedSession>;
+  /** Lets a quarantined memory or raw turn back into context blocks (its flags stay). NotFound for an unknown id. */
+  release(id: string): Promise<Released>;
   stats(): Promise<EngramStats>;
   /** Tiers of the vector indexes and whether a build is due. */
   vectorIndexStats(): Promise<VectorIndexStats>;
@@ -549,7 +591,7 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
-  | "deleteSession" | "recallContext" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
+  | "deleteSession" | "release" | "recallContext" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
   | "export" | "import" | "close"
 > & { terminate(): void };
 

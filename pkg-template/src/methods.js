@@ -4,5 +4,5 @@
 // events and abort messages).
 export const FORWARDED_METHODS = Object.freeze([
   "add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close",
+  "deleteSession", "release", "recallContext", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close",
 ]);

@@ -2,11 +2,13 @@
 //! render engine results as the objects callers see (camelCase, ISO-8601 timestamps).
 
 mod fields;
+mod guards;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 pub use fields::Fields;
+pub use guards::{guarded_view, parse_context_options, CONTEXT_FIELDS};
 
 use crate::engine::{Added, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};

@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
+pub use guarded::Released;
 pub use journal::Changes;
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};

@@ -13,6 +13,7 @@ import {
   type ErrorCode,
   type HostEmbedder,
   type MemoryHit,
+  type Released,
   type SearchHit,
   type StorageAdapter,
   type StorageKey,
@@ -114,4 +115,17 @@ export async function hostLlm(): Promise<[ExtractReport, LlmUsage, number]> {
   const report: ExtractReport = await memory.extract(both.sessionId, { maxLlmCalls: 1, signal: AbortSignal.timeout(1000) });
   const skippedOutcome: string | null = report.skipped[0]?.outcome ?? null;
   return [both.extracted, await memory.llmUsage(), skippedOutcome === null ? 0 : report.calls.length];
+}
+
+// Guards: per-store policies, allowSecrets per call, flags and quarantine on records, release, redact on recall.
+export async function guards(): Promise<[boolean, string[], boolean]> {
+  const memory = await Engram.open({ embedder: null, guards: { secrets: "reject", injection: "quarantine" } });
+  const kept = await memory.add({ content: "token ghp_x", allowSecrets: true });
+  await memory.update(kept.id, { content: "token ghp_y", allowSecrets: true });
+  await memory.ingest({ id: "s", turns: [{ role: "user", content: "hi" }], allowSecrets: false });
+  const released: Released = await memory.release(kept.id);
+  const context = await memory.recallContext("token", { redact: true });
+  // @ts-expect-error: "drop" is not a SecretPolicy
+  await Engram.open({ guards: { secrets: "drop" } });
+  return [released.released, kept.flags ?? [], (kept.quarantined ?? false) || context.ids.length > 0];
 }
