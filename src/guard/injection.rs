@@ -85,8 +85,14 @@ fn override_cjk(folded: &str) -> bool {
     false
 }
 
+/// `phrase` in `spaced` between spaces (`spaced` starts and ends with one), without allocating.
+fn contains_words(spaced: &str, phrase: &str) -> bool {
+    let b = spaced.as_bytes();
+    spaced.match_indices(phrase).any(|(at, _)| at > 0 && b[at - 1] == b' ' && b.get(at + phrase.len()) == Some(&b' '))
+}
+
 fn has_phrase(spaced: &str, folded: &str, phrases: &[&str]) -> bool {
-    phrases.iter().any(|p| if p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') || !p.is_ascii() { folded.contains(p) } else { spaced.contains(&format!(" {p} ")) })
+    phrases.iter().any(|p| if p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') || !p.is_ascii() { folded.contains(p) } else { contains_words(spaced, p) })
 }
 
 /// Tags of Engram's own context and prompt blocks, and of chat templates.
@@ -192,7 +198,7 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let spaced = format!(" {} ", toks.join(" "));
     // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept.
     let lower = unicode::strip(text).to_lowercase();
-    let phrase_verb = OVERRIDE_VERB_PHRASES.iter().any(|p| spaced.contains(&format!(" {p} ")))
+    let phrase_verb = OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
         && toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS))
         && toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
     if phrase_verb || override_tokens(&toks) || override_cjk(&folded) {
