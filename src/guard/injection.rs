@@ -69,6 +69,9 @@ fn override_tokens(toks: &[&str]) -> bool {
 
 /// The same for scripts written without spaces: all three within a short window of characters.
 fn override_cjk(folded: &str) -> bool {
+    if folded.is_ascii() {
+        return false;
+    }
     let chars: Vec<char> = folded.chars().collect();
     for verb in CJK_VERBS {
         let v: Vec<char> = verb.chars().collect();
@@ -91,8 +94,17 @@ fn contains_words(spaced: &str, phrase: &str) -> bool {
     spaced.match_indices(phrase).any(|(at, _)| at > 0 && b[at - 1] == b' ' && b.get(at + phrase.len()) == Some(&b' '))
 }
 
+/// A phrase of `phrases` in the text: word phrases compared at each word start of `spaced` (no
+/// searcher per phrase: this runs on every write), the others (punctuated, non-ASCII) searched in
+/// `folded`, non-ASCII ones only when the text is not ASCII.
 fn has_phrase(spaced: &str, folded: &str, phrases: &[&str]) -> bool {
-    phrases.iter().any(|p| if p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') || !p.is_ascii() { folded.contains(p) } else { contains_words(spaced, p) })
+    let words = |p: &str| !p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') && p.is_ascii();
+    let ascii_text = folded.is_ascii();
+    if phrases.iter().filter(|p| !words(p) && (p.is_ascii() || !ascii_text)).any(|p| folded.contains(*p)) {
+        return true;
+    }
+    let b = spaced.as_bytes();
+    (1..b.len()).filter(|&at| b[at - 1] == b' ').any(|at| phrases.iter().filter(|p| words(p)).any(|p| b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ')))
 }
 
 /// Tags of Engram's own context and prompt blocks, and of chat templates.
@@ -135,7 +147,10 @@ fn role_marker(lower: &str) -> bool {
         let n = inner.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
         (2..=32).contains(&n) && inner.get(n) == Some(&b'|') && inner.get(n + 1) == Some(&b'>')
     });
-    if special || ["[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "### instruction:", "### system:"].iter().any(|m| lower.contains(m)) {
+    if special
+        || (lower.bytes().any(|c| matches!(c, b'[' | b'<' | b'#'))
+            && ["[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "### instruction:", "### system:"].iter().any(|m| lower.contains(m)))
+    {
         return true;
     }
     let mut roles: Vec<&str> = Vec::new();
@@ -176,6 +191,9 @@ const TOOL_MARKERS: &[&str] = &[
 ];
 
 fn tool_call(lower: &str) -> bool {
+    if !lower.bytes().any(|c| matches!(c, b'<' | b'"' | b'`' | b'[' | b'=')) {
+        return false;
+    }
     TOOL_MARKERS.iter().any(|m| lower.contains(m)) || (lower.contains("\"arguments\"") && lower.contains("\"name\"") && lower.contains('{'))
 }
 

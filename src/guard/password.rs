@@ -191,14 +191,27 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
 }
 
 pub fn find(text: &str, out: &mut Vec<Finding>) {
+    // Positions in `hay` must be positions in `text`: full lower-casing when it keeps every byte
+    // length (Cyrillic "Пароль"), ASCII lower-casing otherwise.
     let lower = text.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII; then positions are not shared and the
-    // scan runs on the text itself, finding ASCII triggers by a case-insensitive compare.
-    let hay: &str = if lower.len() == text.len() { &lower } else { text };
-    for trigger in TRIGGERS {
-        let mut search_from = 0;
-        while let Some(pos) = find_ci(hay, trigger, search_from) {
-            search_from = pos + trigger.len();
+    let hay: String = if lower.len() == text.len() { lower } else { text.to_ascii_lowercase() };
+    // Candidate positions: word starts for the ASCII triggers (compared in place, no searcher per
+    // trigger: this runs on every write), substring search for the others only in non-ASCII text.
+    let hb = hay.as_bytes();
+    let mut hits: Vec<(usize, &str)> = Vec::new();
+    for pos in (0..hb.len()).filter(|&p| hb[p].is_ascii_alphabetic() && (p == 0 || !hb[p - 1].is_ascii_alphanumeric())) {
+        hits.extend(TRIGGERS.iter().filter(|t| t.is_ascii() && hb[pos..].starts_with(t.as_bytes())).map(|t| (pos, *t)));
+    }
+    if !text.is_ascii() {
+        for t in TRIGGERS.iter().filter(|t| !t.is_ascii()) {
+            hits.extend(hay.match_indices(t).map(|(p, _)| (p, *t)));
+        }
+    }
+    for (pos, trigger) in hits {
+        {
+            if !text.is_char_boundary(pos) || !text.is_char_boundary(pos + trigger.len()) {
+                continue;
+            }
             let ascii_trigger = trigger.is_ascii();
             if ascii_trigger && (is_word_byte(text, pos, true) || is_word_byte(text, pos + trigger.len(), false) && !text[pos + trigger.len()..].starts_with('s')) {
                 continue;
@@ -238,21 +251,11 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             let rest = &text[after..];
             let start = after + (rest.len() - rest.trim_start().len());
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
-            if looks_like_password(&text[vs..ve], quoted, colon, matches!(*trigger, "pin")) && !out.iter().any(|f| vs < f.end && f.start < ve) {
+            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.iter().any(|f| vs < f.end && f.start < ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
         }
     }
-}
-
-/// Next position of `needle` (lower case) in `hay` from `from`, ignoring ASCII case.
-fn find_ci(hay: &str, needle: &str, from: usize) -> Option<usize> {
-    let h = hay.as_bytes();
-    let n = needle.as_bytes();
-    if n.is_empty() || h.len() < n.len() || from > h.len() - n.len() {
-        return None;
-    }
-    (from..=h.len() - n.len()).find(|&i| hay.is_char_boundary(i) && h[i..i + n.len()].eq_ignore_ascii_case(n))
 }
 
 #[cfg(test)]

@@ -120,11 +120,16 @@ fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
 
 fn prefixed(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
-    for r in RULES {
-        for (at, _) in text.match_indices(r.prefix) {
-            if !starts_token(bytes, at) {
-                continue;
-            }
+    // One pass over token starts, comparing prefixes there (no substring searcher per rule: this
+    // runs on every write).
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_alphanumeric() || !starts_token(bytes, at) {
+            at += 1;
+            continue;
+        }
+        let mut next = at + 1;
+        for r in RULES.iter().filter(|r| bytes[at..].starts_with(r.prefix.as_bytes())) {
             let body_start = at + r.prefix.len();
             let end = run_end(bytes, body_start, r.charset);
             let body = &text[body_start..end];
@@ -141,8 +146,11 @@ fn prefixed(text: &str, out: &mut Vec<Finding>) {
             };
             if random {
                 out.push(Finding { start: at, end, kind: r.kind });
+                next = end;
+                break;
             }
         }
+        at = next;
     }
 }
 
@@ -221,11 +229,10 @@ const KEY_NAMES: &[&str] = &[
 fn assigned(text: &str, out: &mut Vec<Finding>) {
     let lower = text.to_ascii_lowercase();
     let bytes = text.as_bytes();
-    for name in KEY_NAMES {
-        for (at, _) in lower.match_indices(name) {
-            if at > 0 && bytes[at - 1].is_ascii_alphanumeric() {
-                continue;
-            }
+    let lb = lower.as_bytes();
+    let starts = (0..lb.len()).filter(|&at| lb[at].is_ascii_alphabetic() && (at == 0 || !lb[at - 1].is_ascii_alphanumeric()));
+    for at in starts {
+        for name in KEY_NAMES.iter().filter(|n| lb[at..].starts_with(n.as_bytes())) {
             // Name suffixes (`_ID`, quotes) then the separator, then an optional quote.
             let mut i = at + name.len();
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') && i - at < name.len() + 12 {
