@@ -131,8 +131,14 @@ fn reject_changes_nothing_and_allow_secrets_keeps_and_flags() {
 #[test]
 fn flag_policy_keeps_the_text_and_names_the_kind() {
     let mut e = engine_with(GuardOptions { secrets: SecretPolicy::Flag, ..Default::default() });
-    let m = e.add(mem("card 4111 1111 1111 1111 and IBAN GB82 WEST 1234 5698 7654 32")).unwrap().memory;
-    assert_eq!(m.flags, ["secret:card-number", "secret:iban"]);
+    let m = e
+        .add(NewMemory {
+            metadata: Some(serde_json::json!({"ci": [github_token()]}).as_object().unwrap().clone()),
+            ..mem("card 4111 1111 1111 1111 and IBAN GB82 WEST 1234 5698 7654 32")
+        })
+        .unwrap()
+        .memory;
+    assert_eq!(m.flags, ["secret:card-number", "secret:iban", "secret:github-token"], "secrets kept in metadata are flagged too");
     assert!(m.content.contains("4111 1111 1111 1111"));
 }
 

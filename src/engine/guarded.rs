@@ -34,40 +34,59 @@ impl Engram {
         self.guards.apply(text, allow_secrets, "content")
     }
 
-    fn guard_strings(&self, list: Vec<String>, allow: bool, what: &str) -> Result<Vec<String>> {
-        list.into_iter().map(|t| self.guards.secrets_in(&t, allow, what).map(|(t, _)| t)).collect()
+    /// One text field other than the content; the kinds of secrets kept in it go to `kept`.
+    fn guard_field(&self, s: String, allow: bool, what: &str, kept: &mut Vec<&'static str>) -> Result<String> {
+        let (text, k) = self.guards.secrets_in(&s, allow, what)?;
+        kept.extend(k);
+        Ok(text)
     }
 
-    fn guard_opt(&self, s: Option<String>, allow: bool, what: &str) -> Result<Option<String>> {
-        s.map(|s| self.guards.secrets_in(&s, allow, what).map(|(t, _)| t)).transpose()
+    fn guard_strings(&self, list: Vec<String>, allow: bool, what: &str, kept: &mut Vec<&'static str>) -> Result<Vec<String>> {
+        list.into_iter().map(|t| self.guard_field(t, allow, what, kept)).collect()
+    }
+
+    fn guard_opt(&self, s: Option<String>, allow: bool, what: &str, kept: &mut Vec<&'static str>) -> Result<Option<String>> {
+        s.map(|s| self.guard_field(s, allow, what, kept)).transpose()
     }
 
     /// String values anywhere in metadata.
-    fn guard_metadata(&self, map: Metadata, allow: bool) -> Result<Metadata> {
-        fn walk(g: &Engram, v: serde_json::Value, allow: bool) -> Result<serde_json::Value> {
+    fn guard_metadata(&self, map: Metadata, allow: bool, kept: &mut Vec<&'static str>) -> Result<Metadata> {
+        fn walk(g: &Engram, v: serde_json::Value, allow: bool, kept: &mut Vec<&'static str>) -> Result<serde_json::Value> {
             use serde_json::Value;
             Ok(match v {
-                Value::String(s) => Value::String(g.guards.secrets_in(&s, allow, "metadata")?.0),
-                Value::Array(a) => Value::Array(a.into_iter().map(|x| walk(g, x, allow)).collect::<Result<_>>()?),
-                Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| walk(g, x, allow).map(|x| (k, x))).collect::<Result<_>>()?),
+                Value::String(s) => Value::String(g.guard_field(s, allow, "metadata", kept)?),
+                Value::Array(a) => Value::Array(a.into_iter().map(|x| walk(g, x, allow, kept)).collect::<Result<_>>()?),
+                Value::Object(o) => Value::Object(o.into_iter().map(|(k, x)| walk(g, x, allow, kept).map(|x| (k, x))).collect::<Result<_>>()?),
                 other => other,
             })
         }
-        map.into_iter().map(|(k, v)| walk(self, v, allow).map(|v| (k, v))).collect()
+        map.into_iter().map(|(k, v)| walk(self, v, allow, kept).map(|v| (k, v))).collect()
+    }
+
+    /// Secrets kept (flag policy, allowSecrets) in fields other than the content are flagged too.
+    fn flag_kept(flags: &mut Vec<String>, kept: Vec<&'static str>) {
+        for k in kept {
+            let f = format!("secret:{k}");
+            if !flags.contains(&f) {
+                flags.push(f);
+            }
+        }
     }
 
     /// A new memory's text fields under the guards; the content's findings are returned.
     pub(super) fn guard_new(&self, mut input: NewMemory) -> Result<(NewMemory, Guarded)> {
         let allow = input.allow_secrets;
-        let guarded = self.guards.apply(&input.content, allow, "content")?;
+        let mut guarded = self.guards.apply(&input.content, allow, "content")?;
         validate::content(&guarded.text)?;
         input.content = guarded.text.clone();
-        input.tags = self.guard_strings(std::mem::take(&mut input.tags), allow, "a tag")?;
-        input.metadata = input.metadata.map(|m| self.guard_metadata(m, allow)).transpose()?;
+        let mut kept = Vec::new();
+        input.tags = self.guard_strings(std::mem::take(&mut input.tags), allow, "a tag", &mut kept)?;
+        input.metadata = input.metadata.map(|m| self.guard_metadata(m, allow, &mut kept)).transpose()?;
         let ev = &mut input.evolving;
-        ev.value = self.guard_opt(ev.value.take(), allow, "value")?;
-        ev.consequent = self.guard_opt(ev.consequent.take(), allow, "consequent")?;
-        ev.signature = self.guard_opt(ev.signature.take(), allow, "signature")?;
+        ev.value = self.guard_opt(ev.value.take(), allow, "value", &mut kept)?;
+        ev.consequent = self.guard_opt(ev.consequent.take(), allow, "consequent", &mut kept)?;
+        ev.signature = self.guard_opt(ev.signature.take(), allow, "signature", &mut kept)?;
+        Self::flag_kept(&mut guarded.flags, kept);
         Ok((input, guarded))
     }
 
@@ -83,8 +102,13 @@ impl Engram {
             }
             None => None,
         };
-        patch.tags = patch.tags.map(|t| self.guard_strings(t, allow, "a tag")).transpose()?;
-        patch.metadata = patch.metadata.map(|m| self.guard_metadata(m, allow)).transpose()?;
+        let mut kept = Vec::new();
+        patch.tags = patch.tags.map(|t| self.guard_strings(t, allow, "a tag", &mut kept)).transpose()?;
+        patch.metadata = patch.metadata.map(|m| self.guard_metadata(m, allow, &mut kept)).transpose()?;
+        let guarded = guarded.map(|mut g| {
+            Self::flag_kept(&mut g.flags, kept);
+            g
+        });
         Ok((patch, guarded))
     }
 
