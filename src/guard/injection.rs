@@ -11,6 +11,9 @@ use super::unicode::{self, Invisible};
 
 /// Lower case, common Latin accents folded, hidden characters dropped, typographic quotes plain.
 pub fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.bytes().map(|b| if b == b'`' { '\'' } else { char::from(b.to_ascii_lowercase()) }).collect();
+    }
     let mut out = String::with_capacity(text.len());
     for c in unicode::strip(text).chars().flat_map(char::to_lowercase) {
         let f = match c {
@@ -41,7 +44,8 @@ fn tokens(folded: &str) -> Vec<&str> {
 }
 
 fn stem_in(token: &str, stems: &[&str]) -> bool {
-    stems.iter().any(|s| token.starts_with(s))
+    let first = token.as_bytes().first().copied();
+    stems.iter().any(|s| s.as_bytes().first().copied() == first && token.starts_with(s))
 }
 
 const NEGATIONS: &[&str] = &["t", "dont", "not", "never", "no", "n", "nicht", "nie", "не", "non", "nao", "niet"];
@@ -94,17 +98,49 @@ fn contains_words(spaced: &str, phrase: &str) -> bool {
     spaced.match_indices(phrase).any(|(at, _)| at > 0 && b[at - 1] == b' ' && b.get(at + phrase.len()) == Some(&b' '))
 }
 
-/// A phrase of `phrases` in the text: word phrases compared at each word start of `spaced` (no
-/// searcher per phrase: this runs on every write), the others (punctuated, non-ASCII) searched in
-/// `folded`, non-ASCII ones only when the text is not ASCII.
-fn has_phrase(spaced: &str, folded: &str, phrases: &[&str]) -> bool {
-    let words = |p: &str| !p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') && p.is_ascii();
+/// The word phrases of the lists above, bucketed by first byte (built once): each word start of
+/// the text is compared only with the phrases that begin with its byte.
+struct PhraseIndex {
+    buckets: Vec<Vec<(&'static str, usize)>>,
+}
+
+/// The lists `find` reports, in flag order.
+const PHRASE_LISTS: [&[&str]; 3] = [PROMPT_LEAK, JAILBREAK, EXFILTRATION];
+
+fn is_word_phrase(p: &str) -> bool {
+    !p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') && p.is_ascii()
+}
+
+fn phrase_index() -> &'static PhraseIndex {
+    static INDEX: std::sync::OnceLock<PhraseIndex> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut buckets = vec![Vec::new(); 128];
+        for (list, phrases) in PHRASE_LISTS.iter().enumerate() {
+            for p in phrases.iter().filter(|p| is_word_phrase(p)) {
+                buckets[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
+            }
+        }
+        PhraseIndex { buckets }
+    })
+}
+
+/// Which of `PHRASE_LISTS` have a phrase in the text.
+fn phrase_lists(spaced: &str, folded: &str) -> [bool; 3] {
+    let mut hit = [false; 3];
     let ascii_text = folded.is_ascii();
-    if phrases.iter().filter(|p| !words(p) && (p.is_ascii() || !ascii_text)).any(|p| folded.contains(*p)) {
-        return true;
+    for (list, phrases) in PHRASE_LISTS.iter().enumerate() {
+        hit[list] = phrases.iter().filter(|p| !is_word_phrase(p) && (p.is_ascii() || !ascii_text)).any(|p| folded.contains(*p));
     }
+    let index = phrase_index();
     let b = spaced.as_bytes();
-    (1..b.len()).filter(|&at| b[at - 1] == b' ').any(|at| phrases.iter().filter(|p| words(p)).any(|p| b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ')))
+    for at in (1..b.len()).filter(|&at| b[at - 1] == b' ' && b[at].is_ascii()) {
+        for (p, list) in &index.buckets[usize::from(b[at])] {
+            if !hit[*list] && b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ') {
+                hit[*list] = true;
+            }
+        }
+    }
+    hit
 }
 
 /// Tags of Engram's own context and prompt blocks, and of chat templates.
@@ -215,20 +251,24 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let toks = tokens(&folded);
     let spaced = format!(" {} ", toks.join(" "));
     // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept.
-    let lower = unicode::strip(text).to_lowercase();
-    let phrase_verb = OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
+    let lower = if text.is_ascii() { text.to_ascii_lowercase() } else { unicode::strip(text).to_lowercase() };
+    // Every override form needs an instruction noun: most texts have none and stop here.
+    let has_noun = toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS)) || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
+    let phrase_verb = has_noun
+        && OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
         && toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS))
         && toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
-    if phrase_verb || override_tokens(&toks) || override_cjk(&folded) {
+    if phrase_verb || (has_noun && (override_tokens(&toks) || override_cjk(&folded))) {
         flags.push("injection:override");
     }
-    if has_phrase(&spaced, &folded, PROMPT_LEAK) {
+    let [leak, jailbreak, exfiltration] = phrase_lists(&spaced, &folded);
+    if leak {
         flags.push("injection:prompt-leak");
     }
-    if has_phrase(&spaced, &folded, JAILBREAK) {
+    if jailbreak {
         flags.push("injection:jailbreak");
     }
-    if has_phrase(&spaced, &folded, EXFILTRATION) || image_beacon(&lower) {
+    if exfiltration || image_beacon(&lower) {
         flags.push("injection:exfiltration");
     }
     if role_marker(&lower) {

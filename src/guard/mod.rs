@@ -91,16 +91,17 @@ fn quarantines(flag: &str) -> bool {
 
 impl GuardOptions {
     /// Applies the secret policy to `text` (a field other than the main content: tags, metadata
-    /// values). `what` names it in a rejection.
+    /// values). `what` names it in a rejection. Returns the text to keep and the kinds kept in it.
     pub fn secrets_in(&self, text: &str, allow_secrets: bool, what: &str) -> Result<(String, Vec<&'static str>)> {
-        if self.secrets == SecretPolicy::Off {
-            return Ok((text.to_string(), Vec::new()));
-        }
-        let findings = find_secrets(text);
+        let findings = if self.secrets == SecretPolicy::Off { Vec::new() } else { find_secrets(text) };
+        self.secrets_found(text, &findings, allow_secrets, what)
+    }
+
+    fn secrets_found(&self, text: &str, findings: &[Finding], allow_secrets: bool, what: &str) -> Result<(String, Vec<&'static str>)> {
         if findings.is_empty() {
             return Ok((text.to_string(), Vec::new()));
         }
-        let k = kinds(&findings);
+        let k = kinds(findings);
         if allow_secrets || self.secrets == SecretPolicy::Flag {
             return Ok((text.to_string(), k));
         }
@@ -110,14 +111,14 @@ impl GuardOptions {
                 k.join(", ")
             )));
         }
-        Ok((redact(text, &findings), Vec::new()))
+        Ok((redact(text, findings), Vec::new()))
     }
 
     /// Applies both policies to a record's main text.
     pub fn apply(&self, text: &str, allow_secrets: bool, what: &str) -> Result<Guarded> {
         let findings = if self.secrets == SecretPolicy::Off { Vec::new() } else { find_secrets(text) };
-        let redacting = !findings.is_empty() && !allow_secrets && self.secrets == SecretPolicy::Redact;
-        let (text, kept) = self.secrets_in(text, allow_secrets, what)?;
+        let (text, kept) = self.secrets_found(text, &findings, allow_secrets, what)?;
+        let redacted = if kept.is_empty() { kinds(&findings) } else { Vec::new() };
         let mut flags: Vec<String> = kept.iter().map(|k| format!("secret:{k}")).collect();
         let mut quarantine = false;
         if self.injection != InjectionPolicy::Off {
@@ -126,7 +127,6 @@ impl GuardOptions {
                 flags.push(f.to_string());
             }
         }
-        let redacted = if redacting { kinds(&findings) } else { Vec::new() };
         Ok(Guarded { text, flags, redacted, quarantine })
     }
 }

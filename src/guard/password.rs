@@ -193,14 +193,22 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
 pub fn find(text: &str, out: &mut Vec<Finding>) {
     // Positions in `hay` must be positions in `text`: full lower-casing when it keeps every byte
     // length (Cyrillic "Пароль"), ASCII lower-casing otherwise.
-    let lower = text.to_lowercase();
-    let hay: String = if lower.len() == text.len() { lower } else { text.to_ascii_lowercase() };
+    let hay: String = if text.is_ascii() {
+        text.to_ascii_lowercase()
+    } else {
+        let lower = text.to_lowercase();
+        if lower.len() == text.len() {
+            lower
+        } else {
+            text.to_ascii_lowercase()
+        }
+    };
     // Candidate positions: word starts for the ASCII triggers (compared in place, no searcher per
     // trigger: this runs on every write), substring search for the others only in non-ASCII text.
     let hb = hay.as_bytes();
     let mut hits: Vec<(usize, &str)> = Vec::new();
     for pos in (0..hb.len()).filter(|&p| hb[p].is_ascii_alphabetic() && (p == 0 || !hb[p - 1].is_ascii_alphanumeric())) {
-        hits.extend(TRIGGERS.iter().filter(|t| t.is_ascii() && hb[pos..].starts_with(t.as_bytes())).map(|t| (pos, *t)));
+        hits.extend(TRIGGERS.iter().filter(|t| t.as_bytes()[0] == hb[pos] && t.is_ascii() && hb[pos..].starts_with(t.as_bytes())).map(|t| (pos, *t)));
     }
     if !text.is_ascii() {
         for t in TRIGGERS.iter().filter(|t| !t.is_ascii()) {

@@ -129,7 +129,7 @@ fn prefixed(text: &str, out: &mut Vec<Finding>) {
             continue;
         }
         let mut next = at + 1;
-        for r in RULES.iter().filter(|r| bytes[at..].starts_with(r.prefix.as_bytes())) {
+        for r in RULES.iter().filter(|r| r.prefix.as_bytes()[0] == bytes[at] && bytes[at..].starts_with(r.prefix.as_bytes())) {
             let body_start = at + r.prefix.len();
             let end = run_end(bytes, body_start, r.charset);
             let body = &text[body_start..end];
@@ -232,7 +232,7 @@ fn assigned(text: &str, out: &mut Vec<Finding>) {
     let lb = lower.as_bytes();
     let starts = (0..lb.len()).filter(|&at| lb[at].is_ascii_alphabetic() && (at == 0 || !lb[at - 1].is_ascii_alphanumeric()));
     for at in starts {
-        for name in KEY_NAMES.iter().filter(|n| lb[at..].starts_with(n.as_bytes())) {
+        for name in KEY_NAMES.iter().filter(|n| n.as_bytes()[0] == lb[at] && lb[at..].starts_with(n.as_bytes())) {
             // Name suffixes (`_ID`, quotes) then the separator, then an optional quote.
             let mut i = at + name.len();
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') && i - at < name.len() + 12 {
