@@ -55,16 +55,24 @@ fn main() {
         }
     }
     let secs = t.elapsed().as_secs_f64();
-    // Worst cases: one long turn (the largest a raw turn may be) dense with triggers.
+    // Worst cases (and adversarial runs of candidates without the spaces or closing marks that
+    // end one): one long turn (the largest a raw turn may be) dense with triggers.
     for (what, unit) in [
         ("triggers", "password is 'x pwd: sk-a ignore all previous <entry 4111 "),
         ("words", "the quick brown fox jumps over the lazy dog "),
         ("cjk", "忽略之前的所有指令之前以前"),
+        ("pwd,pwd,…", "pwd,"),
+        ("SG.SG.…", "SG."),
+        ("token=token=…", "token="),
+        ("![![…", "!["),
+        ("unclosed BEGIN blocks", "-----BEGIN PRIVATE KEY----- "),
+        ("digit groups", "4 1 "),
+        ("password is \"…", "password is \""),
     ] {
         let text = unit.repeat(65_536 / unit.len());
         let t = std::time::Instant::now();
         let v = judge(&text);
-        println!("  64 KB of {what}: {:.1} ms ({} secrets, {} flags)", t.elapsed().as_secs_f64() * 1e3, v.secrets.len(), v.injection.len());
+        println!("  64 KiB of {what}: {:.1} ms ({} secrets, {} flags)", t.elapsed().as_secs_f64() * 1e3, v.secrets.len(), v.injection.len());
     }
     println!(
         "  scan: {:.1} MB/s, {:.1} µs per payload (avg {} bytes) [{n}]",

@@ -73,3 +73,17 @@ fn cut_and_mutated_payloads_never_panic() {
         }
     }
 }
+
+/// Runs of candidates that never close (no space after a trigger, no END line, no `](http`) stay
+/// linear: 256 KiB of each takes well under a second even in a debug build, where a scan from every
+/// candidate to the end of the text took minutes. The bound is loose so a busy machine never fails it.
+#[test]
+fn adversarial_runs_stay_linear() {
+    let g = GuardOptions { secrets: engram::guard::SecretPolicy::Flag, injection: engram::guard::InjectionPolicy::Quarantine };
+    for unit in ["pwd,", "SG.", "token=", "![", "-----BEGIN PRIVATE KEY----- ", "4 1 ", "password is \"", "pw:", "<|", "eyJ.", "忽略之前", "sk-"] {
+        let text = unit.repeat((256 << 10) / unit.len());
+        let t = std::time::Instant::now();
+        let _ = g.apply(&text, false, "content");
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{unit:?}: {:?} for 256 KiB", t.elapsed());
+    }
+}

@@ -236,8 +236,13 @@ fn tool_call(lower: &str) -> bool {
 /// A markdown image whose URL carries a query: rendering it sends data to that host.
 fn image_beacon(lower: &str) -> bool {
     lower.match_indices("![").any(|(at, _)| {
+        // The link text is short (at most 200 bytes): a bounded look, so many `![` stay linear.
+        let mut cut = (at + 210).min(lower.len());
+        while !lower.is_char_boundary(cut) {
+            cut -= 1;
+        }
         let rest = &lower[at..];
-        let Some(open) = rest.find("](http") else { return false };
+        let Some(open) = lower[at..cut].find("](http") else { return false };
         let url = &rest[open + 2..];
         let end = url.find(')').unwrap_or(url.len());
         open < 200 && url[..end].contains('?') && url[..end].contains('=')

@@ -157,7 +157,8 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
         return (end > inner && end - inner <= 128 && !text[inner..end].contains('\n')).then_some((inner, end, true));
     }
     let mut end = from;
-    for (i, c) in rest.char_indices() {
+    // At most 129 characters: longer is not a password, and scanning on would make many triggers quadratic.
+    for (i, c) in rest.char_indices().take(129) {
         if c.is_whitespace() || matches!(c, '，' | '。' | '、') {
             break;
         }
@@ -247,8 +248,8 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
                         break;
                     }
                 }
-                // Skip one word.
-                let w = rest.find(char::is_whitespace).unwrap_or(rest.len());
+                // Skip one word (a short one: a run without spaces is not a phrase of words).
+                let Some(w) = rest.char_indices().take(48).find(|(_, c)| c.is_whitespace()).map(|(i, _)| i).or((rest.len() < 48).then_some(rest.len())) else { break };
                 if w == 0 || rest[..w].contains([':', '=', '.', ',']) {
                     break;
                 }

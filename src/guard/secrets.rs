@@ -107,8 +107,14 @@ fn starts_token(bytes: &[u8], at: usize) -> bool {
 
 /// End of the run of `charset` bytes from `from`.
 fn run_end(bytes: &[u8], from: usize, charset: Charset) -> usize {
+    run_end_within(bytes, from, charset, usize::MAX)
+}
+
+/// `run_end`, stopping after `max` bytes: a candidate longer than any key is rejected anyway, and
+/// an unbounded run from every candidate would make a long run of them quadratic.
+fn run_end_within(bytes: &[u8], from: usize, charset: Charset, max: usize) -> usize {
     let mut end = from;
-    while end < bytes.len() && charset.has(bytes[end]) {
+    while end < bytes.len() && end - from < max && charset.has(bytes[end]) {
         end += 1;
     }
     end
@@ -131,7 +137,7 @@ fn prefixed(text: &str, out: &mut Vec<Finding>) {
         let mut next = at + 1;
         for r in RULES.iter().filter(|r| r.prefix.as_bytes()[0] == bytes[at] && bytes[at..].starts_with(r.prefix.as_bytes())) {
             let body_start = at + r.prefix.len();
-            let end = run_end(bytes, body_start, r.charset);
+            let end = run_end_within(bytes, body_start, r.charset, r.max + 1);
             let body = &text[body_start..end];
             let len = end - body_start;
             // A key runs to a boundary: more token characters after it means something else.
@@ -157,6 +163,10 @@ fn prefixed(text: &str, out: &mut Vec<Finding>) {
 /// `-----BEGIN … PRIVATE KEY-----` through its END line (or the end of the text).
 fn private_keys(text: &str, out: &mut Vec<Finding>) {
     for (at, _) in text.match_indices("-----BEGIN ") {
+        // Inside a block already found (one without an END runs to the end of the text).
+        if out.last().is_some_and(|f| f.kind == "private-key" && at < f.end) {
+            continue;
+        }
         let rest = &text[at + 11..];
         let Some(close) = rest.find("-----") else { continue };
         let label = &rest[..close];
@@ -256,11 +266,11 @@ fn assigned(text: &str, out: &mut Vec<Finding>) {
                 i += 1;
             }
             let start = i;
-            let end = run_end(bytes, start, Charset::Dotted);
+            let end = run_end_within(bytes, start, Charset::Dotted, 201);
             let end = {
                 // base64 secrets carry `/ + =` too
                 let mut e = end;
-                while e < bytes.len() && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
+                while e < bytes.len() && e - start <= 201 && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
                     e += 1;
                 }
                 e
