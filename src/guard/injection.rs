@@ -105,7 +105,7 @@ struct PhraseIndex {
 }
 
 /// The lists `find` reports, in flag order.
-const PHRASE_LISTS: [&[&str]; 3] = [PROMPT_LEAK, JAILBREAK, EXFILTRATION];
+const PHRASE_LISTS: [&[&str]; 4] = [PROMPT_LEAK, JAILBREAK, EXFILTRATION, OVERRIDE_PHRASES];
 
 fn is_word_phrase(p: &str) -> bool {
     !p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') && p.is_ascii()
@@ -125,8 +125,8 @@ fn phrase_index() -> &'static PhraseIndex {
 }
 
 /// Which of `PHRASE_LISTS` have a phrase in the text.
-fn phrase_lists(spaced: &str, folded: &str) -> [bool; 3] {
-    let mut hit = [false; 3];
+fn phrase_lists(spaced: &str, folded: &str) -> [bool; 4] {
+    let mut hit = [false; 4];
     let ascii_text = folded.is_ascii();
     for (list, phrases) in PHRASE_LISTS.iter().enumerate() {
         hit[list] = phrases.iter().filter(|p| !is_word_phrase(p) && (p.is_ascii() || !ascii_text)).any(|p| folded.contains(*p));
@@ -257,16 +257,16 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let spaced = format!(" {} ", toks.join(" "));
     // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept.
     let lower = if text.is_ascii() { text.to_ascii_lowercase() } else { unicode::strip(text).to_lowercase() };
-    // Every override form needs an instruction noun: most texts have none and stop here.
+    let [leak, jailbreak, exfiltration, override_phrase] = phrase_lists(&spaced, &folded);
+    // Every other override form needs an instruction noun: most texts have none and stop here.
     let has_noun = toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS)) || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
     let phrase_verb = has_noun
         && OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
         && toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS))
         && toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
-    if phrase_verb || (has_noun && (override_tokens(&toks) || override_cjk(&folded))) {
+    if override_phrase || phrase_verb || (has_noun && (override_tokens(&toks) || override_cjk(&folded))) {
         flags.push("injection:override");
     }
-    let [leak, jailbreak, exfiltration] = phrase_lists(&spaced, &folded);
     if leak {
         flags.push("injection:prompt-leak");
     }

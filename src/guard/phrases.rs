@@ -270,6 +270,20 @@ pub const JAILBREAK: &[&str] = &[
     "если ты ии",
 ];
 
+/// Overrides that name no instruction noun: "ignore everything above".
+pub const OVERRIDE_PHRASES: &[&str] = &[
+    "ignore everything above",
+    "ignore everything before this",
+    "ignore all of the above",
+    "ignore everything you were told",
+    "disregard everything above",
+    "disregard all of the above",
+    "forget everything above",
+    "forget everything you were told",
+    "forget everything before this",
+    "disregard everything you were told",
+];
+
 /// Phrases that ask the model to send data somewhere.
 pub const EXFILTRATION: &[&str] = &[
     "send the conversation to",
