@@ -264,7 +264,7 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
             if turns.is_empty() {
                 continue;
             }
-            engine.ingest(SessionInput { id: format!("session_{n}"), namespace: None, date, turns })?;
+            engine.ingest(SessionInput { id: format!("session_{n}"), namespace: None, date, turns, ..Default::default() })?;
         }
         consolidate(&mut engine, args.consolidate)?;
         // Questions are asked the day after the conversation's last session.
@@ -349,7 +349,7 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
             if engine.session(&id).is_ok() {
                 continue;
             }
-            engine.ingest(SessionInput { id, namespace: None, date: date.as_str().and_then(longmemeval_date), turns })?;
+            engine.ingest(SessionInput { id, namespace: None, date: date.as_str().and_then(longmemeval_date), turns, ..Default::default() })?;
         }
         consolidate(&mut engine, args.consolidate)?;
         let gold: HashSet<&str> = q["answer_session_ids"].as_array().into_iter().flatten().filter_map(Value::as_str).collect();

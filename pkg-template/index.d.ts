@@ -51,6 +51,10 @@ export interface MemoryItem {
   /** Absent means "active". */
   pin?: MemoryPin;
   confidence?: number;
+  /** What the guards found in the content: `secret:<kind>` (secrets kept), `injection:<kind>`. Absent when none. */
+  flags?: string[];
+  /** Kept out of `recallContext` / `resume` until `release(id)`; absent when false. */
+  quarantined?: boolean;
 }
 
 export interface MemoryLifecycle {
@@ -126,6 +130,10 @@ export interface RawEntry {
   extractedBy?: string;
   /** The author that read this turn ("author-rules@1" offline, "author@1" LLM); absent until authored. */
   authoredBy?: string;
+  /** What the guards found in the content (see `MemoryItem.flags`). */
+  flags?: string[];
+  /** Kept out of context blocks and extraction until `release(id)`. */
+  quarantined?: boolean;
 }
 
 export interface TurnInput {
@@ -146,6 +154,8 @@ export interface SessionInput {
   date?: string | number | Date;
   /** 1..10000 turns. */
   turns: TurnInput[];
+  /** Keep secrets in the turns where the store's guards would redact or reject them. */
+  allowSecrets?: boolean;
 }
 
 export interface IngestResult {
@@ -196,6 +206,8 @@ export interface AddInput {
   signature?: string;
   pin?: MemoryPin;
   confidence?: number;
+  /** Keep secrets in this memory where the store's guards would redact or reject them (they are flagged `secret:<kind>`). */
+  allowSecrets?: boolean;
 }
 
 /** A chat message for `add(messages)`: a turn of the session it becomes. */
@@ -230,6 +242,8 @@ export interface MemoryPatch extends EvolvingPatch {
   embedding?: Vector;
   /** null clears it. */
   eventAt?: string | number | Date | null;
+  /** Keep secrets in the new text (see `AddInput.allowSecrets`). */
+  allowSecrets?: boolean;
 }
 
 export interface PageOptions {
@@ -332,6 +346,30 @@ export interface ContextOptions {
   namespace?: string;
   /** 1..200000, default 1000. */
   maxTokens?: number;
+  /** Withhold the text of flagged entries (the entry stays, with its `flags` attribute). Default false. */
+  redact?: boolean;
+}
+
+/** What happens to a secret in text being written. Default "redact". */
+export type SecretPolicy = "redact" | "reject" | "flag" | "off";
+/** What happens to text that tries to act as instructions. Default "flag". */
+export type InjectionPolicy = "flag" | "quarantine" | "off";
+
+export interface GuardOptions {
+  /**
+   * "redact" (default): replaced by `[secret:<kind>]` before anything is stored, indexed or embedded;
+   * "reject": the write fails with `InvalidInput`; "flag": kept and named in `flags`; "off".
+   */
+  secrets?: SecretPolicy;
+  /** "flag" (default): `injection:<kind>` in `flags`; "quarantine": also kept out of context blocks until `release(id)`; "off". */
+  injection?: InjectionPolicy;
+}
+
+export interface Released {
+  id: string;
+  target: "memory" | "raw";
+  /** False when it was not quarantined (nothing changed). */
+  released: boolean;
 }
 
 export interface RecallOptions extends ContextOptions {
@@ -542,6 +580,8 @@ export interface OpenOptions {
    * `onBackgroundError`; an epoch's write is all or nothing.
    */
   autoConsolidate?: { everyWrites?: number; everyMs?: number; bufferCap?: number } | null;
+  /** Secret and injection guards on every write (see the README's "Guards"). */
+  guards?: GuardOptions;
 }
 
 export interface VectorIndexOptions {
@@ -715,6 +755,8 @@ export class Engram {
   session(id: string): Promise<RawEntry[]>;
   sessions(options?: NamespaceOptions): Promise<string[]>;
   deleteSession(id: string): Promise<DeletedSession>;
+  /** Lets a quarantined memory or raw turn back into context blocks (its flags stay). NotFound for an unknown id. */
+  release(id: string): Promise<Released>;
   stats(): Promise<EngramStats>;
   /** Tiers of the vector indexes and whether a build is due. */
   vectorIndexStats(): Promise<VectorIndexStats>;
@@ -759,7 +801,7 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
-  | "deleteSession" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
+  | "deleteSession" | "release" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
   | "export" | "import" | "close" | "retract"
 > & { terminate(): void };
 

@@ -13,6 +13,7 @@ pub mod digest;
 pub mod engine;
 pub mod error;
 pub mod evolve;
+pub mod guard;
 pub mod host;
 pub mod index;
 pub mod lifecycle;

@@ -22,6 +22,7 @@ fn session(id: &str, day: i64, turns: &[(&str, &str)]) -> SessionInput {
         namespace: Some("alex".into()),
         date: Some(T0 + day * DAY),
         turns: turns.iter().map(|(r, c)| TurnInput { role: (*r).into(), content: (*c).into(), ..TurnInput::default() }).collect(),
+        allow_secrets: false,
     }
 }
 
@@ -220,6 +221,7 @@ fn hostile_sessions_author_without_error() {
             namespace: Some("h".into()),
             date: None,
             turns: vec![TurnInput { role: "user".into(), content: t.clone(), ..TurnInput::default() }],
+            allow_secrets: false,
         })
         .unwrap();
         let report = e.author_offline(&id).unwrap();

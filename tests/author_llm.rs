@@ -48,6 +48,7 @@ fn session(id: &str, turns: &[(&str, &str)]) -> SessionInput {
         namespace: Some("kai".into()),
         date: Some(T0),
         turns: turns.iter().map(|(r, c)| TurnInput { role: (*r).into(), content: (*c).into(), ..TurnInput::default() }).collect(),
+        allow_secrets: false,
     }
 }
 

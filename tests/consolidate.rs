@@ -150,6 +150,7 @@ fn the_buffer_is_capped_and_floor_memories_are_evicted_but_raw_turns_stay() {
         namespace: None,
         date: Some(T0),
         turns: vec![TurnInput { role: "user".into(), content: "I had soup".into(), ..TurnInput::default() }],
+        allow_secrets: false,
     })
     .unwrap();
     let faint = e
@@ -283,6 +284,7 @@ fn session_store(clock: &Rc<ManualClock>) -> (Engram, Vec<String>) {
         namespace: None,
         date: Some(T0),
         turns: (0..4).map(|i| TurnInput { role: "user".into(), content: format!("turn {i} about the garden"), ..TurnInput::default() }).collect(),
+        allow_secrets: false,
     })
     .unwrap();
     let ids = (0..4)

@@ -392,7 +392,7 @@ fn turns_never_authored_follow_the_derived_entries_but_cited_stale_turns_do_not(
     let mut e = engine();
     let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
     let turns = vec![turn("Code reviews go to Seoyun Choi, the team lead assigned it"), turn("Code reviews also need a green build on the review branch")];
-    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns }).unwrap();
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns, allow_secrets: false }).unwrap();
     add(&mut e, fact(1, "The team lead is Seokjin Kang", Shape::EvolvingAttribute, "team/team-lead", Some("Seokjin Kang")));
     // Authored from the first turn only.
     let evolving = Evolving {
@@ -423,8 +423,8 @@ fn an_evolving_slot_asked_for_exactly_is_framed_by_its_state() {
     use engram::{SessionInput, TurnInput};
     let mut e = engine();
     let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
-    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: vec![turn("My address is 12 Elm Street")] }).unwrap();
-    e.ingest(SessionInput { id: "s2".into(), namespace: None, date: at(5), turns: vec![turn("We moved: my address is now 4 Oak Lane")] }).unwrap();
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: vec![turn("My address is 12 Elm Street")], allow_secrets: false }).unwrap();
+    e.ingest(SessionInput { id: "s2".into(), namespace: None, date: at(5), turns: vec![turn("We moved: my address is now 4 Oak Lane")], allow_secrets: false }).unwrap();
     for (d, sid, v) in [(1, "s1#0", "12 Elm Street"), (5, "s2#0", "4 Oak Lane")] {
         let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("home/address".into()), value: Some(v.into()), ..Evolving::default() };
         e.add(NewMemory { content: format!("The user's address is {v}"), event_at: at(d), derived_from: vec![sid.into()], evolving, ..Default::default() }).unwrap();

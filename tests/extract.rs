@@ -47,7 +47,7 @@ fn turn(role: &str, content: &str) -> TurnInput {
 }
 
 fn session(id: &str, turns: &[(&str, &str)]) -> SessionInput {
-    SessionInput { id: id.into(), namespace: None, date: Some(T0), turns: turns.iter().map(|(r, c)| turn(r, c)).collect() }
+    SessionInput { id: id.into(), namespace: None, date: Some(T0), turns: turns.iter().map(|(r, c)| turn(r, c)).collect(), ..Default::default() }
 }
 
 fn chat() -> SessionInput {

@@ -26,7 +26,7 @@ fn vector_options(graph_min: usize) -> VectorOptions {
 }
 
 fn open_with(storage: Faulty, graph_min: usize) -> engram::Result<Store<Faulty>> {
-    let engine = EngineOptions { id_seed: None, embedder: None, vectors: vector_options(graph_min) };
+    let engine = EngineOptions { id_seed: None, embedder: None, vectors: vector_options(graph_min), ..EngineOptions::default() };
     block_on(Store::open(storage, Box::new(clock()), OpenOptions { engine, compact_after: 64, ..OpenOptions::default() }))
 }
 

@@ -49,13 +49,13 @@ fn recency_breaks_ties_and_importance_lifts_equals() {
     let got = contents(&mut e, &query("standup moved"));
     assert_eq!(got, ["standup moved to 9am", "standup moved to 10am"]);
     let (mut e, _) = engine();
-    e.add(NewMemory { importance: Some(0.2), ..mem("the wifi password is hunter2") }).unwrap();
-    e.add(NewMemory { importance: Some(0.9), ..mem("the wifi password is swordfish") }).unwrap();
-    assert_eq!(contents(&mut e, &query("wifi password"))[0], "the wifi password is swordfish");
+    e.add(NewMemory { importance: Some(0.2), ..mem("the wifi network is hunter2") }).unwrap();
+    e.add(NewMemory { importance: Some(0.9), ..mem("the wifi network is swordfish") }).unwrap();
+    assert_eq!(contents(&mut e, &query("wifi network"))[0], "the wifi network is swordfish");
     // Reinforcement: saying something again lifts it.
-    e.add(mem("the wifi password is hunter2")).unwrap();
-    e.add(mem("the wifi password is hunter2")).unwrap();
-    let hits = e.search(&SearchRequest { explain: true, ..query("wifi password") }).unwrap();
+    e.add(mem("the wifi network is hunter2")).unwrap();
+    e.add(mem("the wifi network is hunter2")).unwrap();
+    let hits = e.search(&SearchRequest { explain: true, ..query("wifi network") }).unwrap();
     let h = hits.iter().find(|h| h.content().contains("hunter2")).unwrap();
     assert!(h.explain.as_ref().unwrap().reinforcement > 0.0);
     // Procedural beats episodic at equal text relevance.
@@ -70,7 +70,8 @@ fn deleted_and_other_namespace_items_never_appear() {
     let (mut e, _) = engine();
     let gone = e.add(mem("secret project falcon launch")).unwrap().memory.id;
     e.add(NewMemory { namespace: Some("other".into()), ..mem("falcon launch in other namespace") }).unwrap();
-    e.ingest(SessionInput { id: "s-other".into(), namespace: Some("other".into()), date: None, turns: vec![turn("user", "Ann", "falcon launch talk")] }).unwrap();
+    e.ingest(SessionInput { id: "s-other".into(), namespace: Some("other".into()), date: None, turns: vec![turn("user", "Ann", "falcon launch talk")], ..Default::default() })
+        .unwrap();
     e.add(mem("falcon launch public info")).unwrap();
     e.delete(&gone).unwrap();
     for scope in [Scope::All, Scope::Memories, Scope::Raw] {
@@ -91,6 +92,7 @@ fn raw_tier_ingest_search_cite_and_delete() {
             turn("assistant", "Melanie", "That sounds really meaningful, how was it?"),
             turn("user", "Caroline", "It was powerful; the stories inspired me to pursue counseling"),
         ],
+        ..Default::default()
     };
     let r = e.ingest(session.clone()).unwrap();
     assert_eq!((r.added, r.replaced, r.unchanged), (3, 0, 0));

@@ -94,7 +94,7 @@ fn session_input(ep: &str, ns: &str, s: &Value) -> AnyResult<SessionInput> {
         .filter_map(|t| Some(TurnInput { role: t["role"].as_str()?.to_string(), content: t["content"].as_str()?.to_string(), speaker: None, id: None, embedding: None }))
         .filter(|t| !t.content.trim().is_empty())
         .collect();
-    Ok(SessionInput { id: format!("{ep}-s{idx}"), namespace: Some(ns.to_string()), date: Some(date), turns })
+    Ok(SessionInput { id: format!("{ep}-s{idx}"), namespace: Some(ns.to_string()), date: Some(date), turns, allow_secrets: false })
 }
 
 pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {

@@ -14,7 +14,7 @@ import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls }
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate", "guards"]);
 const EXTRACT_OPTIONS = new Set(["signal", "maxLlmCalls"]);
 const INGEST_OPTIONS = new Set(["extract", "author", "signal", "maxLlmCalls"]);
 const AUTHOR_OPTIONS = new Set(["signal", "maxLlmCalls"]);
@@ -127,6 +127,10 @@ export class Engram {
       coreOptions.vectorIndex = tuning;
     }
     if (options.autoReindex !== undefined && typeof options.autoReindex !== "boolean") throw invalid("open: `autoReindex` must be a boolean");
+    if (options.guards !== undefined && options.guards !== null) {
+      if (!isPlainObject(options.guards)) throw invalid('open: `guards` must be an object like {secrets: "redact", injection: "flag"}');
+      coreOptions.guards = options.guards; // the policies are checked by the core
+    }
     if (options.onBackgroundError !== undefined && options.onBackgroundError !== null && typeof options.onBackgroundError !== "function") {
       throw invalid("open: `onBackgroundError` must be a function");
     }
@@ -304,12 +308,20 @@ export class Engram {
         const { json, vector } = splitEmbedding(input, "add");
         let v = vector;
         if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
-          v = await embedDocument(this.#embedder, input.content);
+          v = await embedDocument(this.#embedder, this.#guarded(input.content, input.allowSecrets));
         }
         return { json, v };
       },
       async (core, { json, v }) => JSON.parse(await core.add(json, v)),
     );
+  }
+
+  /**
+   * The text a host embedder may see: as the store's guards keep it (secrets redacted), never the
+   * caller's. Throws InvalidInput where the guards reject it, before anything is embedded.
+   */
+  #guarded(text, allowSecrets) {
+    return JSON.parse(this.#core.guardText(text, allowSecrets === true)).text;
   }
 
   /** The memory with this id, or null. */
@@ -333,7 +345,7 @@ export class Engram {
         const { json, vector } = splitEmbedding(patch, "update");
         let v = vector;
         if (!v && this.#embedder && typeof patch.content === "string" && patch.content.trim() !== "") {
-          v = await embedDocument(this.#embedder, patch.content);
+          v = await embedDocument(this.#embedder, this.#guarded(patch.content, patch.allowSecrets));
         }
         return { json, v };
       },
@@ -411,7 +423,10 @@ export class Engram {
           // Turns the caller gave no vector get one from the host embedder, in one batch.
           const missing = turns.flatMap((t, i) => (t.embedding === undefined && typeof t.content === "string" && t.content.trim() !== "" ? [i] : []));
           if (missing.length > 0) {
-            const texts = missing.map((i) => (typeof turns[i].speaker === "string" ? `${turns[i].speaker}: ${turns[i].content}` : turns[i].content));
+            const texts = missing.map((i) => {
+              const content = this.#guarded(turns[i].content, session.allowSecrets);
+              return typeof turns[i].speaker === "string" ? `${turns[i].speaker}: ${content}` : content;
+            });
             const vectors = await embedDocuments(this.#embedder, texts);
             turns = turns.slice();
             missing.forEach((i, k) => {
@@ -598,6 +613,14 @@ export class Engram {
   /** Session ids of a namespace. */
   sessions(options) {
     return this.#run(async (core) => JSON.parse(core.sessions(optionsJson(options, "sessions"))));
+  }
+
+  /** Lets a quarantined memory or raw turn back into context blocks; resolves to `{id, target, released}`. */
+  release(id) {
+    return this.#write(
+      async () => requireString(id, "release: id"),
+      async (core, checked) => JSON.parse(await core.release(checked)),
+    );
   }
 
   /** Deletes a session's raw entries and the memories derived only from them. */

@@ -4,5 +4,5 @@
 // events and abort messages).
 export const FORWARDED_METHODS = Object.freeze([
   "add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
-  "deleteSession", "recallContext", "recall", "thread", "gather", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close", "retract",
+  "deleteSession", "release", "recallContext", "recall", "thread", "gather", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close", "retract",
 ]);

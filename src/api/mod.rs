@@ -3,12 +3,14 @@
 
 mod evolve;
 mod fields;
+mod guards;
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 pub use evolve::{parse_as_of, parse_recall, recall_view};
 pub use fields::Fields;
+pub use guards::{guarded_view, parse_context_options, CONTEXT_FIELDS};
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};
@@ -48,6 +50,7 @@ pub const ADD_FIELDS: &[&str] = &[
     "signature",
     "pin",
     "confidence",
+    "allowSecrets",
 ];
 
 fn shape(f: &Fields, key: &str) -> Result<Option<Shape>> {
@@ -122,6 +125,7 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
         event_at: f.date("eventAt")?,
         derived_from: f.str_list("derivedFrom")?.unwrap_or_default(),
         evolving: evolving(&f)?,
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
     })
 }
 
@@ -143,13 +147,14 @@ pub const PATCH_FIELDS: &[&str] = &[
     "signature",
     "pin",
     "confidence",
+    "allowSecrets",
 ];
 
 /// `update(id, {content?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`;
 /// `source: null` / `eventAt: null` clear those fields.
 pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
     let f = Fields::of(Some(v), "update", PATCH_FIELDS)?.ok_or_else(|| Error::invalid("update: expected an object of fields to change"))?;
-    if !PATCH_FIELDS.iter().any(|k| f.has(k)) {
+    if !PATCH_FIELDS.iter().any(|k| f.has(k) && *k != "allowSecrets") {
         return Err(Error::invalid("update: the patch changes nothing"));
     }
     Ok(MemoryPatch {
@@ -162,6 +167,7 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
         embedding: f.f32_list("embedding")?,
         event_at: if f.is_null("eventAt") { Some(None) } else { f.date("eventAt")?.map(Some) },
         evolving: evolving_patch(&f)?,
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
     })
 }
 
@@ -234,7 +240,7 @@ pub fn raw_view(e: &RawEntry) -> Value {
     record_view(e, &["date", "createdAt"], &["speaker", "turnId", "date"])
 }
 
-pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns"];
+pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns", "allowSecrets"];
 pub const TURN_FIELDS: &[&str] = &["role", "content", "speaker", "id", "embedding"];
 
 /// `ingest({id, namespace?, date?, turns: [{role, content, speaker?, id?, embedding?}]})`.
@@ -257,7 +263,13 @@ pub fn parse_session(v: &Value) -> Result<SessionInput> {
             .collect::<Result<Vec<_>>>()?,
         _ => return Err(Error::invalid("ingest: `turns` must be an array of {role, content}")),
     };
-    Ok(SessionInput { id: f.required_str("id")?.to_string(), namespace: f.str("namespace")?.map(str::to_string), date: f.date("date")?, turns })
+    Ok(SessionInput {
+        id: f.required_str("id")?.to_string(),
+        namespace: f.str("namespace")?.map(str::to_string),
+        date: f.date("date")?,
+        turns,
+        allow_secrets: f.bool("allowSecrets")?.unwrap_or(false),
+    })
 }
 
 pub fn ingested_view(r: &Ingested) -> Value {
@@ -378,7 +390,7 @@ mod tests {
                 "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
                 "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"], "shape": "retraction", "thread": "home/pharmacy",
                 "value": "Greenway", "dependsOn": {"thread": "home/city"}, "consequent": "Northside", "area": ["health"], "signature": "Greenway on 5th",
-                "pin": "pinned", "confidence": 0.5,
+                "pin": "pinned", "confidence": 0.5, "allowSecrets": true,
             }),
             ADD_FIELDS,
             parse_add,
@@ -387,7 +399,7 @@ mod tests {
             json!({
                 "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null,
                 "shape": "event", "thread": null, "value": "v", "dependsOn": null, "consequent": "c", "area": ["a"], "signature": null, "pin": "deprecated",
-                "confidence": null,
+                "confidence": null, "allowSecrets": true,
             }),
             PATCH_FIELDS,
             parse_patch,
@@ -401,7 +413,7 @@ mod tests {
             |v| parse_search(Some("tea"), Some(v)),
         );
         let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
-        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn] }), SESSION_FIELDS, parse_session);
+        every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn], "allowSecrets": true }), SESSION_FIELDS, parse_session);
         every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::{resolve_namespace, Engram, HitTarget};
 use crate::error::{Error, Result};
 use crate::model::{validate, Kind, Layer};
-use crate::recall::context::{assemble, Context, ContextItem, Section};
+use crate::recall::context::{assemble_with, Context, ContextItem, ContextOptions, Section};
 use crate::recall::score;
 use crate::recall::SearchRequest;
 use crate::store::dedup::normalize;
@@ -33,9 +33,14 @@ impl Engram {
     /// without repeated facts (same normalized text, or a turn a chosen memory already cites), never
     /// over `max_tokens`.
     pub fn recall_context(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+        self.recall_context_with(query, namespace, max_tokens, ContextOptions::default())
+    }
+
+    /// `recall_context` with options for flagged entries. Quarantined records are never included.
+    pub fn recall_context_with(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
         check_budget(max_tokens)?;
         let req = SearchRequest { query: Some(query.to_string()), namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
-        let hits = self.search(&req)?;
+        let hits: Vec<_> = self.search(&req)?.into_iter().filter(|h| !quarantined(h)).collect();
         let mut seen_text: HashSet<String> = HashSet::new();
         let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();
         let mut items = Vec::new();
@@ -44,37 +49,54 @@ impl Engram {
                 continue;
             }
             items.push(match h.target {
-                HitTarget::Memory(m) => {
-                    ContextItem { section: memory_section(m.kind), date: (m.kind == Kind::Episodic).then(|| m.event_time()), id: m.id, text: m.content, speaker: None }
-                }
+                HitTarget::Memory(m) => ContextItem {
+                    section: memory_section(m.kind),
+                    date: (m.kind == Kind::Episodic).then(|| m.event_time()),
+                    id: m.id,
+                    text: m.content,
+                    speaker: None,
+                    flags: m.flags,
+                },
                 HitTarget::Raw(r) => {
                     if cited.contains(&r.id) {
                         continue;
                     }
-                    ContextItem { section: Section::Conversation, date: Some(r.event_time()), id: r.id, text: r.content, speaker: r.speaker.or(Some(r.role)) }
+                    ContextItem { section: Section::Conversation, date: Some(r.event_time()), id: r.id, text: r.content, speaker: r.speaker.or(Some(r.role)), flags: r.flags }
                 }
             });
         }
-        Ok(assemble(items, max_tokens))
+        Ok(assemble_with(items, max_tokens, options))
     }
 
     /// Session-start context: core memories (strongest first), then the most recently changed
     /// others, within `max_tokens`. Reads only; nothing is touched.
     pub fn resume(&self, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+        self.resume_with(namespace, max_tokens, ContextOptions::default())
+    }
+
+    /// `resume` with options for flagged entries. Quarantined memories are never included.
+    pub fn resume_with(&self, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
         check_budget(max_tokens)?;
         let ns = resolve_namespace(namespace)?;
         let visible = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
-        let mut core: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core).collect();
+        let mut core: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core && !m.quarantined).collect();
         let weight = |m: &crate::model::Memory| score::Prior::of(m, self.current_importance(m)).weight();
         core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));
-        let mut recent: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core).collect();
+        let mut recent: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core && !m.quarantined).collect();
         recent.sort_by(|a, b| b.modified_at.cmp(&a.modified_at).then(b.created_at.cmp(&a.created_at)));
         let items = core
             .into_iter()
             .map(|m| (Section::Core, m))
             .chain(recent.into_iter().map(|m| (Section::Recent, m)))
-            .map(|(section, m)| ContextItem { id: m.id.clone(), section, text: m.content.clone(), date: Some(m.event_time()), speaker: None })
+            .map(|(section, m)| ContextItem { id: m.id.clone(), section, text: m.content.clone(), date: Some(m.event_time()), speaker: None, flags: m.flags.clone() })
             .collect();
-        Ok(assemble(items, max_tokens))
+        Ok(assemble_with(items, max_tokens, options))
+    }
+}
+
+fn quarantined(h: &super::Hit) -> bool {
+    match &h.target {
+        HitTarget::Memory(m) => m.quarantined,
+        HitTarget::Raw(r) => r.quarantined,
     }
 }

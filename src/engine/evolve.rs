@@ -57,7 +57,7 @@ impl Engram {
 
     fn evolving_scope(&self, namespace: Option<&str>) -> Result<Vec<&Memory>> {
         let ns = resolve_namespace(namespace)?;
-        Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE).collect())
+        Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| (m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE) && !m.quarantined).collect())
     }
 
     /// One hybrid search for `query`, routed by the shape of its hits (or the route the query
@@ -78,6 +78,11 @@ impl Engram {
             ..Default::default()
         };
         let mut hits = self.search(&req)?;
+        // Quarantined records stay out of every context block until released.
+        hits.retain(|h| match &h.target {
+            HitTarget::Memory(m) => !m.quarantined,
+            HitTarget::Raw(r) => !r.quarantined,
+        });
         if let Some(at) = at {
             hits.retain(|h| match &h.target {
                 HitTarget::Memory(m) => m.event_time() <= at,

@@ -143,7 +143,7 @@ impl Engram {
         if slots.is_empty() {
             return Err(Error::not_found(format!("no session {}", truncate(session_id, 40))));
         }
-        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.extracted_by.is_none()).collect())
+        Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.extracted_by.is_none() && !e.quarantined).collect())
     }
 
     /// Plans the extraction requests for a session's turns not yet extracted (none when all are).
@@ -266,6 +266,11 @@ impl Engram {
             };
             if let Some(m) = memories.iter().find(|m| m.derived_from.iter().any(|d| !turn_ids.contains(d))) {
                 skip(&mut report, Some(record.outcome), format!("a memory cites a turn this request did not offer: {}", truncate(&m.derived_from.join(", "), 80)));
+                continue;
+            }
+            // Under `reject`, a reply with a secret is skipped whole, like any other unusable reply.
+            if let Some(e) = memories.iter().find_map(|m| self.guards.apply(&m.content, false, "an extracted memory").err()) {
+                skip(&mut report, Some(record.outcome), e.message);
                 continue;
             }
             for m in memories {

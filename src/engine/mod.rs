@@ -8,6 +8,7 @@ mod consolidate;
 mod context;
 mod evolve;
 mod extract;
+mod guarded;
 mod journal;
 mod merge;
 mod prebuilt;
@@ -28,6 +29,7 @@ pub use author_llm::AuthorPlan;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
 pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
+pub use guarded::Released;
 pub use journal::Changes;
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
@@ -65,6 +67,8 @@ pub struct NewMemory {
     pub derived_from: Vec<String>,
     /// The typed evolving-fact fields (shape, thread, value, …), all optional.
     pub evolving: Evolving,
+    /// Keep secrets in this memory's text even where the store's guards would redact or reject them.
+    pub allow_secrets: bool,
 }
 
 /// The evolving-fact fields a writer may set (see `model::evolve`); derived states are never here.
@@ -94,6 +98,8 @@ pub struct MemoryPatch {
     pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
     pub embedding: Option<Vec<f32>>,
     pub event_at: Option<Option<Millis>>,
+    /// Keep secrets in the new text (see `NewMemory::allow_secrets`).
+    pub allow_secrets: bool,
     /// The evolving-fact fields to change (`Some(None)` clears one).
     pub evolving: EvolvingPatch,
 }
@@ -146,6 +152,8 @@ pub struct EngineOptions {
     pub embedder: Option<Box<dyn Embedder>>,
     /// Options of both vector indexes (memories, raw turns): when graphs pay off and how they build.
     pub vectors: crate::index::VectorOptions,
+    /// Secret and injection policies applied to every write.
+    pub guards: crate::guard::GuardOptions,
 }
 
 pub struct Engram {
@@ -157,6 +165,7 @@ pub struct Engram {
     journal: Option<journal::Journal>,
     /// LLM calls applied since this engine was created (not persisted).
     llm_usage: crate::llm::LlmUsage,
+    guards: crate::guard::GuardOptions,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -174,6 +183,7 @@ impl Engram {
             tables: tables::Tables::with_vector_options(&options.vectors),
             journal: None,
             llm_usage: crate::llm::LlmUsage::default(),
+            guards: options.guards,
         }
     }
 
@@ -221,6 +231,7 @@ impl Engram {
     /// `add`, naming in history the versioned prompt behind an LLM-made memory.
     fn add_by(&mut self, input: NewMemory, prompt_id: Option<&str>) -> Result<Added> {
         validate::content(&input.content)?;
+        let (input, guarded) = self.guard_new(input)?;
         let namespace = resolve_namespace(input.namespace.as_deref())?;
         let tags = validate::tags(&input.tags)?;
         if let Some(s) = &input.source {
@@ -291,6 +302,8 @@ impl Engram {
             confidence: evolving.confidence,
             cites: Vec::new(),
             lifecycle: crate::model::Lifecycle { layer_epoch: epoch, decay_epoch: epoch, ..Default::default() },
+            flags: guarded.flags,
+            quarantined: guarded.quarantine,
         };
         self.note_memory(&id);
         self.log(HistoryEvent {
@@ -331,6 +344,7 @@ impl Engram {
         if let Some(c) = &patch.content {
             validate::content(c)?;
         }
+        let (patch, guarded) = self.guard_patch(patch)?;
         let tags = patch.tags.as_deref().map(validate::tags).transpose()?;
         if let Some(Some(s)) = &patch.source {
             validate::source(s)?;
@@ -352,6 +366,11 @@ impl Engram {
         let previous = m.content.clone();
         if let Some(c) = patch.content {
             m.content = c;
+        }
+        // Flags follow the text: a release holds until the text changes.
+        if let Some(g) = guarded.filter(|_| content_changed) {
+            m.flags = g.flags;
+            m.quarantined = g.quarantine;
         }
         if let Some(k) = patch.kind {
             m.kind = k;

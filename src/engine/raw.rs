@@ -28,6 +28,8 @@ pub struct SessionInput {
     pub namespace: Option<String>,
     pub date: Option<Millis>,
     pub turns: Vec<TurnInput>,
+    /// Keep secrets in the turns even where the store's guards would redact or reject them.
+    pub allow_secrets: bool,
 }
 
 /// What `ingest` did. Re-ingesting a session is idempotent per turn index: unchanged turns are left
@@ -59,7 +61,7 @@ fn same_turn(e: &RawEntry, t: &TurnInput, date: Option<Millis>) -> bool {
 impl Engram {
     /// Keeps a conversation verbatim: each turn becomes a raw entry `<session>#<index>`, searchable
     /// with `scope: raw | all`, that memories can cite in `derivedFrom`.
-    pub fn ingest(&mut self, session: SessionInput) -> Result<Ingested> {
+    pub fn ingest(&mut self, mut session: SessionInput) -> Result<Ingested> {
         validate::label(&session.id, "session id", validate::SESSION_ID_MAX_CHARS)?;
         let namespace = resolve_namespace(session.namespace.as_deref())?;
         if let Some(ns) = self.tables.raw().session_namespace(&session.id) {
@@ -76,6 +78,8 @@ impl Engram {
         for (i, t) in session.turns.iter().enumerate() {
             validate::turn(&t.role, &t.content, t.speaker.as_deref(), t.id.as_deref()).map_err(|e| Error::invalid(format!("turn {i}: {}", e.message)))?;
         }
+        // Turns are compared, embedded and stored as the guards leave them.
+        let mut guarded = self.guard_turns(&mut session)?;
         // Vectors for the turns that change, computed (and checked) before anything is written.
         let changed: Vec<usize> = (0..session.turns.len())
             .filter(|&i| {
@@ -147,6 +151,8 @@ impl Engram {
                 created_at: now,
                 extracted_by: None,
                 authored_by: None,
+                flags: std::mem::take(&mut guarded[i].flags),
+                quarantined: guarded[i].quarantine,
             };
             self.note_raw(&entry.id);
             if self.tables.put_raw(entry, vectors[i].take()) {

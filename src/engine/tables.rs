@@ -230,6 +230,12 @@ impl Tables {
         self.raw.get_mut(slot).map(|e| e.authored_by = Some(by.to_string())).is_some()
     }
 
+    /// Lets a quarantined raw entry into context blocks; no index reads the mark.
+    pub fn release_raw(&mut self, id: &str) -> bool {
+        let Some(slot) = self.raw.slot_of(id) else { return false };
+        self.raw.get_mut(slot).map(|e| e.quarantined = false).is_some()
+    }
+
     /// Removes a raw entry with its postings and vector (and its session's document when it was
     /// the session's last turn).
     pub fn remove_raw(&mut self, id: &str) -> Option<RawEntry> {

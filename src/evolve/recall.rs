@@ -99,7 +99,9 @@ fn ranked_threads(ranked: &[(&Memory, f64)], d: &Derivation, query: &str) -> Vec
 }
 
 fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextItem {
-    ContextItem { id: id.to_string(), section, text, date, speaker: None }
+    // A derived line is written by the engine from typed fields; the assembler still strips invisible
+    // characters from it like any entry.
+    ContextItem { id: id.to_string(), section, text, date, speaker: None, flags: Vec::new() }
 }
 
 /// Reads `hits` (one search for `query`, already limited to the cutoff) through the derivation.
@@ -163,6 +165,7 @@ fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut 
                 text: r.content.clone(),
                 date: Some(r.event_time()),
                 speaker: r.speaker.clone().or(Some(r.role.clone())),
+                flags: r.flags.clone(),
             });
             if answers.is_empty() {
                 answers.push(Answer {
@@ -288,6 +291,7 @@ fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
             text: r.content.clone(),
             date: Some(r.event_time()),
             speaker: r.speaker.clone().or(Some(r.role.clone())),
+            flags: r.flags.clone(),
         });
     }
 }
@@ -325,6 +329,7 @@ fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: 
                     text: r.content.clone(),
                     date: Some(r.event_time()),
                     speaker: r.speaker.clone().or(Some(r.role.clone())),
+                    flags: r.flags.clone(),
                 });
             }
         }

@@ -123,6 +123,12 @@ pub struct Memory {
     /// Consolidation bookkeeping (epochs in layer, triage and gate decisions).
     #[serde(default, skip_serializing_if = "Lifecycle::is_fresh")]
     pub lifecycle: Lifecycle,
+    /// What the guards found in the content: `secret:<kind>` (kept secrets), `injection:<kind>`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// Kept out of context blocks until released (`guards.injection: "quarantine"`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quarantined: bool,
 }
 
 /// What consolidation remembers of a memory between epochs. Epochs are counted per namespace.

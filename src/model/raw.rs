@@ -34,6 +34,12 @@ pub struct RawEntry {
     /// LLM prompt); absent: not authored yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authored_by: Option<String>,
+    /// What the guards found in the content (see `Memory::flags`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub flags: Vec<String>,
+    /// Kept out of context blocks and extraction until released.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quarantined: bool,
 }
 
 impl RawEntry {

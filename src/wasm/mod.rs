@@ -102,6 +102,7 @@ pub struct EngramCore {
     /// Identity of vectors a host embedder passes in (`{embedder: {id, dims}}`).
     declared: Option<EmbedderIdentity>,
     vectors: VectorOptions,
+    guards: crate::guard::GuardOptions,
 }
 
 fn busy() -> JsValue {
@@ -132,12 +133,13 @@ impl EngramCore {
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> std::result::Result<EngramCore, JsValue> {
         let opts = parse_opt(options, "open options").map_err(to_js)?;
-        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed", "embedder", "vectorIndex"]).map_err(to_js)?;
+        let f = api::Fields::of(opts.as_ref(), "open options", &["idSeed", "embedder", "vectorIndex", "guards"]).map_err(to_js)?;
         let id_seed = f.as_ref().map(|f| f.usize("idSeed")).transpose().map_err(to_js)?.flatten().map(|s| s as u64);
         let declared = opts.as_ref().and_then(|o| o.get("embedder")).filter(|v| !v.is_null()).map(parse_declared).transpose().map_err(to_js)?;
         let vectors = parse_vector_options(opts.as_ref().and_then(|o| o.get("vectorIndex")).filter(|v| !v.is_null())).map_err(to_js)?;
-        let engine = Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, vectors: vectors.clone() });
-        Ok(EngramCore { inner: Rc::new(RefCell::new(Backend::Memory(Box::new(engine)))), id_seed, local: None, declared, vectors })
+        let guards = crate::guard::GuardOptions::from_json(opts.as_ref().and_then(|o| o.get("guards")).filter(|v| !v.is_null())).map_err(to_js)?;
+        let engine = Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, vectors: vectors.clone(), guards });
+        Ok(EngramCore { inner: Rc::new(RefCell::new(Backend::Memory(Box::new(engine)))), id_seed, local: None, declared, vectors, guards })
     }
 
     /// Makes `embedder` produce the vectors of new memories, turns and queries of this store (call
@@ -158,7 +160,7 @@ impl EngramCore {
     /// `options`: JSON `{reembed?: boolean, compactAfter?: number}`.
     pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
         let inner = self.inner.clone();
-        let (id_seed, local, declared, vectors) = (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone());
+        let (id_seed, local, declared, vectors, guards) = (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone(), self.guards);
         future_to_promise(async move {
             let opts = parse_opt(options, "open options").map_err(to_js)?;
             let f = api::Fields::of(opts.as_ref(), "open options", &["reembed", "compactAfter"]).map_err(to_js)?;
@@ -169,7 +171,7 @@ impl EngramCore {
                 return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
-            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors }, reembed, compact_after, identity: declared };
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards }, reembed, compact_after, identity: declared };
             let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)
@@ -258,6 +260,19 @@ impl EngramCore {
         .await)
     }
 
+    /// Lets a quarantined memory or raw turn back into context blocks: `{id, target, released}`.
+    pub fn release(&self, id: String) -> Promise {
+        write_promise!(self, |b| b.mutate(|e| e.release(&id)).await.map(|r| json_js(&serde_json::to_value(r).unwrap_or(Value::Null))))
+    }
+
+    /// A text as this store's guards would keep it, `{text, flags, redacted, quarantined}` (throws
+    /// `InvalidInput` where they reject it): the facade embeds this text, never the given one.
+    #[wasm_bindgen(js_name = guardText)]
+    pub fn guard_text(&self, text: &str, allow_secrets: bool) -> std::result::Result<String, JsValue> {
+        let g = borrow(&self.inner)?.engine().guard_preview(text, allow_secrets).map_err(to_js)?;
+        Ok(to_json(&api::guarded_view(&g)))
+    }
+
     /// The turns of a session, in order.
     pub fn session(&self, id: &str) -> std::result::Result<String, JsValue> {
         let entries = borrow(&self.inner)?.engine().session(id).map_err(to_js)?;
@@ -279,8 +294,8 @@ impl EngramCore {
     #[wasm_bindgen(js_name = recallContext)]
     pub fn recall_context(&self, query: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "recallContext options").map_err(to_js)?;
-        let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "recallContext options").map_err(to_js)?;
-        let context = borrow(&self.inner)?.read(|e| e.recall_context(query, ns.as_deref(), max_tokens)).map_err(to_js)?;
+        let (ns, max_tokens, copts) = api::parse_context_options(opts.as_ref(), "recallContext options").map_err(to_js)?;
+        let context = borrow(&self.inner)?.read(|e| e.recall_context_with(query, ns.as_deref(), max_tokens, copts)).map_err(to_js)?;
         Ok(to_json(&api::context_view(&context)))
     }
 
@@ -311,8 +326,8 @@ impl EngramCore {
     /// `options`: JSON `{maxTokens, namespace?}`.
     pub fn resume(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "resume options").map_err(to_js)?;
-        let (ns, max_tokens) = api::parse_budget(opts.as_ref(), "resume options").map_err(to_js)?;
-        borrow(&self.inner)?.engine().resume(ns.as_deref(), max_tokens).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+        let (ns, max_tokens, copts) = api::parse_context_options(opts.as_ref(), "resume options").map_err(to_js)?;
+        borrow(&self.inner)?.engine().resume_with(ns.as_deref(), max_tokens, copts).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
     }
 
     /// Engine stats plus the size of this wasm instance's linear memory (shared by every store

@@ -23,6 +23,8 @@ test("the demo's store survives a process restart", () => {
     assert.match(second, /is Priya allergic to anything\?\n\s+[\d.]+\s+Priya is allergic to peanuts/);
     assert.match(second, /orders-v3/);
     assert.match(second, /history of the pipeline fact: ADD → UPDATE/);
+    assert.match(second, /guards: Priya's CI token is \[secret:github-token\]\n/);
+    assert.match(second, /guards: flags injection:override; quarantined: true; in context: false/);
     assert.match(run("--fresh"), /^stored /m);
   } finally {
     rmSync(dir, { recursive: true, force: true });

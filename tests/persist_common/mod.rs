@@ -278,7 +278,7 @@ pub fn run<S: Storage>(store: &mut Store<S>, step: &Step) -> Result<()> {
                         ..Default::default()
                     })
                     .collect();
-                store.ingest(SessionInput { id: format!("s{session}"), namespace: None, date: None, turns }).await.map(drop)
+                store.ingest(SessionInput { id: format!("s{session}"), namespace: None, date: None, turns, ..Default::default() }).await.map(drop)
             }
             Step::DeleteSession { session } => store.delete_session(&format!("s{session}")).await.map(drop),
             Step::Search { word } => store.search(&SearchRequest { query: Some(word.clone()), limit: Some(5), ..Default::default() }).map(drop),

@@ -16,6 +16,7 @@ import {
   type ErrorCode,
   type HostEmbedder,
   type MemoryHit,
+  type Released,
   type SearchHit,
   type StorageAdapter,
   type StorageKey,
@@ -154,4 +155,17 @@ export async function authoring(memory: Engram): Promise<[AuthorReport, Retracte
   const turns = await memory.session("s2");
   const done: Retracted = await memory.retract("gym", { namespace: "default" });
   return [both.authored ?? again, done, turns[0]?.authoredBy];
+}
+
+// Guards: per-store policies, allowSecrets per call, flags and quarantine on records, release, redact on recall.
+export async function guards(): Promise<[boolean, string[], boolean]> {
+  const memory = await Engram.open({ embedder: null, guards: { secrets: "reject", injection: "quarantine" } });
+  const kept = await memory.add({ content: "token ghp_x", allowSecrets: true });
+  await memory.update(kept.id, { content: "token ghp_y", allowSecrets: true });
+  await memory.ingest({ id: "s", turns: [{ role: "user", content: "hi" }], allowSecrets: false });
+  const released: Released = await memory.release(kept.id);
+  const context = await memory.recallContext("token", { redact: true });
+  // @ts-expect-error: "drop" is not a SecretPolicy
+  await Engram.open({ guards: { secrets: "drop" } });
+  return [released.released, kept.flags ?? [], (kept.quarantined ?? false) || context.ids.length > 0];
 }

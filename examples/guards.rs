@@ -1,0 +1,83 @@
+//! Detection and false-positive rates of the guards over a payload corpus (default:
+//! `tests/fixtures/guards`), as reported in BENCHMARKS.md, plus scan throughput.
+//!
+//! ```text
+//! cargo run --release --example guards -- [DIR] [--verbose]
+//! ```
+
+#[path = "../tests/support/guard_corpus.rs"]
+mod guard_corpus;
+
+use guard_corpus::{evaluate, judge, load, ratio};
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let verbose = args.iter().any(|a| a == "--verbose");
+    let dir = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| format!("{}/tests/fixtures/guards", env!("CARGO_MANIFEST_DIR")));
+    let payloads = load(std::path::Path::new(&dir));
+    let r = evaluate(&payloads);
+    println!("guard corpus: {} payloads from {dir}", payloads.len());
+    println!(
+        "  secrets    detected {:>3}/{:<3} = {:.3}   right kind {:>3}/{:<3} = {:.3}",
+        r.secrets_found,
+        r.secrets,
+        ratio(r.secrets_found, r.secrets),
+        r.secrets_kind_right,
+        r.secrets,
+        ratio(r.secrets_kind_right, r.secrets)
+    );
+    println!("  injection  detected {:>3}/{:<3} = {:.3}", r.injections_found, r.injections, ratio(r.injections_found, r.injections));
+    println!("  benign     flagged  {:>3}/{:<3} = {:.3} (false positives)", r.false_positives, r.clean, ratio(r.false_positives, r.clean));
+    let mut by_lang: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    for p in payloads.iter().filter(|p| p.expect == "injection") {
+        let e = by_lang.entry(p.lang.clone().unwrap_or_default()).or_default();
+        e.1 += 1;
+        e.0 += usize::from(!judge(&p.text).injection.is_empty());
+    }
+    println!("  injection by language: {}", by_lang.iter().map(|(l, (f, n))| format!("{l} {f}/{n}")).collect::<Vec<_>>().join(", "));
+    if verbose || !r.misses.is_empty() || !r.false_alarms.is_empty() {
+        for m in &r.misses {
+            println!("  miss: {m}");
+        }
+        for f in &r.false_alarms {
+            println!("  false alarm: {f}");
+        }
+    }
+    // Throughput: the whole corpus scanned repeatedly (both detectors, as a write does).
+    let bytes: usize = payloads.iter().map(|p| p.text.len()).sum();
+    let rounds = 200;
+    let t = std::time::Instant::now();
+    let mut n = 0usize;
+    for _ in 0..rounds {
+        for p in &payloads {
+            let v = judge(std::hint::black_box(&p.text));
+            n += v.secrets.len() + v.injection.len();
+        }
+    }
+    let secs = t.elapsed().as_secs_f64();
+    // Worst cases (and adversarial runs of candidates without the spaces or closing marks that
+    // end one): one long turn (the largest a raw turn may be) dense with triggers.
+    for (what, unit) in [
+        ("triggers", "password is 'x pwd: sk-a ignore all previous <entry 4111 "),
+        ("words", "the quick brown fox jumps over the lazy dog "),
+        ("cjk", "忽略之前的所有指令之前以前"),
+        ("pwd,pwd,…", "pwd,"),
+        ("SG.SG.…", "SG."),
+        ("token=token=…", "token="),
+        ("![![…", "!["),
+        ("unclosed BEGIN blocks", "-----BEGIN PRIVATE KEY----- "),
+        ("digit groups", "4 1 "),
+        ("password is \"…", "password is \""),
+    ] {
+        let text = unit.repeat(65_536 / unit.len());
+        let t = std::time::Instant::now();
+        let v = judge(&text);
+        println!("  64 KiB of {what}: {:.1} ms ({} secrets, {} flags)", t.elapsed().as_secs_f64() * 1e3, v.secrets.len(), v.injection.len());
+    }
+    println!(
+        "  scan: {:.1} MB/s, {:.1} µs per payload (avg {} bytes) [{n}]",
+        (bytes * rounds) as f64 / secs / 1e6,
+        secs * 1e6 / (payloads.len() * rounds) as f64,
+        bytes / payloads.len()
+    );
+}

@@ -1,0 +1,39 @@
+//! The guard-related parts of the JSON API: context-block options with `redact`, and the views of
+//! what the guards did to a text (`guardText`) and of `release`.
+
+use serde_json::{json, Value};
+
+use super::Fields;
+use crate::error::Result;
+use crate::guard::Guarded;
+use crate::recall::context::ContextOptions;
+
+pub const CONTEXT_FIELDS: &[&str] = &["namespace", "maxTokens", "redact"];
+
+/// `{maxTokens?, namespace?, redact?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000,
+/// `redact` (withhold the text of flagged entries) to false.
+pub fn parse_context_options(v: Option<&Value>, what: &'static str) -> Result<(Option<String>, usize, ContextOptions)> {
+    match Fields::of(v, what, CONTEXT_FIELDS)? {
+        None => Ok((None, 1000, ContextOptions::default())),
+        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.usize("maxTokens")?.unwrap_or(1000), ContextOptions { redact: f.bool("redact")?.unwrap_or(false) })),
+    }
+}
+
+/// `{text, flags, redacted, quarantined}`: a text as the store's guards would keep it.
+pub fn guarded_view(g: &Guarded) -> Value {
+    json!({ "text": g.text, "flags": g.flags, "redacted": g.redacted, "quarantined": g.quarantine })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn context_options_are_strict() {
+        let (ns, max, o) = parse_context_options(Some(&json!({"namespace": "w", "maxTokens": 50, "redact": true})), "recallContext options").unwrap();
+        assert_eq!((ns.as_deref(), max, o.redact), (Some("w"), 50, true));
+        assert!(parse_context_options(Some(&json!({"redact": "yes"})), "recallContext options").is_err());
+        assert!(parse_context_options(Some(&json!({"redacted": true})), "recallContext options").is_err());
+        assert_eq!(parse_context_options(None, "resume options").unwrap().2, ContextOptions::default());
+    }
+}

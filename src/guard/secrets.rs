@@ -1,0 +1,365 @@
+//! Provider keys and tokens found by prefix plus shape and entropy, private-key blocks, JWTs, and
+//! high-entropy values assigned to key-like names. Hand-written scanners: linear, no regex, and
+//! nothing here can panic on any input (all slicing is at ASCII positions found in the text).
+
+use super::entropy::{is_placeholder, looks_random};
+use super::Finding;
+
+#[derive(Clone, Copy)]
+enum Charset {
+    /// `A-Z a-z 0-9`
+    Alnum,
+    /// `A-Z a-z 0-9 _ -`
+    Url,
+    /// `A-Z 0-9`
+    Upper,
+    /// `a-z A-Z`
+    Alpha,
+    /// `0-9 a-f`
+    Hex,
+    /// `A-Z a-z 0-9 _ - .`
+    Dotted,
+    /// `A-Z a-z 0-9 _ /`
+    Path,
+}
+
+impl Charset {
+    fn has(self, b: u8) -> bool {
+        match self {
+            Charset::Alnum => b.is_ascii_alphanumeric(),
+            Charset::Url => b.is_ascii_alphanumeric() || b == b'_' || b == b'-',
+            Charset::Upper => b.is_ascii_uppercase() || b.is_ascii_digit(),
+            Charset::Alpha => b.is_ascii_alphabetic(),
+            Charset::Hex => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
+            Charset::Dotted => b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.',
+            Charset::Path => b.is_ascii_alphanumeric() || b == b'_' || b == b'/',
+        }
+    }
+}
+
+/// A key format: prefix, then a body of `min..=max` characters of `charset` that looks random.
+struct Rule {
+    prefix: &'static str,
+    kind: &'static str,
+    charset: Charset,
+    min: usize,
+    max: usize,
+    /// Minimum entropy of the body, bits per character.
+    bits: f64,
+}
+
+const fn rule(prefix: &'static str, kind: &'static str, charset: Charset, min: usize, max: usize, bits: f64) -> Rule {
+    Rule { prefix, kind, charset, min, max, bits }
+}
+
+/// Longer prefixes first: the first rule that claims a span wins.
+const RULES: &[Rule] = &[
+    rule("sk-ant-", "anthropic-key", Charset::Url, 32, 200, 3.5),
+    rule("sk-proj-", "openai-key", Charset::Url, 20, 200, 3.5),
+    rule("sk-svcacct-", "openai-key", Charset::Url, 20, 200, 3.5),
+    rule("sk-admin-", "openai-key", Charset::Url, 20, 200, 3.5),
+    rule("sk-", "openai-key", Charset::Url, 20, 200, 3.5),
+    rule("github_pat_", "github-token", Charset::Url, 50, 120, 3.5),
+    rule("ghp_", "github-token", Charset::Alnum, 30, 60, 3.5),
+    rule("gho_", "github-token", Charset::Alnum, 30, 60, 3.5),
+    rule("ghu_", "github-token", Charset::Alnum, 30, 60, 3.5),
+    rule("ghs_", "github-token", Charset::Alnum, 30, 60, 3.5),
+    rule("ghr_", "github-token", Charset::Alnum, 30, 60, 3.5),
+    rule("glpat-", "gitlab-token", Charset::Url, 20, 60, 3.3),
+    rule("xoxb-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xoxp-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xoxa-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xoxr-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xoxs-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xoxe-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("xapp-", "slack-token", Charset::Url, 20, 200, 3.0),
+    rule("https://hooks.slack.com/services/", "slack-webhook", Charset::Path, 20, 120, 3.0),
+    rule("sk_live_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
+    rule("rk_live_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
+    rule("sk_test_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
+    rule("rk_test_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
+    rule("whsec_", "stripe-key", Charset::Alnum, 24, 120, 3.3),
+    rule("AIza", "google-api-key", Charset::Url, 30, 40, 3.5),
+    rule("npm_", "npm-token", Charset::Alnum, 30, 40, 3.5),
+    rule("hf_", "huggingface-token", Charset::Alpha, 30, 40, 3.5),
+    rule("SG.", "sendgrid-key", Charset::Dotted, 60, 80, 3.5),
+    rule("dop_v1_", "digitalocean-token", Charset::Hex, 64, 64, 3.0),
+    rule("doo_v1_", "digitalocean-token", Charset::Hex, 64, 64, 3.0),
+    rule("shpat_", "shopify-token", Charset::Hex, 32, 32, 3.0),
+    rule("shpss_", "shopify-token", Charset::Hex, 32, 32, 3.0),
+    rule("pypi-AgE", "pypi-token", Charset::Url, 50, 400, 3.5),
+    rule("gsk_", "groq-key", Charset::Alnum, 40, 60, 3.5),
+    rule("xai-", "xai-key", Charset::Alnum, 40, 100, 3.5),
+    rule("r8_", "replicate-token", Charset::Alnum, 30, 40, 3.5),
+    rule("lin_api_", "linear-key", Charset::Alnum, 30, 60, 3.5),
+    rule("AKIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
+    rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
+];
+
+/// Token characters: a key never starts in the middle of one of these.
+fn is_token_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+fn starts_token(bytes: &[u8], at: usize) -> bool {
+    at == 0 || !is_token_byte(bytes[at - 1])
+}
+
+/// End of the run of `charset` bytes from `from`.
+fn run_end(bytes: &[u8], from: usize, charset: Charset) -> usize {
+    run_end_within(bytes, from, charset, usize::MAX)
+}
+
+/// `run_end`, stopping after `max` bytes: a candidate longer than any key is rejected anyway, and
+/// an unbounded run from every candidate would make a long run of them quadratic.
+fn run_end_within(bytes: &[u8], from: usize, charset: Charset, max: usize) -> usize {
+    let mut end = from;
+    while end < bytes.len() && end - from < max && charset.has(bytes[end]) {
+        end += 1;
+    }
+    end
+}
+
+fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
+    found.iter().any(|f| start < f.end && f.start < end)
+}
+
+fn prefixed(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
+    // One pass over token starts, comparing prefixes there (no substring searcher per rule: this
+    // runs on every write).
+    let mut at = 0;
+    while at < bytes.len() {
+        if !bytes[at].is_ascii_alphanumeric() || !starts_token(bytes, at) {
+            at += 1;
+            continue;
+        }
+        let mut next = at + 1;
+        for r in RULES.iter().filter(|r| r.prefix.as_bytes()[0] == bytes[at] && bytes[at..].starts_with(r.prefix.as_bytes())) {
+            let body_start = at + r.prefix.len();
+            let end = run_end_within(bytes, body_start, r.charset, r.max + 1);
+            let body = &text[body_start..end];
+            let len = end - body_start;
+            // A key runs to a boundary: more token characters after it means something else.
+            let bounded = end == bytes.len() || !is_token_byte(bytes[end]) || matches!(r.charset, Charset::Path);
+            if len < r.min || len > r.max || !bounded || overlaps(out, at, end) {
+                continue;
+            }
+            let random = match r.charset {
+                // Fixed-alphabet bodies (AWS ids, hex) need not mix letters and digits.
+                Charset::Upper | Charset::Hex | Charset::Alpha => super::entropy::bits_per_char(body) >= r.bits && !is_placeholder(body),
+                _ => looks_random(body, r.min, r.bits),
+            };
+            if random {
+                out.push(Finding { start: at, end, kind: r.kind });
+                next = end;
+                break;
+            }
+        }
+        at = next;
+    }
+}
+
+/// `-----BEGIN … PRIVATE KEY-----` through its END line (or the end of the text).
+fn private_keys(text: &str, out: &mut Vec<Finding>) {
+    for (at, _) in text.match_indices("-----BEGIN ") {
+        // Inside a block already found (one without an END runs to the end of the text).
+        if out.last().is_some_and(|f| f.kind == "private-key" && at < f.end) {
+            continue;
+        }
+        let rest = &text[at + 11..];
+        let Some(close) = rest.find("-----") else { continue };
+        let label = &rest[..close];
+        if !label.contains("PRIVATE KEY") || label.contains('\n') {
+            continue;
+        }
+        let after = at + 11 + close + 5;
+        let end = match text[after..].find("-----END ") {
+            Some(e) => {
+                let from = after + e + 9;
+                text[from..].find("-----").map_or(text.len(), |c| from + c + 5)
+            }
+            None => text.len(),
+        };
+        if !overlaps(out, at, end) {
+            out.push(Finding { start: at, end, kind: "private-key" });
+        }
+    }
+}
+
+/// `eyJ….eyJ….sig`: a JSON header and payload, base64url-encoded.
+fn jwts(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
+    for (at, _) in text.match_indices("eyJ") {
+        if !starts_token(bytes, at) {
+            continue;
+        }
+        let h_end = run_end(bytes, at, Charset::Url);
+        if h_end - at < 10 || bytes.get(h_end) != Some(&b'.') || !text[h_end + 1..].starts_with("eyJ") {
+            continue;
+        }
+        let p_end = run_end(bytes, h_end + 1, Charset::Url);
+        if p_end - h_end < 10 {
+            continue;
+        }
+        let end = if bytes.get(p_end) == Some(&b'.') { run_end(bytes, p_end + 1, Charset::Url) } else { continue };
+        if !overlaps(out, at, end) {
+            out.push(Finding { start: at, end, kind: "jwt" });
+        }
+    }
+}
+
+/// Names whose assigned value is a credential.
+const KEY_NAMES: &[&str] = &[
+    "api_key",
+    "apikey",
+    "api-key",
+    "api key",
+    "access_token",
+    "access token",
+    "auth_token",
+    "auth token",
+    "secret_key",
+    "secret key",
+    "client_secret",
+    "client secret",
+    "aws_secret_access_key",
+    "aws secret access key",
+    "private_token",
+    "refresh_token",
+    "refresh token",
+    "bearer",
+    "token",
+    "secret",
+    "access key",
+    "authorization",
+];
+
+/// A high-entropy value assigned to a key-like name: `api_key = "…"`, `token: …`, `Bearer …`.
+fn assigned(text: &str, out: &mut Vec<Finding>) {
+    let lower = text.to_ascii_lowercase();
+    let bytes = text.as_bytes();
+    let lb = lower.as_bytes();
+    let starts = (0..lb.len()).filter(|&at| lb[at].is_ascii_alphabetic() && (at == 0 || !lb[at - 1].is_ascii_alphanumeric()));
+    for at in starts {
+        for name in KEY_NAMES.iter().filter(|n| n.as_bytes()[0] == lb[at] && lb[at..].starts_with(n.as_bytes())) {
+            // Name suffixes (`_ID`, quotes) then the separator, then an optional quote.
+            let mut i = at + name.len();
+            while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') && i - at < name.len() + 12 {
+                i += 1;
+            }
+            let sep_start = i;
+            while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b':' | b'=' | b'\t' | b'>') {
+                i += 1;
+            }
+            let sep = &text[sep_start..i];
+            let spaced_is = lower[i..].starts_with("is ") && sep.trim().is_empty();
+            if spaced_is {
+                i += 3;
+                while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b'`') {
+                    i += 1;
+                }
+            } else if !(sep.contains(':') || sep.contains('=') || (*name == "bearer" && !sep.is_empty())) {
+                continue;
+            }
+            while i < bytes.len() && bytes[i] == b'`' {
+                i += 1;
+            }
+            let start = i;
+            let end = run_end_within(bytes, start, Charset::Dotted, 201);
+            let end = {
+                // base64 secrets carry `/ + =` too
+                let mut e = end;
+                while e < bytes.len() && e - start <= 201 && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
+                    e += 1;
+                }
+                e
+            };
+            let value = &text[start..end];
+            if value.len() < 16 || value.len() > 200 || value.starts_with("http") || overlaps(out, start, end) || value.contains("..") {
+                continue;
+            }
+            if looks_random(value, 16, 3.3) {
+                let kind = if name.starts_with("aws") {
+                    "aws-secret-key"
+                } else if *name == "bearer" || *name == "authorization" {
+                    "bearer-token"
+                } else {
+                    "api-key"
+                };
+                out.push(Finding { start, end, kind });
+            }
+        }
+    }
+}
+
+/// Every secret of these kinds in `text`.
+pub fn find(text: &str, out: &mut Vec<Finding>) {
+    private_keys(text, out);
+    prefixed(text, out);
+    jwts(text, out);
+    assigned(text, out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(text: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.iter().map(|f| f.kind).collect()
+    }
+
+    #[test]
+    fn provider_keys_by_prefix_and_entropy() {
+        assert_eq!(kinds("key: sk-proj-Q7vT2mK9xLp4Rw8ZbN3cHs6YdF1gJe5A"), ["openai-key"]);
+        assert_eq!(kinds("sk-ant-api03-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu"), ["anthropic-key"]);
+        assert_eq!(kinds("AKIAQ4TZ7XK2M9PLW3RB"), ["aws-access-key"]);
+        assert_eq!(kinds("ghp_8fK2mQ9xLp4Rw7ZbN3cHs6YdT1gJe5AvW0uX"), ["github-token"]);
+        assert_eq!(kinds("xoxb-20481632640-40961632640-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1"), ["slack-token"]);
+        assert_eq!(kinds("sk_live_4eC39HqLyjWDarjtT1zdp7dc9Lm2"), ["stripe-key"]);
+        assert_eq!(kinds("AIzaSyB3x9Qk2Lm7Rt4Wv8Zn1Pc6Hd5Fg0Js2Ka"), ["google-api-key"]);
+    }
+
+    #[test]
+    fn stand_ins_and_words_are_not_keys() {
+        for s in [
+            "sk-learn is a library",
+            "sk-xxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+            "set OPENAI_API_KEY=sk-your-key-here-please-1",
+            "AKIAIOSFODNN7EXAMPLE",
+            "the ghp_ prefix marks classic GitHub tokens",
+            "hf_hub_download(repo_id)",
+            "api_key = os.environ['OPENAI_API_KEY']",
+        ] {
+            assert_eq!(kinds(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    #[test]
+    fn pem_blocks_jwts_and_assigned_values() {
+        let pem = "here:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\nthanks";
+        let mut out = Vec::new();
+        find(pem, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(&pem[out[0].start..out[0].end], "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----");
+        assert_eq!(kinds("-----BEGIN PUBLIC KEY-----\nMFkw\n-----END PUBLIC KEY-----"), Vec::<&str>::new());
+        assert_eq!(kinds("token eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dBjftJeZ4CVPmB92K27uhbUJU1p1r_wW1gFWFOEjXk"), ["jwt"]);
+        assert_eq!(kinds("aws_secret_access_key = wJa7rXUtnF3MI9K7MDENG2bPxRfiCY4xq8Lz1b0T"), ["aws-secret-key"]);
+        assert_eq!(kinds("Authorization: Bearer 9fQ2xL7mK4pR8wZ3bN6cHs1YdT5gJe0A"), ["bearer-token"]);
+        assert_eq!(kinds("the api key is Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1"), ["api-key"]);
+    }
+
+    #[test]
+    fn never_panics_on_cut_inputs() {
+        let s = "-----BEGIN PRIVATE KEY-----\nsk-proj-abc eyJhbGciOi.eyJ token: é AKIA ghp_ Bearer ";
+        for i in 0..=s.len() {
+            if s.is_char_boundary(i) {
+                let mut out = Vec::new();
+                find(&s[..i], &mut out);
+                find(&s[i..], &mut out);
+            }
+        }
+    }
+}

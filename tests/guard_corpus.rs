@@ -1,0 +1,89 @@
+//! The guard corpus (`tests/fixtures/guards/`): secrets of each kind, injection phrasings in
+//! several languages, Unicode tricks, and benign look-alikes that must not be flagged. Thresholds
+//! here; the measured rates are printed by `cargo run --example guards` (BENCHMARKS.md).
+
+#[path = "support/guard_corpus.rs"]
+mod guard_corpus;
+
+use engram::guard::{find_secrets, GuardOptions};
+use guard_corpus::{evaluate, load, ratio};
+
+fn corpus() -> Vec<guard_corpus::Payload> {
+    load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards"))
+}
+
+#[test]
+fn corpus_meets_detection_and_false_positive_thresholds() {
+    let payloads = corpus();
+    assert!(payloads.len() >= 150, "{} payloads", payloads.len());
+    let r = evaluate(&payloads);
+    eprintln!("{r:#?}");
+    assert!(r.secrets >= 50 && r.injections >= 50 && r.clean >= 50, "{r:?}");
+    assert!(ratio(r.secrets_kind_right, r.secrets) >= 0.95, "secrets (right kind): {}/{}; misses {:#?}", r.secrets_kind_right, r.secrets, r.misses);
+    assert!(ratio(r.injections_found, r.injections) >= 0.9, "injections: {}/{}; misses {:#?}", r.injections_found, r.injections, r.misses);
+    assert!(ratio(r.false_positives, r.clean) <= 0.03, "false positives: {}/{}: {:#?}", r.false_positives, r.clean, r.false_alarms);
+}
+
+#[test]
+fn every_corpus_language_is_covered() {
+    let langs: std::collections::BTreeSet<String> = corpus().into_iter().filter(|p| p.expect == "injection").filter_map(|p| p.lang).collect();
+    for l in ["en", "es", "fr", "de", "it", "pt", "ru", "zh", "ja", "ko", "ar", "unicode"] {
+        assert!(langs.contains(l), "no injection payload in {l}");
+    }
+}
+
+/// Redaction removes what was found: nothing is found again, and each kind found has its placeholder.
+#[test]
+fn redacted_payloads_hold_no_secret() {
+    let g = GuardOptions::default();
+    for p in corpus().iter().filter(|p| p.expect == "secret") {
+        let out = g.apply(&p.text, false, "content").unwrap();
+        assert!(find_secrets(&out.text).is_empty(), "{}:{} still holds a secret: {}", p.file, p.line, out.text);
+        // Misses are counted by the threshold test; what was found is replaced by its placeholder.
+        for kind in guard_corpus::judge(&p.text).secrets {
+            assert!(out.text.contains(&format!("[secret:{kind}]")), "{}:{}: {}", p.file, p.line, out.text);
+        }
+    }
+}
+
+/// Untrusted input never panics: every prefix and suffix of every payload (cut at any character
+/// boundary), and a few byte-level mutations, go through both policies.
+#[test]
+fn cut_and_mutated_payloads_never_panic() {
+    let policies = [GuardOptions::default(), GuardOptions { secrets: engram::guard::SecretPolicy::Flag, injection: engram::guard::InjectionPolicy::Quarantine }];
+    let mut seed = 0x1234_5678_u64;
+    for p in corpus() {
+        let t = &p.text;
+        for (i, _) in t.char_indices().chain([(t.len(), ' ')]) {
+            for g in &policies {
+                let _ = g.apply(&t[..i], false, "content");
+                let _ = g.apply(&t[i..], false, "content");
+            }
+        }
+        for _ in 0..20 {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let mut bytes = t.as_bytes().to_vec();
+            if bytes.is_empty() {
+                continue;
+            }
+            let at = (seed >> 33) as usize % bytes.len();
+            bytes[at] = (seed >> 20) as u8;
+            let s = String::from_utf8_lossy(&bytes);
+            let _ = policies[1].apply(&s, false, "content");
+        }
+    }
+}
+
+/// Runs of candidates that never close (no space after a trigger, no END line, no `](http`) stay
+/// linear: 256 KiB of each takes well under a second even in a debug build, where a scan from every
+/// candidate to the end of the text took minutes. The bound is loose so a busy machine never fails it.
+#[test]
+fn adversarial_runs_stay_linear() {
+    let g = GuardOptions { secrets: engram::guard::SecretPolicy::Flag, injection: engram::guard::InjectionPolicy::Quarantine };
+    for unit in ["pwd,", "SG.", "token=", "![", "-----BEGIN PRIVATE KEY----- ", "4 1 ", "password is \"", "pw:", "<|", "eyJ.", "忽略之前", "sk-"] {
+        let text = unit.repeat((256 << 10) / unit.len());
+        let t = std::time::Instant::now();
+        let _ = g.apply(&text, false, "content");
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{unit:?}: {:?} for 256 KiB", t.elapsed());
+    }
+}

@@ -1,0 +1,168 @@
+//! The guard corpus (`tests/fixtures/guards/*.jsonl`): one payload per line,
+//! `{"expect": "secret" | "injection" | "clean", "kind"?: "<secret kind>", "lang"?: "..", "text": ".."}`.
+//! Key-shaped parts are written as `%%charset:length%%` and filled from a seeded generator when the
+//! corpus is read, so the repository holds no key-shaped literal and every key is synthetic.
+//! Charsets: `an` (A-Z a-z 0-9), `au` (an, `_`, `-`), `up` (A-Z 0-9), `hx` (0-9 a-f), `al` (A-Z a-z),
+//! `b64` (an, `/`, `+`).
+//! Shared by `tests/guard_corpus.rs` (thresholds) and `examples/guards.rs` (the rates in BENCHMARKS.md).
+
+use std::path::Path;
+
+use engram::guard::{find_secrets, injection};
+
+#[derive(Debug)]
+pub struct Payload {
+    pub file: String,
+    pub line: usize,
+    pub expect: String,
+    pub kind: Option<String>,
+    pub lang: Option<String>,
+    pub text: String,
+}
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // splitmix64
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+}
+
+fn expand(text: &str, rng: &mut Rng) -> String {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("%%") {
+        out.push_str(&rest[..open]);
+        let after = &rest[open + 2..];
+        let Some(close) = after.find("%%") else {
+            out.push_str(&rest[open..]);
+            return out;
+        };
+        let spec = &after[..close];
+        let (cs, n) = spec.split_once(':').expect("%%charset:length%%");
+        let n: usize = n.parse().expect("a length");
+        let alphabet: &str = match cs {
+            "an" => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789",
+            "au" => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-",
+            "up" => "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
+            "hx" => "0123456789abcdef",
+            "al" => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz",
+            "b64" => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789/+",
+            other => panic!("unknown charset {other}"),
+        };
+        let a = alphabet.as_bytes();
+        // First and last characters alphanumeric, so a key never ends in a separator.
+        for i in 0..n {
+            let pool = if i == 0 || i + 1 == n { &a[..a.len().min(62)] } else { a };
+            out.push(pool[(rng.next() % pool.len() as u64) as usize] as char);
+        }
+        rest = &after[close + 2..];
+    }
+    out.push_str(rest);
+    out
+}
+
+pub fn load(dir: &Path) -> Vec<Payload> {
+    let mut files: Vec<_> = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())).filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.retain(|p| p.extension().is_some_and(|x| x == "jsonl"));
+    files.sort();
+    let mut rng = Rng(0x5EED_6A4D);
+    let mut out = Vec::new();
+    for f in files {
+        let name = f.file_name().unwrap().to_string_lossy().to_string();
+        for (i, line) in std::fs::read_to_string(&f).unwrap().lines().enumerate() {
+            if line.trim().is_empty() || line.starts_with("//") {
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+            let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
+            out.push(Payload {
+                file: name.clone(),
+                line: i + 1,
+                expect: s("expect").expect("expect"),
+                kind: s("kind"),
+                lang: s("lang"),
+                text: expand(&s("text").expect("text"), &mut rng),
+            });
+        }
+    }
+    out
+}
+
+/// What the detectors say about one payload.
+pub struct Verdict {
+    pub secrets: Vec<&'static str>,
+    pub injection: Vec<&'static str>,
+}
+
+pub fn judge(text: &str) -> Verdict {
+    let mut secrets: Vec<&'static str> = find_secrets(text).iter().map(|f| f.kind).collect();
+    secrets.dedup();
+    Verdict { secrets, injection: injection::find(text) }
+}
+
+#[derive(Default, Debug)]
+pub struct Rates {
+    pub secrets: usize,
+    pub secrets_found: usize,
+    pub secrets_kind_right: usize,
+    pub injections: usize,
+    pub injections_found: usize,
+    pub clean: usize,
+    pub false_positives: usize,
+    pub misses: Vec<String>,
+    pub false_alarms: Vec<String>,
+}
+
+pub fn evaluate(payloads: &[Payload]) -> Rates {
+    let mut r = Rates::default();
+    for p in payloads {
+        let v = judge(&p.text);
+        let at = format!("{}:{} {:?}", p.file, p.line, p.text.chars().take(70).collect::<String>());
+        match p.expect.as_str() {
+            "secret" => {
+                r.secrets += 1;
+                if v.secrets.is_empty() {
+                    r.misses.push(at);
+                } else {
+                    r.secrets_found += 1;
+                    if p.kind.as_deref().is_some_and(|k| v.secrets.contains(&k)) {
+                        r.secrets_kind_right += 1;
+                    } else {
+                        r.misses.push(format!("{at} (kind {:?}, found {:?})", p.kind, v.secrets));
+                    }
+                }
+            }
+            "injection" => {
+                r.injections += 1;
+                if v.injection.is_empty() {
+                    r.misses.push(at);
+                } else {
+                    r.injections_found += 1;
+                }
+            }
+            "clean" => {
+                r.clean += 1;
+                if !v.secrets.is_empty() || !v.injection.is_empty() {
+                    r.false_positives += 1;
+                    r.false_alarms.push(format!("{at} → {:?} {:?}", v.secrets, v.injection));
+                }
+            }
+            other => panic!("{at}: unknown expect {other}"),
+        }
+    }
+    r
+}
+
+pub fn ratio(a: usize, b: usize) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        a as f64 / b as f64
+    }
+}
