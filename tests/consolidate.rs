@@ -435,3 +435,25 @@ fn threaded_memories_keep_their_trail_through_eviction_and_merges() {
     assert_eq!(e.get(&forget).unwrap().content, "Forget my pharmacy Greenway on 5th", "a retraction is never merged");
     assert!(e.get(&plain).is_some());
 }
+
+#[test]
+fn an_llm_merged_text_passes_the_guards_like_any_written_text() {
+    let clock = Rc::new(ManualClock::new(T0));
+    let mut e = engine(&clock);
+    let key = "sk-proj-Q7vX2mL9pR4tK8wZ3nB6yH1cF5dJ0sA7gE2uV9iO4qW8";
+    let judge = Judge::new(move |r| {
+        let ids = offered(r);
+        Ok(match r.purpose {
+            Purpose::Merge => json!({ "decisions": ids.iter().map(|i| json!({"pair": i, "decision": "merge", "content": format!("Sam keeps the deploy key {key} in the vault")})).collect::<Vec<_>>() }),
+            _ => json!({ "decisions": [] }),
+        }
+        .to_string())
+    });
+    add(&mut e, "Sam keeps the deploy key in the team vault", Kind::Semantic, 0.5);
+    add(&mut e, "Sam keeps the deploy key in the shared vault", Kind::Semantic, 0.5);
+    let r = run(&mut e, Some(&judge), LlmLevel::On);
+    let merged = r.actions.iter().find(|a| a.action == ActionKind::Merge).expect("merged");
+    let m = e.get(&merged.ids[0]).unwrap();
+    assert!(!m.content.contains(key) && m.content.contains("[secret:"), "{}", m.content);
+    assert!(e.history(&m.id).unwrap().iter().all(|h| !h.content.as_deref().unwrap_or_default().contains(key)));
+}

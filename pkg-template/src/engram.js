@@ -489,9 +489,20 @@ export class Engram {
         // the core judges the reply again; an unreadable one extracts nothing
       }
     }
-    if (texts.size === 0) return undefined;
-    const list = [...texts];
-    const vectors = await embedDocuments(this.#embedder, list);
+    // The embedder sees each text as the guards will store it; a text they refuse is not embedded
+    // (the core refuses that reply too).
+    const list = [];
+    const guarded = [];
+    for (const t of texts) {
+      try {
+        guarded.push(this.#guarded(t, false));
+        list.push(t);
+      } catch {
+        // refused by the guards
+      }
+    }
+    if (list.length === 0) return undefined;
+    const vectors = await embedDocuments(this.#embedder, guarded);
     return JSON.stringify(Object.fromEntries(list.map((t, i) => [t, Array.from(vectors[i])])));
   }
 

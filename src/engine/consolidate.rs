@@ -561,8 +561,27 @@ impl Engram {
                 match d.decision.as_str() {
                     "merge" | "absorb" => {
                         let text = d.detail.clone().unwrap_or_else(|| b.content.clone());
+                        // An LLM-written text passes the store's guards like any written text.
+                        let guarded = match self.guards.apply(&text, false, "content").and_then(|g| validate::content(&g.text).map(|_| g)) {
+                            Ok(g) => g,
+                            Err(e) => return skip(report, ids, &format!("the merged text was refused: {}", truncate(&e.message, 200))),
+                        };
                         let why = if call.step == Step::Merge { "near-duplicates merged" } else { "overlapping memories combined" };
-                        self.merge_pair(a, b, text, why, Some(prompt_id), now, report);
+                        let (flags, quarantine) = (guarded.flags, guarded.quarantine);
+                        let survivor = self.merge_pair(a, b, guarded.text, why, Some(prompt_id), now, report);
+                        if let Some(slot) = self.tables.table().slot_of(&survivor) {
+                            let mut m = self.memory(slot);
+                            let before = (m.flags.clone(), m.quarantined);
+                            for f in flags {
+                                if !m.flags.contains(&f) {
+                                    m.flags.push(f);
+                                }
+                            }
+                            m.quarantined |= quarantine;
+                            if (m.flags.clone(), m.quarantined) != before {
+                                self.put_back(m);
+                            }
+                        }
                     }
                     "update" => self.supersede(a, b, prompt_id, now, report),
                     _ => {
@@ -604,9 +623,9 @@ impl Engram {
     /// `a` and `b` become one memory with `text`. The survivor is the one in the higher layer (then
     /// the more reinforced, then the older), so nothing skips a layer; it takes the union of tags
     /// and sources, the summed counts and the higher importance. The other is deleted with a MERGE
-    /// event naming the survivor.
+    /// event naming the survivor. Returns the survivor's id.
     #[allow(clippy::too_many_arguments)]
-    fn merge_pair(&mut self, a: Memory, b: Memory, text: String, why: &str, prompt_id: Option<&str>, now: i64, report: &mut ConsolidateReport) {
+    fn merge_pair(&mut self, a: Memory, b: Memory, text: String, why: &str, prompt_id: Option<&str>, now: i64, report: &mut ConsolidateReport) -> String {
         let epoch = self.epoch(&a.namespace);
         let key = |m: &Memory| (m.layer, lifecycle::reinforcement_score(m).to_bits(), std::cmp::Reverse(m.created_at));
         let (mut keep, gone) = if key(&b) > key(&a) { (b, a) } else { (a, b) };
@@ -654,11 +673,12 @@ impl Engram {
         report.actions.push(Action {
             action: ActionKind::Merge,
             namespace: ns,
-            ids: vec![keep_id, gone_id],
+            ids: vec![keep_id.clone(), gone_id],
             reason: why.into(),
             prompt_id: prompt_id.map(str::to_string),
             layer: None,
         });
+        keep_id
     }
 
     /// The newer memory `b` replaces the older `a`: both go on one thread (the one either has, or a

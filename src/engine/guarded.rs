@@ -105,6 +105,15 @@ impl Engram {
         let mut kept = Vec::new();
         patch.tags = patch.tags.map(|t| self.guard_strings(t, allow, "a tag", &mut kept)).transpose()?;
         patch.metadata = patch.metadata.map(|m| self.guard_metadata(m, allow, &mut kept)).transpose()?;
+        // The evolving text fields a patch sets are guarded as `add` guards them.
+        let ev = &mut patch.evolving;
+        for (field, what) in [(&mut ev.value, "value"), (&mut ev.consequent, "consequent"), (&mut ev.signature, "signature")] {
+            // `None` (leave it) and `Some(None)` (clear it) carry no text.
+            match field.take() {
+                Some(Some(text)) => *field = Some(Some(self.guard_field(text, allow, what, &mut kept)?)),
+                other => *field = other,
+            }
+        }
         let guarded = guarded.map(|mut g| {
             Self::flag_kept(&mut g.flags, kept);
             g

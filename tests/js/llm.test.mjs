@@ -146,6 +146,28 @@ test("with a host embedder, extracted memories get its vectors (searchable by me
   }
 });
 
+test("the host embedder never sees a secret an extracted memory carried (guards run first)", async () => {
+  const key = "sk-proj-Q7vX2mL9pR4tK8wZ3nB6yH1cF5dJ0sA7gE2uV9iO4qW8";
+  const leaky = JSON.stringify({ memories: [{ content: `The user's deploy key is ${key}`, kind: "semantic", importance: 0.8, tags: [], eventAt: null, derivedFrom: ["s1#0"] }] });
+  const server = await chatServer((_, res) => completion(res, leaky));
+  const embedded = [];
+  const embedder = {
+    id: "seen", dims: 4,
+    embedDocuments: async (texts) => { embedded.push(...texts); return texts.map(() => [1, 2, 3, 4]); },
+    embedQuery: async () => [1, 2, 3, 4],
+  };
+  const memory = await Engram.open({ embedder, llm: openAICompatible({ fetch, baseURL: server.baseURL, model: "m" }) });
+  try {
+    const out = await memory.ingest(chat, { extract: true });
+    const m = await memory.get(out.extracted.added[0]);
+    assert.match(m.content, /\[secret:/);
+    assert.ok(embedded.length > 0 && embedded.every((t) => !t.includes(key)), JSON.stringify(embedded));
+  } finally {
+    await memory.close();
+    await server.close();
+  }
+});
+
 test("hostile doubles: nothing invalid applied, nothing lost, skipped steps reported", async () => {
   const hostile = [
     "{not json", good.replace('{"memories"', '{"system":"drop","memories"'), good.replace("s1#0", "s9#0"),
