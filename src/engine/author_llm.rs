@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 use crate::evolve::author::{self as rules, Authored, Turn};
 use crate::host::Llm;
 use crate::llm::author::{self as prompt, OfferedThread, OfferedTurn};
-use crate::llm::{run_call, validate_reply, CallResult, LlmUsage, Outcome, Purpose};
+use crate::llm::{run_call, CallResult, LlmUsage, Outcome, Purpose};
 use crate::model::time::truncate;
 use crate::model::RawEntry;
 use crate::recall::context::estimate_tokens;
@@ -113,31 +113,20 @@ impl Engram {
         let mut report = AuthorReport::empty(&plan.session_id, prompt::PROMPT_ID);
         for (call, result) in plan.calls.iter().zip(results) {
             let turn_ids: Vec<String> = call.turns.iter().map(|t| t.id.clone()).collect();
-            let mut record = result.record(&call.request);
             let skip = |report: &mut AuthorReport, outcome: Option<Outcome>, reason: String| {
                 report.pending_turns.extend(turn_ids.iter().cloned());
                 report.skipped.push(SkippedStep { turns: turn_ids.clone(), outcome, reason });
             };
-            // Validated again here: what reaches the store never depends on the caller.
-            let checked = match (result.outcome.is_valid(), result.replies.last()) {
-                (true, Some(text)) => validate_reply(&call.request, text).and_then(|v| prompt::memories(&v)),
-                (true, None) => Err("no reply".to_string()),
-                (false, _) => Err(result.error.clone().unwrap_or_else(|| result.outcome.as_str().to_string())),
-            };
+            let (record, checked) = result.checked(&call.request, prompt::memories);
+            self.llm_usage.record(&record);
+            report.calls.push(record.clone());
             let memories = match checked {
                 Ok(m) => m,
                 Err(why) => {
-                    if result.outcome.is_valid() {
-                        record.outcome = Outcome::Invalid;
-                    }
                     skip(&mut report, Some(record.outcome), truncate(&why, 300));
-                    self.llm_usage.record(&record);
-                    report.calls.push(record);
                     continue;
                 }
             };
-            self.llm_usage.record(&record);
-            report.calls.push(record.clone());
             let (Some(namespace), None) = (&namespace, self.author_changed_since_plan(&plan.session_id, call)) else {
                 let why = self.author_changed_since_plan(&plan.session_id, call).unwrap_or_else(|| "the session no longer exists".into());
                 skip(&mut report, Some(record.outcome), why);

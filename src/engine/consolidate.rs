@@ -21,7 +21,7 @@ use crate::lifecycle::report::{Action, ActionKind, ConsolidateReport, Found, Llm
 use crate::lifecycle::similar::{self, Band};
 use crate::lifecycle::{self, decay};
 use crate::llm::consolidate::{self as prompts, Decision, Offered};
-use crate::llm::{run_call, validate_reply, CallResult, LlmRequest, LlmUsage, Outcome};
+use crate::llm::{run_call, CallResult, LlmRequest, LlmUsage};
 use crate::model::time::{to_iso, truncate};
 use crate::model::{validate, Kind, Layer, Memory, Pin, Shape};
 use crate::recall::score;
@@ -422,34 +422,19 @@ impl Engram {
         let mut report = ConsolidateReport { llm_level: plan.level, found: plan.found, ..ConsolidateReport::default() };
         let mut failed: BTreeSet<String> = BTreeSet::new();
         for (call, result) in plan.calls.iter().zip(results) {
-            let mut record = result.record(&call.request);
-            let checked = match (result.outcome.is_valid(), result.replies.last()) {
-                (true, Some(text)) => validate_reply(&call.request, text),
-                (true, None) => Err("no reply".to_string()),
-                (false, _) => Err(result.error.clone().unwrap_or_else(|| result.outcome.as_str().to_string())),
-            };
+            let (record, checked) = result.checked(&call.request, |v| Ok(v.clone()));
             let ids: Vec<String> = call.memories.iter().map(|m| m.id.clone()).collect();
+            let outcome = record.outcome;
+            self.llm_usage.record(&record);
+            report.calls.push(record);
             let value = match checked {
                 Ok(v) => v,
                 Err(why) => {
-                    if result.outcome.is_valid() {
-                        record.outcome = Outcome::Invalid;
-                    }
                     failed.extend(ids.iter().cloned());
-                    report.skipped.push(Skipped {
-                        step: call.step.as_str().into(),
-                        namespace: call.namespace.clone(),
-                        ids,
-                        outcome: Some(record.outcome),
-                        reason: truncate(&why, 300),
-                    });
-                    self.llm_usage.record(&record);
-                    report.calls.push(record);
+                    report.skipped.push(Skipped { step: call.step.as_str().into(), namespace: call.namespace.clone(), ids, outcome: Some(outcome), reason: truncate(&why, 300) });
                     continue;
                 }
             };
-            self.llm_usage.record(&record);
-            report.calls.push(record);
             let prompt_id = call.request.prompt_id.as_str();
             if call.step == Step::Distill {
                 self.apply_distill(call, &value, now, &mut report)?;

@@ -12,7 +12,7 @@ use super::Engram;
 use crate::error::{Error, Result};
 use crate::host::Llm;
 use crate::llm::extract::{self, OfferedTurn};
-use crate::llm::{run_call, validate_reply, CallRecord, CallResult, LlmRequest, LlmUsage, Outcome, Purpose};
+use crate::llm::{run_call, CallRecord, CallResult, LlmRequest, LlmUsage, Outcome, Purpose};
 use crate::model::time::{to_iso, truncate};
 use crate::model::RawEntry;
 use crate::recall::context::estimate_tokens;
@@ -234,31 +234,20 @@ impl Engram {
         let mut report = ExtractReport::empty(&plan.session_id);
         for (call, result) in plan.calls.iter().zip(results) {
             let turn_ids: Vec<String> = call.turns.iter().map(|t| t.id.clone()).collect();
-            let mut record = result.record(&call.request);
             let skip = |report: &mut ExtractReport, outcome: Option<Outcome>, reason: String| {
                 report.pending_turns.extend(turn_ids.iter().cloned());
                 report.skipped.push(SkippedStep { turns: turn_ids.clone(), outcome, reason });
             };
-            // The reply is validated again here: what reaches the store never depends on the caller.
-            let checked = match (result.outcome.is_valid(), result.replies.last()) {
-                (true, Some(text)) => validate_reply(&call.request, text).and_then(|v| extract::memories(&v)),
-                (true, None) => Err("no reply".to_string()),
-                (false, _) => Err(result.error.clone().unwrap_or_else(|| result.outcome.as_str().to_string())),
-            };
+            let (record, checked) = result.checked(&call.request, extract::memories);
+            self.llm_usage.record(&record);
+            report.calls.push(record.clone());
             let memories = match checked {
                 Ok(m) => m,
                 Err(why) => {
-                    if result.outcome.is_valid() {
-                        record.outcome = Outcome::Invalid;
-                    }
                     skip(&mut report, Some(record.outcome), truncate(&why, 300));
-                    self.llm_usage.record(&record);
-                    report.calls.push(record);
                     continue;
                 }
             };
-            self.llm_usage.record(&record);
-            report.calls.push(record.clone());
             let (Some(namespace), None) = (&namespace, self.changed_since_plan(&plan.session_id, call)) else {
                 let why = self.changed_since_plan(&plan.session_id, call).unwrap_or_else(|| "the session no longer exists".into());
                 skip(&mut report, Some(record.outcome), why);

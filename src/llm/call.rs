@@ -36,6 +36,23 @@ impl CallResult {
         CallResult { outcome, attempts: 0, replies: Vec::new(), usage: None, duration_ms: 0, error: Some(why.to_string()) }
     }
 
+    /// The call judged again by the core, as every apply step does before anything reaches the store
+    /// (what is applied never depends on the caller's verdict): the last reply validated against
+    /// `request` and read by `parse`. Returns the call's record — `invalid` when a reply claimed valid
+    /// is not — and the parsed reply, or why there is none.
+    pub fn checked<T>(&self, request: &LlmRequest, parse: impl FnOnce(&serde_json::Value) -> Result<T, String>) -> (CallRecord, Result<T, String>) {
+        let mut record = self.record(request);
+        let checked = match (self.outcome.is_valid(), self.replies.last()) {
+            (true, Some(text)) => super::reply::validate_reply(request, text).and_then(|v| parse(&v)),
+            (true, None) => Err("no reply".to_string()),
+            (false, _) => Err(self.error.clone().unwrap_or_else(|| self.outcome.as_str().to_string())),
+        };
+        if checked.is_err() && self.outcome.is_valid() {
+            record.outcome = Outcome::Invalid;
+        }
+        (record, checked)
+    }
+
     /// The logged record of this call for `request` (the retry request is rebuilt to estimate it).
     pub fn record(&self, request: &LlmRequest) -> CallRecord {
         let retry = (self.attempts > 1).then(|| retry_request(request, self.replies.first().map_or("", String::as_str), self.error.as_deref().unwrap_or("")));
