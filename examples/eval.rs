@@ -5,7 +5,7 @@
 //! cargo run --release --example eval -- locomo PATH [--limit N] [--mode bm25|hybrid] [--neighbors N]
 //! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid] [--misses]
 //! ... [--consolidate N]   run N consolidation epochs (no LLM) after ingesting, before the questions
-//! cargo run --release --example eval -- evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES]
+//! cargo run --release --example eval -- evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--show]
 //! ```
 //! PATH may be `.json` or `.json.gz`. `--mode hybrid` needs `--features embedder` and the model files
 //! (`scripts/fetch-models.sh`); embeddings are cached under `.cache/embeddings/` by model id and text.

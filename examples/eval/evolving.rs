@@ -27,13 +27,19 @@ struct Args {
     author: String,
     max_tokens: usize,
     limit: Option<usize>,
+    /// Print a failed question's route and context block to stderr.
+    show: bool,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
-    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES]";
+    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--show]";
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None };
+    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false };
     while let Some(flag) = it.next() {
+        if flag == "--show" {
+            args.show = true;
+            continue;
+        }
         let value = it.next().ok_or(usage)?;
         match flag.as_str() {
             "--author" => args.author = value,
@@ -137,7 +143,12 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                         t.0 += 1;
                         pass += 1;
                     }
-                    Some(why) => println!("FAIL {id} {task} {question:?}: {why}"),
+                    Some(why) => {
+                        println!("FAIL {id} {task} {question:?}: {why}");
+                        if args.show {
+                            eprintln!("route {}\n{}\n", result.route.as_str(), result.context.text);
+                        }
+                    }
                 }
             }
         }

@@ -30,7 +30,13 @@ pub fn state_line(a: &Answer) -> String {
     let value = a.value.as_deref().unwrap_or("");
     match a.state {
         State::Current => {
-            let mut s = format!("{lead}{value} (current; stated {}).", since(a));
+            // The memory's own sentence, when it states the value: a label is a normalized key and
+            // drops words ("string-of-pearls" → "string pearls") the answer may need.
+            let body = match &a.content {
+                Some(c) if !value.is_empty() && c.to_lowercase().contains(&value.to_lowercase()) => c.trim_end_matches('.').to_string(),
+                _ => format!("{lead}{value}"),
+            };
+            let mut s = format!("{body} (current; stated {}).", since(a));
             if let Some(c) = &a.consequent {
                 s.push_str(&format!(" If what it depends on changes, it becomes {c}."));
             }

@@ -1372,9 +1372,16 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
     out
 }
 
-/// The slot's words in their original casing, without determiners ("the Car insurance" → "car insurance").
+/// Words that may open a slot phrase without naming it.
+const LEADING_DETERMINERS: &[&str] = &["a", "an", "the", "my", "our", "your", "his", "her", "their", "its", "this", "that", "these", "those"];
+
+/// The slot's words as said, without the determiners that open it ("the Car insurance" → "car
+/// insurance"; "a string of pearls plant" keeps its "of": the label drops such words, the text
+/// the answer quotes must not).
 fn slot_text(slot: &str) -> String {
-    slot::slot_words(slot).join(" ")
+    let ws = words(slot);
+    let start = ws.iter().position(|w| !LEADING_DETERMINERS.contains(&w.as_str())).unwrap_or(ws.len());
+    ws[start..].iter().map(|w| w.strip_suffix("'s").unwrap_or(w)).collect::<Vec<_>>().join(" ")
 }
 
 fn thread_words(thread: &str) -> String {
@@ -1580,4 +1587,18 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
         rule: f.rule,
         forget,
     })
+}
+
+#[cfg(test)]
+mod slot_text_tests {
+    use super::slot_text;
+
+    #[test]
+    fn a_slot_keeps_its_words_as_said_but_not_its_determiners() {
+        assert_eq!(slot_text("a string of pearls plant"), "string of pearls plant");
+        assert_eq!(slot_text("the Car insurance"), "car insurance");
+        assert_eq!(slot_text("my sister's bakery"), "sister bakery");
+        assert_eq!(slot_text("Bank of Scotland account"), "bank of scotland account");
+        assert_eq!(slot_text("the"), "");
+    }
 }
