@@ -1,0 +1,130 @@
+//! Namespaces do not leak: every read in one namespace (search over memories and turns, context
+//! blocks, resume, evolving recall, thread, gather, export, consolidation) returns only that
+//! namespace's records and the shared `default`'s, never another's; and `deleteAll({namespace})`
+//! leaves none of that namespace's memories in any index, export or stored byte.
+
+mod persist_common;
+
+use engram::engine::{ConsolidateOptions, Evolving};
+use engram::model::Shape;
+use engram::persist::{block_on, Store};
+use engram::{NewMemory, Scope, SearchRequest, SessionInput, TurnInput};
+use persist_common::*;
+
+/// Each namespace's words: the same topics, with a marker word only that namespace uses.
+const SPACES: [(&str, &str); 3] = [("alice", "zanzibar"), ("bob", "quokka"), ("default", "lighthouse")];
+
+fn fill<S: engram::host::Storage>(store: &mut Store<S>) {
+    for (ns, marker) in SPACES {
+        for (i, topic) in ["tea in the morning", "the pharmacy on 5th", "the weekly report"].iter().enumerate() {
+            let content = format!("{ns} says {marker} about {topic} (note {i})");
+            let evolving = Evolving {
+                shape: Some(Shape::EvolvingAttribute),
+                thread: Some(format!("user/topic-{i}")),
+                value: Some(format!("{marker} {i}")),
+                area: vec!["life".into()],
+                ..Default::default()
+            };
+            block_on(store.add(NewMemory { content, namespace: Some(ns.into()), evolving, ..Default::default() })).unwrap();
+        }
+        let turns = vec![TurnInput { role: "user".into(), content: format!("I told you {marker} things about tea and the pharmacy"), ..TurnInput::default() }];
+        block_on(store.ingest(SessionInput { id: format!("{ns}-chat"), namespace: Some(ns.into()), date: None, turns, allow_secrets: false })).unwrap();
+    }
+}
+
+fn open_store(storage: Faulty) -> Store<Faulty> {
+    let embedder: Box<dyn engram::host::Embedder> = Box::new(HashEmbedder { id: "hash".into(), dims: 16 });
+    let mut o = options(usize::MAX);
+    o.engine.embedder = Some(embedder);
+    block_on(Store::open(storage, Box::new(clock()), o)).unwrap()
+}
+
+/// The markers of the namespaces `ns` must not see.
+fn foreign(ns: &str) -> Vec<&'static str> {
+    SPACES.iter().filter(|(n, _)| *n != ns && *n != "default").map(|(_, m)| *m).collect()
+}
+
+fn assert_clean(what: &str, ns: &str, text: &str) {
+    for m in foreign(ns) {
+        assert!(!text.contains(m), "{what} in `{ns}` shows another namespace's `{m}`: {text}");
+    }
+}
+
+#[test]
+fn every_read_in_a_namespace_sees_only_it_and_default() {
+    let mut store = open_store(Faulty::default());
+    fill(&mut store);
+    for (ns, marker) in SPACES.iter().take(2) {
+        let e_ns = Some(*ns);
+        for scope in [Scope::All, Scope::Memories, Scope::Raw] {
+            for q in ["tea pharmacy report", "zanzibar quokka lighthouse", *marker] {
+                let req = SearchRequest {
+                    query: Some(q.into()),
+                    namespace: Some(ns.to_string()),
+                    scope,
+                    limit: Some(50),
+                    neighbors: 2,
+                    expand_links: true,
+                    include_superseded: true,
+                    ..Default::default()
+                };
+                let hits = store.search(&req).unwrap();
+                assert!(!hits.is_empty(), "{ns}: {q}");
+                let text = serde_json::to_string(&hits.iter().map(engram::api::hit_view).collect::<Vec<_>>()).unwrap();
+                assert_clean("search", ns, &text);
+            }
+        }
+        let ctx = store.read(|e| e.recall_context("tea pharmacy report zanzibar quokka", e_ns, 4000)).unwrap();
+        assert_clean("recallContext", ns, &ctx.text);
+        assert!(ctx.text.contains(marker));
+        let resume = store.read(|e| e.resume(e_ns, 4000)).unwrap();
+        assert_clean("resume", ns, &resume.text);
+        let recall = store.read(|e| e.recall("what about tea, the pharmacy and the report?", e_ns, 4000, None)).unwrap();
+        assert_clean("recall", ns, &serde_json::to_string(&recall.answers).unwrap());
+        assert_clean("recall", ns, &recall.context.text);
+        for i in 0..3 {
+            let t = store.read(|e| e.thread(&format!("user/topic-{i}"), e_ns, None)).unwrap();
+            assert_clean("thread", ns, &serde_json::to_string(&t).unwrap());
+        }
+        let g = store.read(|e| e.gather("life", e_ns, None)).unwrap();
+        assert_clean("gather", ns, &serde_json::to_string(&g).unwrap());
+        let export = String::from_utf8_lossy(&store.export(Some(ns))).to_string();
+        assert_clean("export", ns, &export);
+        assert!(export.contains(marker));
+        let others: Vec<(&str, u64)> = SPACES.iter().filter(|(n, _)| n != ns).map(|(n, _)| (*n, store.engine().epoch(n))).collect();
+        let report = block_on(store.mutate(|e| e.consolidate_with(None, &ConsolidateOptions { namespace: Some(ns.to_string()), ..ConsolidateOptions::default() }))).unwrap();
+        assert_eq!(report.epochs.keys().collect::<Vec<_>>(), vec![*ns], "an epoch of one namespace");
+        assert!(report.actions.iter().all(|a| a.namespace == *ns));
+        for (other, epoch) in others {
+            assert_eq!(store.engine().epoch(other), epoch, "{other}'s epoch moved");
+        }
+    }
+}
+
+#[test]
+fn delete_all_leaves_none_of_a_namespaces_memories_in_any_index_export_or_stored_byte() {
+    let storage = Faulty::default();
+    let mut store = open_store(storage.clone());
+    fill(&mut store);
+    let before = store.engine().stats();
+    let gone = block_on(store.delete_all(Some("bob"))).unwrap();
+    assert_eq!(gone, 3);
+    // Its memories: not in the table, the keyword index, the vectors, the threads or an export.
+    let e = store.engine();
+    assert!(e.memories_with_vectors().all(|(m, _)| m.namespace != "bob"));
+    assert_eq!(e.stats().vectors, before.vectors - 3);
+    for ns in ["bob", "alice", "default"] {
+        let req = SearchRequest { query: Some("quokka".into()), namespace: Some(ns.into()), scope: Scope::Memories, include_superseded: true, ..Default::default() };
+        let hits = store.search(&req).unwrap();
+        assert!(hits.iter().all(|h| !serde_json::to_string(&engram::api::hit_view(h)).unwrap().contains("quokka")), "{ns}: a deleted memory is still found");
+    }
+    assert!(store.read(|e| e.thread("user/topic-0", Some("bob"), None)).map(|t| serde_json::to_string(&t).unwrap()).unwrap_or_default().matches("quokka").count() == 0);
+    let memories_export = String::from_utf8_lossy(&store.export(Some("bob"))).to_string();
+    assert!(!memories_export.contains("bob says quokka"), "export after deleteAll");
+    // Raw turns are a session's, deleted with `deleteSession`; then nothing of the namespace is left.
+    block_on(store.delete_session("bob-chat")).unwrap();
+    block_on(store.compact()).unwrap();
+    for (key, bytes) in storage.inner.dump() {
+        assert!(!String::from_utf8_lossy(&bytes).contains("quokka"), "stored record {key:?} still holds the deleted namespace's text");
+    }
+}
