@@ -10,16 +10,15 @@
 use serde::{Deserialize, Serialize};
 
 use super::author::AuthorReport;
-use super::extract::{day, fingerprint, within_tokens, ExtractOptions, PlannedCall, PlannedTurn, SkippedStep, REQUEST_TURN_TOKENS};
+use super::extract::{plan_turn_calls, ExtractOptions, PlannedCall, SkippedStep};
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::evolve::author::{self as rules, Authored, Turn};
 use crate::host::Llm;
-use crate::llm::author::{self as prompt, OfferedThread, OfferedTurn};
+use crate::llm::author::{self as prompt, OfferedThread};
 use crate::llm::{run_call, CallResult, LlmUsage, Outcome, Purpose};
 use crate::model::time::truncate;
 use crate::model::RawEntry;
-use crate::recall::context::estimate_tokens;
 
 /// The requests of one authoring run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,61 +46,12 @@ impl Engram {
         let known = self.known_threads(&namespace);
         let latest: Vec<(String, String)> = known.iter().rev().filter_map(|k| k.values.last().map(|v| (k.thread.clone(), v.clone()))).collect();
         let threads: Vec<OfferedThread> = latest.iter().map(|(t, v)| OfferedThread { thread: t, value: v }).collect();
-        let mut chunks: Vec<Vec<&RawEntry>> = Vec::new();
-        let mut used = 0;
-        for e in turns {
-            let cost = estimate_tokens(within_tokens(&e.content, REQUEST_TURN_TOKENS)) + 16;
-            match chunks.last_mut() {
-                Some(chunk) if used + cost <= REQUEST_TURN_TOKENS => chunk.push(e),
-                _ => {
-                    chunks.push(vec![e]);
-                    used = 0;
-                }
-            }
-            used += cost;
-        }
-        let budget = options.max_llm_calls.unwrap_or(usize::MAX);
-        let pending_turns = chunks.iter().skip(budget).flatten().map(|e| e.id.clone()).collect();
-        let calls = chunks
-            .into_iter()
-            .take(budget)
-            .map(|chunk| {
-                let dates: Vec<Option<String>> = chunk.iter().map(|e| e.date.map(day)).collect();
-                let offered: Vec<OfferedTurn> = chunk
-                    .iter()
-                    .zip(&dates)
-                    .map(|(e, date)| OfferedTurn {
-                        id: &e.id,
-                        role: &e.role,
-                        speaker: e.speaker.as_deref(),
-                        date: date.as_deref(),
-                        text: within_tokens(&e.content, REQUEST_TURN_TOKENS),
-                    })
-                    .collect();
-                let session_date = dates.iter().flatten().next().map(String::as_str);
-                PlannedCall {
-                    request: prompt::request(session_date, &offered, &threads),
-                    turns: chunk.iter().map(|e| PlannedTurn { id: e.id.clone(), fingerprint: fingerprint(e) }).collect(),
-                }
-            })
-            .collect();
+        let (calls, pending_turns) = plan_turn_calls(turns, options.max_llm_calls, |date, offered| prompt::request(date, offered, &threads));
         Ok(AuthorPlan { session_id: session_id.to_string(), calls, pending_turns })
     }
 
     fn author_changed_since_plan(&self, session_id: &str, call: &PlannedCall) -> Option<String> {
-        if call.request.purpose != Purpose::Author || call.request.prompt_id != prompt::PROMPT_ID {
-            return Some(format!("the plan holds a request that is not {}", prompt::PROMPT_ID));
-        }
-        for t in &call.turns {
-            match self.tables.raw().by_id(&t.id) {
-                None => return Some(format!("turn `{}` no longer exists", truncate(&t.id, 60))),
-                Some(e) if e.session_id != session_id => return Some(format!("turn `{}` is not in this session", truncate(&t.id, 60))),
-                Some(e) if fingerprint(e) != t.fingerprint => return Some(format!("turn `{}` changed since the plan", truncate(&t.id, 60))),
-                Some(e) if e.authored_by.is_some() => return Some(format!("turn `{}` was authored meanwhile", truncate(&t.id, 60))),
-                Some(_) => {}
-            }
-        }
-        None
+        self.turns_changed_since_plan(session_id, call, (Purpose::Author, prompt::PROMPT_ID), |e| e.authored_by.is_some(), "authored")
     }
 
     /// Applies the results of a plan's calls (one per planned call, in order).

@@ -99,7 +99,7 @@ impl ExtractReport {
 }
 
 /// What the model is shown of a turn, summarized: a changed role, speaker, text or date changes it.
-pub(super) fn fingerprint(e: &RawEntry) -> String {
+fn fingerprint(e: &RawEntry) -> String {
     let mut bytes = Vec::with_capacity(e.content.len() + 64);
     for part in [e.role.as_str(), e.speaker.as_deref().unwrap_or("\u{0}"), e.content.as_str(), &e.date.map_or(String::new(), |d| d.to_string())] {
         bytes.extend_from_slice(part.as_bytes());
@@ -109,7 +109,7 @@ pub(super) fn fingerprint(e: &RawEntry) -> String {
 }
 
 /// The text of a turn cut to at most `max_tokens` estimated tokens.
-pub(super) fn within_tokens(text: &str, max_tokens: usize) -> &str {
+fn within_tokens(text: &str, max_tokens: usize) -> &str {
     if estimate_tokens(text) <= max_tokens {
         return text;
     }
@@ -127,8 +127,55 @@ pub(super) fn within_tokens(text: &str, max_tokens: usize) -> &str {
     text
 }
 
-pub(super) fn day(ms: i64) -> String {
+fn day(ms: i64) -> String {
     to_iso(ms)[..10].to_string()
+}
+
+/// The calls of a run over `turns`: chunked in order so each request's turn text stays under
+/// [`REQUEST_TURN_TOKENS`] (a longer turn is cut), the first `max_llm_calls` chunks each made into
+/// one request by `request(session date, offered turns)`; returns the calls and the turns left
+/// pending. Extraction and authoring plan their runs with it.
+pub(super) fn plan_turn_calls(
+    turns: Vec<&RawEntry>,
+    max_llm_calls: Option<usize>,
+    request: impl Fn(Option<&str>, &[OfferedTurn]) -> LlmRequest,
+) -> (Vec<PlannedCall>, Vec<String>) {
+    let mut chunks: Vec<Vec<&RawEntry>> = Vec::new();
+    let mut used = 0;
+    for e in turns {
+        let cost = estimate_tokens(within_tokens(&e.content, REQUEST_TURN_TOKENS)) + 16;
+        match chunks.last_mut() {
+            Some(chunk) if used + cost <= REQUEST_TURN_TOKENS => chunk.push(e),
+            _ => {
+                chunks.push(vec![e]);
+                used = 0;
+            }
+        }
+        used += cost;
+    }
+    let budget = max_llm_calls.unwrap_or(usize::MAX);
+    let pending = chunks.iter().skip(budget).flatten().map(|e| e.id.clone()).collect();
+    let calls = chunks
+        .into_iter()
+        .take(budget)
+        .map(|chunk| {
+            let dates: Vec<Option<String>> = chunk.iter().map(|e| e.date.map(day)).collect();
+            let offered: Vec<OfferedTurn> = chunk
+                .iter()
+                .zip(&dates)
+                .map(|(e, date)| OfferedTurn {
+                    id: &e.id,
+                    role: &e.role,
+                    speaker: e.speaker.as_deref(),
+                    date: date.as_deref(),
+                    text: within_tokens(&e.content, REQUEST_TURN_TOKENS),
+                })
+                .collect();
+            let session_date = dates.iter().flatten().next().map(String::as_str);
+            PlannedCall { request: request(session_date, &offered), turns: chunk.iter().map(|e| PlannedTurn { id: e.id.clone(), fingerprint: fingerprint(e) }).collect() }
+        })
+        .collect();
+    (calls, pending)
 }
 
 impl Engram {
@@ -148,45 +195,7 @@ impl Engram {
 
     /// Plans the extraction requests for a session's turns not yet extracted (none when all are).
     pub fn plan_extract(&self, session_id: &str, options: &ExtractOptions) -> Result<ExtractPlan> {
-        let turns = self.pending_turns(session_id)?;
-        let mut chunks: Vec<Vec<&RawEntry>> = Vec::new();
-        let mut used = 0;
-        for e in turns {
-            let cost = estimate_tokens(within_tokens(&e.content, REQUEST_TURN_TOKENS)) + 16;
-            match chunks.last_mut() {
-                Some(chunk) if used + cost <= REQUEST_TURN_TOKENS => chunk.push(e),
-                _ => {
-                    chunks.push(vec![e]);
-                    used = 0;
-                }
-            }
-            used += cost;
-        }
-        let budget = options.max_llm_calls.unwrap_or(usize::MAX);
-        let pending_turns = chunks.iter().skip(budget).flatten().map(|e| e.id.clone()).collect();
-        let calls = chunks
-            .into_iter()
-            .take(budget)
-            .map(|chunk| {
-                let dates: Vec<Option<String>> = chunk.iter().map(|e| e.date.map(day)).collect();
-                let offered: Vec<OfferedTurn> = chunk
-                    .iter()
-                    .zip(&dates)
-                    .map(|(e, date)| OfferedTurn {
-                        id: &e.id,
-                        role: &e.role,
-                        speaker: e.speaker.as_deref(),
-                        date: date.as_deref(),
-                        text: within_tokens(&e.content, REQUEST_TURN_TOKENS),
-                    })
-                    .collect();
-                let session_date = dates.iter().flatten().next().map(String::as_str);
-                PlannedCall {
-                    request: extract::request(session_date, &offered),
-                    turns: chunk.iter().map(|e| PlannedTurn { id: e.id.clone(), fingerprint: fingerprint(e) }).collect(),
-                }
-            })
-            .collect();
+        let (calls, pending_turns) = plan_turn_calls(self.pending_turns(session_id)?, options.max_llm_calls, extract::request);
         Ok(ExtractPlan { session_id: session_id.to_string(), calls, pending_turns })
     }
 
@@ -203,15 +212,28 @@ impl Engram {
 
     /// Why a planned call cannot be applied to the store as it is now, if it cannot.
     fn changed_since_plan(&self, session_id: &str, call: &PlannedCall) -> Option<String> {
-        if call.request.purpose != Purpose::Extract || call.request.prompt_id != extract::PROMPT_ID {
-            return Some(format!("the plan holds a request that is not {}", extract::PROMPT_ID));
+        self.turns_changed_since_plan(session_id, call, (Purpose::Extract, extract::PROMPT_ID), |e| e.extracted_by.is_some(), "extracted")
+    }
+
+    /// Why a call planned over a session's turns (for `purpose` and `prompt_id`) cannot be applied
+    /// now: a turn gone, moved, changed, or already `done` (by another run) since the plan.
+    pub(super) fn turns_changed_since_plan(
+        &self,
+        session_id: &str,
+        call: &PlannedCall,
+        (purpose, prompt_id): (Purpose, &str),
+        done: impl Fn(&RawEntry) -> bool,
+        done_as: &str,
+    ) -> Option<String> {
+        if call.request.purpose != purpose || call.request.prompt_id != prompt_id {
+            return Some(format!("the plan holds a request that is not {prompt_id}"));
         }
         for t in &call.turns {
             match self.tables.raw().by_id(&t.id) {
                 None => return Some(format!("turn `{}` no longer exists", truncate(&t.id, 60))),
                 Some(e) if e.session_id != session_id => return Some(format!("turn `{}` is not in this session", truncate(&t.id, 60))),
                 Some(e) if fingerprint(e) != t.fingerprint => return Some(format!("turn `{}` changed since the plan", truncate(&t.id, 60))),
-                Some(e) if e.extracted_by.is_some() => return Some(format!("turn `{}` was extracted meanwhile", truncate(&t.id, 60))),
+                Some(e) if done(e) => return Some(format!("turn `{}` was {done_as} meanwhile", truncate(&t.id, 60))),
                 Some(_) => {}
             }
         }

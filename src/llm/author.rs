@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::prompt::{data_block, DataItem};
+use super::prompt::{conversation_block, data_block, DataItem};
 use super::request::{LlmMessage, LlmRequest, Purpose, Role};
 use crate::evolve::author::is_normalized;
 use crate::model::time::{parse_iso, Millis};
@@ -40,14 +40,7 @@ Author only from what the user explicitly states (an assistant's words alone are
 - derivedFrom: the id attributes of the entries it comes from (only ids shown in the block).\n\
 Reply with only a JSON object {\"memories\": [...]} that satisfies the schema; an empty list when the user stated nothing worth keeping.";
 
-/// One turn as offered to the model.
-pub struct OfferedTurn<'a> {
-    pub id: &'a str,
-    pub role: &'a str,
-    pub speaker: Option<&'a str>,
-    pub date: Option<&'a str>,
-    pub text: &'a str,
-}
+pub use super::prompt::OfferedTurn;
 
 /// A known thread as offered to the model: its label and latest value.
 pub struct OfferedThread<'a> {
@@ -100,21 +93,12 @@ pub fn schema(offered_ids: &[&str]) -> Value {
 
 /// The request for one chunk of turns.
 pub fn request(session_date: Option<&str>, turns: &[OfferedTurn], threads: &[OfferedThread]) -> LlmRequest {
-    let items: Vec<DataItem> = turns
-        .iter()
-        .map(|t| {
-            let mut attrs = vec![("role", t.role)];
-            attrs.extend(t.speaker.map(|s| ("speaker", s)));
-            attrs.extend(t.date.map(|d| ("date", d)));
-            DataItem { id: t.id, attrs, text: t.text }
-        })
-        .collect();
     let known: Vec<DataItem> = threads.iter().take(THREADS_MAX).map(|t| DataItem { id: t.thread, attrs: Vec::new(), text: t.value }).collect();
     let date_line = session_date.map_or(String::new(), |d| format!("The session took place on {d}.\n"));
     let content = format!(
         "{date_line}{}{}Author the typed memories the user stated in the conversation above.",
         data_block("threads", "threads already in memory, each with its latest value", &known),
-        data_block("conversation", "conversation turns", &items)
+        conversation_block(turns)
     );
     let ids: Vec<&str> = turns.iter().map(|t| t.id).collect();
     LlmRequest {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 
-use super::prompt::{data_block, DataItem};
+use super::prompt::conversation_block;
 use super::request::{LlmMessage, LlmRequest, Purpose, Role};
 use crate::model::time::{parse_iso, Millis};
 use crate::model::{validate, Kind};
@@ -33,14 +33,7 @@ For each memory give:\n\
 - derivedFrom: the id attributes of the entries the memory comes from (only ids shown in the block).\n\
 Reply with only a JSON object {\"memories\": [...]} that satisfies the schema; an empty list when nothing is worth remembering.";
 
-/// One turn as offered to the model.
-pub struct OfferedTurn<'a> {
-    pub id: &'a str,
-    pub role: &'a str,
-    pub speaker: Option<&'a str>,
-    pub date: Option<&'a str>,
-    pub text: &'a str,
-}
+pub use super::prompt::OfferedTurn;
 
 /// The reply schema; `derivedFrom` may only name the offered turn ids.
 pub fn schema(offered_ids: &[&str]) -> Value {
@@ -72,17 +65,8 @@ pub fn schema(offered_ids: &[&str]) -> Value {
 
 /// The request for one chunk of turns.
 pub fn request(session_date: Option<&str>, turns: &[OfferedTurn]) -> LlmRequest {
-    let items: Vec<DataItem> = turns
-        .iter()
-        .map(|t| {
-            let mut attrs = vec![("role", t.role)];
-            attrs.extend(t.speaker.map(|s| ("speaker", s)));
-            attrs.extend(t.date.map(|d| ("date", d)));
-            DataItem { id: t.id, attrs, text: t.text }
-        })
-        .collect();
     let date_line = session_date.map_or(String::new(), |d| format!("The session took place on {d}.\n"));
-    let content = format!("{date_line}{}Extract the memories worth keeping from the conversation above.", data_block("conversation", "conversation turns", &items));
+    let content = format!("{date_line}{}Extract the memories worth keeping from the conversation above.", conversation_block(turns));
     let ids: Vec<&str> = turns.iter().map(|t| t.id).collect();
     LlmRequest {
         purpose: Purpose::Extract,

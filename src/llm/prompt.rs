@@ -26,6 +26,29 @@ pub fn data_block(tag: &str, what: &str, items: &[DataItem]) -> String {
     out
 }
 
+/// One conversation turn as offered to a prompt (extraction, authoring).
+pub struct OfferedTurn<'a> {
+    pub id: &'a str,
+    pub role: &'a str,
+    pub speaker: Option<&'a str>,
+    pub date: Option<&'a str>,
+    pub text: &'a str,
+}
+
+/// The `<conversation>` block of `turns`: each turn an escaped entry with its role, speaker and date.
+pub fn conversation_block(turns: &[OfferedTurn]) -> String {
+    let items: Vec<DataItem> = turns
+        .iter()
+        .map(|t| {
+            let mut attrs = vec![("role", t.role)];
+            attrs.extend(t.speaker.map(|s| ("speaker", s)));
+            attrs.extend(t.date.map(|d| ("date", d)));
+            DataItem { id: t.id, attrs, text: t.text }
+        })
+        .collect();
+    data_block("conversation", "conversation turns", &items)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
