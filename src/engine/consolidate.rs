@@ -152,9 +152,10 @@ impl Engram {
 
     /// The memory as the API presents it: importance as it stands now.
     pub fn presented(&self, m: &Memory) -> Memory {
+        let epoch = self.epoch(&m.namespace);
         let mut out = m.clone();
-        out.importance = self.current_importance(m);
-        out.lifecycle.decay_epoch = self.epoch(&m.namespace);
+        out.importance = decay::current_importance(m, epoch);
+        out.lifecycle.decay_epoch = epoch;
         out
     }
 
@@ -596,12 +597,12 @@ impl Engram {
             Layer::Working => Layer::Core,
             Layer::Core => return,
         };
-        m.layer = to;
+        let from = std::mem::replace(&mut m.layer, to);
         m.lifecycle.layer_epoch = epoch;
         let id = m.id.clone();
         let ns = m.namespace.clone();
         self.put_back(m);
-        self.log(event(&id, EventKind::Promote, now, format!("{} → {}: {reason}", layer_name(to, true), to.as_str()), prompt_id, None));
+        self.log(event(&id, EventKind::Promote, now, format!("{} → {}: {reason}", from.as_str(), to.as_str()), prompt_id, None));
         report.actions.push(Action { action: ActionKind::Promote, namespace: ns, ids: vec![id], reason, prompt_id: prompt_id.map(str::to_string), layer: Some(to) });
     }
 
@@ -841,13 +842,5 @@ impl Engram {
             None => Vec::new(),
         };
         self.apply_consolidate(&plan, results)
-    }
-}
-
-fn layer_name(to: Layer, from: bool) -> &'static str {
-    match (to, from) {
-        (Layer::Working, true) => "buffer",
-        (Layer::Core, true) => "working",
-        (l, _) => l.as_str(),
     }
 }

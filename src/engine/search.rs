@@ -135,9 +135,12 @@ impl Engram {
                             && tags.iter().all(|t| m.tags.contains(t))
                     })
             };
+            // Importance decays by namespace epoch; candidates are of `ns` or `default`: two lookups per search.
+            let epochs = (self.epoch(&ns), self.epoch(validate::DEFAULT_NAMESPACE));
             for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(m) = self.tables.table().get(slot) {
-                    scored.push((Key::Memory(slot), score::score(m, self.current_importance(m), fusion::fuse(k, v), k, v, at)));
+                    let epoch = if m.namespace == ns { epochs.0 } else { epochs.1 };
+                    scored.push((Key::Memory(slot), score::score(m, crate::lifecycle::decay::current_importance(m, epoch), fusion::fuse(k, v), k, v, at)));
                 }
             }
         }
