@@ -10,7 +10,7 @@ use super::render::{label_words, state_line, trail_text};
 use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
 use crate::engine::{Hit, HitTarget};
-use crate::model::Memory;
+use crate::model::{Memory, RawEntry};
 use crate::recall::context::{assemble, Context, ContextItem, Section};
 
 /// What `recall` returns.
@@ -98,6 +98,11 @@ fn ranked_threads(ranked: &[(&Memory, f64)], d: &Derivation, query: &str) -> Vec
     out
 }
 
+/// A verbatim turn as a context entry: its words, date, speaker (or role) and flags.
+fn turn_item(r: &RawEntry, section: Section) -> ContextItem {
+    ContextItem { id: r.id.clone(), section, text: r.content.clone(), date: Some(r.event_time()), speaker: r.speaker.clone().or(Some(r.role.clone())), flags: r.flags.clone() }
+}
+
 fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextItem {
     // A derived line is written by the engine from typed fields; the assembler still strips invisible
     // characters from it like any entry.
@@ -159,14 +164,7 @@ fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut 
             if items.iter().filter(|i| i.section == Section::Verbatim).count() >= 3 {
                 break;
             }
-            items.push(ContextItem {
-                id: r.id.clone(),
-                section: Section::Verbatim,
-                text: r.content.clone(),
-                date: Some(r.event_time()),
-                speaker: r.speaker.clone().or(Some(r.role.clone())),
-                flags: r.flags.clone(),
-            });
+            items.push(turn_item(r, Section::Verbatim));
             if answers.is_empty() {
                 answers.push(Answer {
                     thread: None,
@@ -285,14 +283,7 @@ fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
     let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
     let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()));
     for r in turns.take(3) {
-        items.push(ContextItem {
-            id: r.id.clone(),
-            section: Section::Conversation,
-            text: r.content.clone(),
-            date: Some(r.event_time()),
-            speaker: r.speaker.clone().or(Some(r.role.clone())),
-            flags: r.flags.clone(),
-        });
+        items.push(turn_item(r, Section::Conversation));
     }
 }
 
@@ -323,14 +314,7 @@ fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: 
                 if cited.contains(r.id.as_str()) {
                     continue;
                 }
-                items.push(ContextItem {
-                    id: r.id.clone(),
-                    section: Section::Conversation,
-                    text: r.content.clone(),
-                    date: Some(r.event_time()),
-                    speaker: r.speaker.clone().or(Some(r.role.clone())),
-                    flags: r.flags.clone(),
-                });
+                items.push(turn_item(r, Section::Conversation));
             }
         }
     }
