@@ -705,6 +705,10 @@ export class Engram {
   getAll(options?: PageOptions): Promise<MemoryItem[]>;
   update(id: string, patch: MemoryPatch): Promise<MemoryItem>;
   delete(id: string): Promise<void>;
+  /**
+   * Empties a namespace (`default` when left out): its memories and its raw sessions, with memories
+   * elsewhere derived only from those sessions. Resolves to the number of memories removed.
+   */
   deleteAll(options?: NamespaceOptions): Promise<number>;
   history(id: string): Promise<HistoryEvent[]>;
   search(query: string | null, options: SearchOptions & { scope: "memories" }): Promise<MemoryHit[]>;

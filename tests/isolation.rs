@@ -1,7 +1,7 @@
 //! Namespaces do not leak: every read in one namespace (search over memories and turns, context
 //! blocks, resume, evolving recall, thread, gather, export, consolidation) returns only that
 //! namespace's records and the shared `default`'s, never another's; and `deleteAll({namespace})`
-//! leaves none of that namespace's memories in any index, export or stored byte.
+//! leaves none of that namespace's memories or raw turns in any index, export or stored byte.
 
 mod persist_common;
 
@@ -121,8 +121,15 @@ fn delete_all_leaves_none_of_a_namespaces_memories_in_any_index_export_or_stored
     assert!(store.read(|e| e.thread("user/topic-0", Some("bob"), None)).map(|t| serde_json::to_string(&t).unwrap()).unwrap_or_default().matches("quokka").count() == 0);
     let memories_export = String::from_utf8_lossy(&store.export(Some("bob"))).to_string();
     assert!(!memories_export.contains("bob says quokka"), "export after deleteAll");
-    // Raw turns are a session's, deleted with `deleteSession`; then nothing of the namespace is left.
-    block_on(store.delete_session("bob-chat")).unwrap();
+    // Its raw sessions went too: no turn is found, listed or exported, and after compaction no
+    // stored byte holds its text.
+    assert!(store.engine().sessions(Some("bob")).unwrap().is_empty(), "bob's sessions survived deleteAll");
+    assert_eq!(store.engine().sessions(Some("alice")).unwrap(), vec!["alice-chat".to_string()], "another namespace's session went too");
+    for ns in ["bob", "alice", "default"] {
+        let req = SearchRequest { query: Some("quokka".into()), namespace: Some(ns.into()), scope: Scope::Raw, ..Default::default() };
+        let hits = store.search(&req).unwrap();
+        assert!(hits.iter().all(|h| !serde_json::to_string(&engram::api::hit_view(h)).unwrap().contains("quokka")), "{ns}: a deleted namespace's turn is still found");
+    }
     block_on(store.compact()).unwrap();
     for (key, bytes) in storage.inner.dump() {
         assert!(!String::from_utf8_lossy(&bytes).contains("quokka"), "stored record {key:?} still holds the deleted namespace's text");

@@ -441,7 +441,9 @@ impl Engram {
         Ok(())
     }
 
-    /// Deletes every memory of one namespace; returns how many.
+    /// Deletes every memory and every raw session of one namespace, so nothing of it is left in an
+    /// index or (after compaction) a stored byte; returns how many memories went, counting those of
+    /// other namespaces that were derived only from its turns (as `deleteSession` removes them).
     pub fn delete_all(&mut self, namespace: Option<&str>) -> Result<usize> {
         let ns = resolve_namespace(namespace)?;
         let slots: Vec<DocId> = self.tables.table().iter().filter(|(_, m)| m.namespace == ns).map(|(s, _)| s).collect();
@@ -449,7 +451,11 @@ impl Engram {
         for &s in &slots {
             self.remove_slot(s, now);
         }
-        Ok(slots.len())
+        let mut deleted = slots.len();
+        for session in self.tables.raw().sessions_in(&ns) {
+            deleted += self.delete_session(&session)?.memories;
+        }
+        Ok(deleted)
     }
 
     /// A new memory id that no memory, live or deleted, has had. OS ids never collide in practice;

@@ -1,0 +1,128 @@
+// Namespaces do not leak through the package or the MCP server: every read in one namespace returns
+// only its records and the shared `default`'s, and `deleteAll({namespace})` leaves nothing of it in
+// a search, a listing, an export or (after compaction) a stored file. The native test
+// (tests/isolation.rs) covers the engine's indexes; this one covers what hosts and agents call.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { Engram } from "engram-wasm";
+import { NodeFSStorage } from "engram-wasm/node-fs";
+import { repo } from "./helpers.mjs";
+
+// Each namespace's records carry a marker word no other namespace uses.
+const SPACES = [["alice", "xylophone"], ["bob", "quokka"], ["default", "marmalade"]];
+const TOPICS = ["tea in the morning", "the pharmacy on 5th", "the weekly report"];
+
+function tempDir(t) {
+  const dir = mkdtempSync(join(tmpdir(), "engram-isolation-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function fill(db) {
+  for (const [ns, marker] of SPACES) {
+    for (const [i, topic] of TOPICS.entries()) {
+      await db.add({ content: `${ns} says ${marker} about ${topic} (note ${i})`, namespace: ns, shape: "evolving_attribute", thread: `user/topic-${i}`, value: `${marker} ${i}`, area: ["life"] });
+    }
+    await db.ingest({ id: `${ns}-chat`, namespace: ns, turns: [{ role: "user", content: `I told you ${marker} things about tea and the pharmacy` }, { role: "assistant", content: `Noted: ${marker}.` }] });
+  }
+}
+
+/** Markers `ns` must never see. */
+const foreign = (ns) => SPACES.filter(([n]) => n !== ns && n !== "default").map(([, m]) => m);
+
+function assertClean(what, ns, value) {
+  const text = typeof value === "string" ? value : value instanceof Uint8Array ? new TextDecoder().decode(value) : JSON.stringify(value);
+  for (const marker of foreign(ns)) assert.ok(!text.includes(marker), `${what} in ${ns} shows another namespace's "${marker}"`);
+}
+
+/** Every read a host can make in `ns`, with the query naming every marker so a leak would match. */
+async function everyRead(db, ns) {
+  const query = `${SPACES.map(([, m]) => m).join(" ")} tea pharmacy report`;
+  const reads = {
+    search: await db.search(query, { namespace: ns, limit: 50, scope: "all", neighbors: 2, expandLinks: true, includeSuperseded: true, explain: true }),
+    recallContext: await db.recallContext(query, { namespace: ns, maxTokens: 4000 }),
+    resume: await db.resume({ namespace: ns, maxTokens: 4000 }),
+    recall: await db.recall(query, { namespace: ns, maxTokens: 4000 }),
+    gather: await db.gather("life", { namespace: ns }),
+    getAll: await db.getAll({ namespace: ns, limit: 100 }),
+    sessions: await db.sessions({ namespace: ns }),
+    export: await db.export({ namespace: ns }),
+  };
+  for (let i = 0; i < TOPICS.length; i++) reads[`thread ${i}`] = await db.thread(`user/topic-${i}`, { namespace: ns });
+  return reads;
+}
+
+test("every read through the package in one namespace sees only it and default", async () => {
+  const db = await Engram.open({ embedder: null });
+  await fill(db);
+  for (const [ns, marker] of SPACES) {
+    const reads = await everyRead(db, ns);
+    for (const [what, value] of Object.entries(reads)) assertClean(what, ns, value);
+    // The reads do find the namespace's own records, so a clean result is not an empty one.
+    assert.ok(JSON.stringify(reads.search).includes(marker), `${ns}: its own records are found`);
+    assert.ok(reads.recallContext.text.includes(marker), `${ns}: its own records reach the context block`);
+  }
+  await db.close();
+});
+
+test("deleteAll({namespace}) leaves nothing of it in any read, export or stored file", async (t) => {
+  const dir = tempDir(t);
+  const db = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
+  await fill(db);
+  const aliceBefore = await everyRead(db, "alice");
+  assert.equal(await db.deleteAll({ namespace: "bob" }), TOPICS.length);
+  for (const [ns] of SPACES) {
+    const reads = await everyRead(db, ns);
+    for (const [what, value] of Object.entries(reads)) assert.ok(!JSON.stringify(value).includes("quokka") && !new TextDecoder().decode(reads.export).includes("quokka"), `${what} in ${ns} still shows the deleted namespace`);
+  }
+  assert.deepEqual(await db.sessions({ namespace: "bob" }), [], "its sessions went with it");
+  assert.ok(!new TextDecoder().decode(await db.export()).includes("quokka"), "the whole store's export");
+  // Another namespace is untouched.
+  const aliceAfter = await everyRead(db, "alice");
+  assert.deepEqual(aliceAfter.getAll.map((m) => m.id).sort(), aliceBefore.getAll.map((m) => m.id).sort());
+  assert.deepEqual(aliceAfter.sessions, ["alice-chat"]);
+  await db.compact();
+  await db.close();
+  const files = [];
+  const walk = (d) => readdirSync(d).forEach((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : files.push(join(d, n))));
+  walk(dir);
+  assert.ok(files.length > 0);
+  for (const file of files) assert.ok(!readFileSync(file).toString("latin1").includes("quokka"), `${file} still holds the deleted namespace's text`);
+  // And it reopens without it.
+  const again = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
+  assert.equal((await again.getAll({ namespace: "bob" })).length, 0);
+  assert.equal((await again.getAll({ namespace: "alice" })).length, TOPICS.length);
+  await again.close();
+});
+
+test("engram-mcp tool calls in one namespace see only it and default", async (t) => {
+  const dir = tempDir(t);
+  const transport = new StdioClientTransport({ command: process.execPath, args: [join(repo, "mcp", "bin", "engram-mcp.js"), "--dir", dir, "--keyword-only"], env: getDefaultEnvironment(), stderr: "pipe" });
+  const client = new Client({ name: "engram-isolation-test", version: "0.0.0" });
+  await client.connect(transport);
+  t.after(() => client.close());
+  const call = async (name, args) => {
+    const r = await client.callTool({ name, arguments: args });
+    assert.ok(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
+    return JSON.stringify(r);
+  };
+  for (const [ns, marker] of SPACES) {
+    for (const [i, topic] of TOPICS.entries()) await call("remember", { content: `${ns} says ${marker} about ${topic} (note ${i})`, namespace: ns });
+    await call("ingest_conversation", { sessionId: `${ns}-chat`, namespace: ns, turns: [{ role: "user", content: `I told you ${marker} things about tea` }] });
+  }
+  const query = `${SPACES.map(([, m]) => m).join(" ")} tea pharmacy report`;
+  for (const [ns, marker] of SPACES) {
+    const out = {
+      recall: await call("recall", { query, namespace: ns }),
+      search: await call("search", { query, namespace: ns, scope: "all", limit: 50 }),
+      resume: await call("resume", { namespace: ns }),
+    };
+    for (const [what, text] of Object.entries(out)) assertClean(`mcp ${what}`, ns, text);
+    assert.ok(out.search.includes(marker), `mcp search in ${ns} finds its own records`);
+  }
+});
