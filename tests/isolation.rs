@@ -36,6 +36,12 @@ fn open_store(storage: Faulty) -> Store<Faulty> {
     let embedder: Box<dyn engram::host::Embedder> = Box::new(HashEmbedder { id: "hash".into(), dims: 16 });
     let mut o = options(usize::MAX);
     o.engine.embedder = Some(embedder);
+    // Graph segments from a handful of vectors, so a wipe is checked against them too.
+    o.engine.vectors = engram::index::VectorOptions {
+        graph_min: 2,
+        build: engram::index::BuildOptions { ef_construction: 16, ef_search: 64, always_graph: true, ..Default::default() },
+        ..Default::default()
+    };
     block_on(Store::open(storage, Box::new(clock()), o)).unwrap()
 }
 
@@ -106,6 +112,15 @@ fn delete_all_leaves_none_of_a_namespaces_memories_in_any_index_export_or_stored
     let storage = Faulty::default();
     let mut store = open_store(storage.clone());
     fill(&mut store);
+    while let Some(input) = store.plan_vector_build(true) {
+        block_on(store.install_vector_build(input.build())).unwrap();
+    }
+    let bob_ids: Vec<String> = store.engine().memories_with_vectors().filter(|(m, _)| m.namespace == "bob").map(|(m, _)| m.id.clone()).collect();
+    let bob_turns: Vec<String> = store.engine().session("bob-chat").unwrap().into_iter().map(|t| t.id).collect();
+    let segment = |key: &[String]| key.get(1).is_some_and(|k| k == "vgraph");
+    let segments_holding =
+        |ids: &[String]| storage.inner.dump().into_iter().filter(|(k, v)| segment(k) && ids.iter().any(|id| String::from_utf8_lossy(v).contains(id.as_str()))).count();
+    assert!(segments_holding(&bob_ids) > 0 && segments_holding(&bob_turns) > 0, "the test needs graph segments holding bob's vectors");
     let before = store.engine().stats();
     let gone = block_on(store.delete_all(Some("bob"))).unwrap();
     assert_eq!(gone, 3);
@@ -131,6 +146,7 @@ fn delete_all_leaves_none_of_a_namespaces_memories_in_any_index_export_or_stored
         assert!(hits.iter().all(|h| !serde_json::to_string(&engram::api::hit_view(h)).unwrap().contains("quokka")), "{ns}: a deleted namespace's turn is still found");
     }
     block_on(store.compact()).unwrap();
+    assert_eq!(segments_holding(&bob_ids) + segments_holding(&bob_turns), 0, "a graph segment still holds the wiped namespace's vectors");
     for (key, bytes) in storage.inner.dump() {
         assert!(!String::from_utf8_lossy(&bytes).contains("quokka"), "stored record {key:?} still holds the deleted namespace's text");
     }

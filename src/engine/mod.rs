@@ -455,6 +455,9 @@ impl Engram {
         for session in self.tables.raw().sessions_in(&ns) {
             deleted += self.delete_session(&session)?.memories;
         }
+        // Graph segments keep removed vectors until rebuilt; the namespace's must go now (their
+        // stored copies go at the next compaction).
+        self.tables.drop_segments_with_tombstones();
         Ok(deleted)
     }
 

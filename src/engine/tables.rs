@@ -67,6 +67,12 @@ impl Tables {
     pub fn keyword(&self) -> &KeywordIndex {
         &self.keyword
     }
+    /// Drops the vector graph segments (memories and turns) that still hold removed vectors.
+    pub fn drop_segments_with_tombstones(&mut self) {
+        self.vectors.drop_segments_with_tombstones();
+        self.raw_vectors.drop_segments_with_tombstones();
+    }
+
     pub fn vectors(&self) -> &VectorIndex {
         &self.vectors
     }

@@ -535,7 +535,9 @@ impl<S: Storage> Store<S> {
     /// data first, old data after: a crash at any point leaves a loadable image.
     pub async fn compact(&mut self) -> Result<()> {
         self.flush().await?;
-        self.write_snapshot().await
+        self.write_snapshot().await?;
+        // Segments dropped since the last build (a namespace wipe) leave storage here too.
+        self.persist_segments().await
     }
 
     async fn write_snapshot(&mut self) -> Result<()> {

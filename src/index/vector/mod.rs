@@ -338,6 +338,19 @@ impl VectorIndex {
         BuildInput { dims: self.dims.unwrap_or(0), docs, codes, replaces, from_delta, label: 0, options: self.options.build.clone() }
     }
 
+    /// Drops every segment that still holds a removed vector, moving its live points to the exact
+    /// tier (the next build indexes them again). A removed vector otherwise stays in its segment,
+    /// in memory and on disk, until a rebuild; a namespace wipe must not leave it there. Returns
+    /// whether a segment went.
+    pub fn drop_segments_with_tombstones(&mut self) -> bool {
+        let keep: Vec<bool> = self.segments.iter().map(|s| s.live == s.graph.len()).collect();
+        if keep.iter().all(|&k| k) {
+            return false;
+        }
+        self.relocate(&keep, None);
+        true
+    }
+
     /// Builds one segment over every live vector, synchronously, replacing all segments (or drops
     /// them below `graph_min`). Blocks for the whole build: hosts that must stay responsive use
     /// [`VectorIndex::plan_build`] → [`BuildInput::build`] → [`VectorIndex::install`] off the
