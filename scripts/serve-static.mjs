@@ -25,5 +25,10 @@ export async function serveStatic(root = repo, port = 0) {
     }
   });
   await new Promise((ok) => server.listen(port, "127.0.0.1", ok));
-  return { origin: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((ok) => server.close(ok)) };
+  // Closing also drops kept-alive connections, so a browser really finds nothing listening.
+  const close = () => new Promise((ok) => {
+    server.close(ok);
+    server.closeAllConnections();
+  });
+  return { origin: `http://127.0.0.1:${server.address().port}`, close };
 }
