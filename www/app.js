@@ -74,7 +74,7 @@ function progressReporter() {
 async function openStore() {
   $("loading").hidden = false;
   $("progress").removeAttribute("value"); // indeterminate until bytes arrive
-  const options = { indexedDB: config.db };
+  const options = { indexedDB: config.db, workerUrl: config.worker, vectorIndex: { workerUrl: config.vectorWorker } };
   if (!config.keywordOnly) Object.assign(options, { model: config.model, tokenizer: config.tokenizer, onProgress: progressReporter() });
   if (llmSettings) {
     // The function stays in this page; the worker sends each request here (openInWorker relays it).

@@ -11,6 +11,9 @@ export const config = {
   keywordOnly: params.get("embedder") === "none",
   /** The IndexedDB database the worker's store lives in. */
   db: params.get("db") ?? "engram-www",
+  /** The workers, started from this folder so the service worker (scope: this folder) serves them offline. */
+  worker: here("./engram-worker.js"),
+  vectorWorker: here("./vector-worker.js"),
   /** The service worker that keeps the page's own files for offline reloads. */
   serviceWorker: here("./sw.js"),
 };

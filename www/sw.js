@@ -6,7 +6,7 @@ const CACHE = "engram-www-v1";
 const here = new URL("./", self.location.href);
 const pkg = new URL(new URL(self.location.href).searchParams.get("pkg") ?? "../pkg/dist/", here);
 
-const PAGE_FILES = ["index.html", "style.css", "app.js", "config.js", "render.js", "sample.js", "settings.js"];
+const PAGE_FILES = ["index.html", "style.css", "app.js", "config.js", "render.js", "sample.js", "settings.js", "engram-worker.js", "vector-worker.js"];
 const PKG_FILES = ["engram.browser.mjs", "engram.worker.mjs", "engram.vector-worker.mjs", "wasm-web/engram.js", "wasm-web/engram_bg.wasm"];
 const FILES = [...PAGE_FILES.map((f) => new URL(f, here).href), ...PKG_FILES.map((f) => new URL(f, pkg).href)];
 const KEPT = new Set(FILES);

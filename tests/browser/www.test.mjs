@@ -31,9 +31,9 @@ const until = (expr, what, ms = 45_000) =>
   browser.evalAsync(`const end = Date.now() + ${ms};
     (function poll() {
       let v; try { v = (${expr}); } catch (e) { v = undefined; }
-      if (v) done(v); else if (Date.now() > end) done({ timeout: ${JSON.stringify(what)} }); else setTimeout(poll, 25);
-    })();`).then((v) => {
-    assert.equal(v?.timeout, undefined, `timed out waiting for ${what}`);
+      if (v) done(v); else if (Date.now() > end) done({ timeout: ${JSON.stringify(what)}, page: document.getElementById("status")?.textContent ?? document.body?.textContent?.slice(0, 200), demo: window.engramDemo }); else setTimeout(poll, 25);
+    })();`).then(async (v) => {
+    if (v?.timeout) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v)}; console: ${JSON.stringify(await browser.browserLog())}`);
     return v;
   });
 
@@ -144,7 +144,7 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   assert.deepEqual(await layerCounts(), counts, "importing the store's own export changes no layer");
 
   // Forget one memory: the page says what was removed.
-  const forgotten = await browser.evalAsync(`const li = document.querySelector("#layer-buffer li"); const content = li.firstChild.textContent; li.querySelector("button").click(); done(content);`);
+  const forgotten = await browser.evalAsync(`const li = [...document.querySelectorAll("#layer-buffer li")].find((li) => li.firstChild.textContent.includes("favourite editor")); const content = li.firstChild.textContent; li.querySelector("button").click(); done(content);`);
   await until(`document.getElementById("forget-out").textContent.startsWith("Deleted memory")`, "forget");
   assert.ok((await text("#forget-out")).includes(forgotten));
   const afterForget = await text("#status");
@@ -171,7 +171,9 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   assert.match(await say("Our release day is now Thursday."), /Noted: release-day = Thursday/);
   assert.deepEqual(await consoleProblems({ offline: true }), []);
 
-  // A screenshot of the working page that is not blank.
+  // A screenshot of the working page that is not blank (showing every derived state).
+  r = await recall("what test runner do we use?");
+  assert.deepEqual(r.states.slice(0, 1), ["cascaded"]);
   await browser.evalAsync(`window.scrollTo(0, 0); done(true);`);
   const png = await browser.screenshot();
   const image = decodePng(png);
