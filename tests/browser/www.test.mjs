@@ -5,6 +5,7 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { existsSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { join } from "node:path";
 import { repo, serveStatic } from "../../scripts/serve-static.mjs";
 import { startBrowser } from "./harness.mjs";
@@ -15,15 +16,30 @@ const skip = !haveModel && !process.env.ENGRAM_REQUIRE_MODEL && "model files abs
 
 let server;
 let browser;
+/** A scripted OpenAI-compatible server (a test double): records each request, answers with text that is not the JSON asked for. */
+let llmServer;
+const llmRequests = [];
 before(async () => {
   if (skip) return;
   server = await serveStatic();
+  llmServer = createServer((req, res) => {
+    const cors = { "access-control-allow-origin": "*", "access-control-allow-headers": "content-type, authorization", "access-control-allow-methods": "POST" };
+    if (req.method === "OPTIONS") return res.writeHead(204, cors).end();
+    let body = "";
+    req.on("data", (c) => (body += c));
+    req.on("end", () => {
+      llmRequests.push({ auth: req.headers.authorization, body: JSON.parse(body) });
+      res.writeHead(200, { ...cors, "content-type": "application/json" }).end(JSON.stringify({ choices: [{ message: { content: "Sure! Here are the memories." } }] }));
+    });
+  });
+  await new Promise((ok) => llmServer.listen(0, "127.0.0.1", ok));
   browser = await startBrowser();
   await browser.setWindowSize(1280, 1000);
 });
 after(async () => {
   await browser?.close();
   await server?.close();
+  llmServer?.close();
 });
 
 /** Polls `expr` (a page expression) until it is truthy; resolves to its value. */
@@ -147,6 +163,18 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   const forgotten = await browser.evalAsync(`const li = [...document.querySelectorAll("#layer-buffer li")].find((li) => li.firstChild.textContent.includes("favourite editor")); const content = li.firstChild.textContent; li.querySelector("button").click(); done(content);`);
   await until(`document.getElementById("forget-out").textContent.startsWith("Deleted memory")`, "forget");
   assert.ok((await text("#forget-out")).includes(forgotten));
+  // The optional LLM: the page's settings reach an OpenAI-compatible server through the worker's
+  // relay; its unusable reply leaves the turn to the offline rules, which the reply says.
+  await browser.evalAsync(`document.getElementById("llm-url").value = "http://127.0.0.1:${llmServer.address().port}/v1";
+    document.getElementById("llm-model").value = "scripted"; document.getElementById("llm-key").value = "test-key";
+    document.getElementById("settings-form").requestSubmit(); done(true);`);
+  await until(`document.getElementById("llm-status").textContent.startsWith("Authoring through scripted")`, "the LLM settings");
+  assert.match(await say("My gym is Iron Temple."), /Noted: gym = Iron Temple[\s\S]*author@1: 1 LLM call\(s\); offline rules for chat-/);
+  assert.ok(llmRequests.length >= 1 && llmRequests.every((r) => r.auth === "Bearer test-key" && r.body.model === "scripted"));
+  assert.ok(JSON.stringify(llmRequests[0].body.messages).includes("Iron Temple"));
+  assert.equal(await browser.evalAsync(`done(localStorage.getItem("engram-www-llm"))`), null, "the key is not kept unless asked");
+  await click("llm-clear");
+  await until(`document.getElementById("llm-status").textContent.startsWith("Offline rules")`, "back to the offline rules");
   const afterForget = await text("#status");
   assert.deepEqual(await consoleProblems(), []);
 
