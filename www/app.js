@@ -101,17 +101,27 @@ async function refresh() {
     + `IndexedDB “${config.db}”${demo.offlineReady ? " · works offline" : ""}`;
 }
 
+/** The latest sessions' turns, each followed by the memories authored from it. */
 async function showConversation() {
-  const ids = await db.sessions();
+  const [ids, memories] = await Promise.all([db.sessions(), db.getAll({ limit: 1000 })]);
   const sessions = await Promise.all(ids.map((id) => db.session(id)));
   sessions.sort((a, b) => String(a[0]?.date).localeCompare(String(b[0]?.date)));
+  const fromTurn = new Map();
+  for (const m of memories) for (const turn of m.derivedFrom ?? []) fromTurn.set(turn, [...(fromTurn.get(turn) ?? []), m]);
   const log = $("chat-log");
   log.replaceChildren();
   for (const turns of sessions.slice(-6)) {
-    for (const turn of turns) log.append(el("li", { class: turn.role === "user" ? "user" : "memory" }, turn.content, el("span", { class: "when", text: `${day(turn.date)} · ${turn.id}` })));
+    for (const turn of turns) {
+      log.append(el("li", { class: turn.role === "user" ? "user" : "memory" }, turn.content, el("span", { class: "when", text: `${day(turn.date)} · ${turn.id}` })));
+      const authored = fromTurn.get(turn.id);
+      if (authored) log.append(el("li", { class: "memory", text: authored.map(describeMemory).join("\n") }));
+    }
   }
   log.scrollTop = log.scrollHeight;
 }
+
+const describeMemory = (m) =>
+  m.thread ? `${m.shape === "retraction" ? "Retraction" : "Noted"}: ${m.thread}${m.value ? ` = ${m.value}` : ""} (${m.shape})` : `Noted: ${m.content}`;
 
 function say(cls, ...content) {
   const item = el("li", { class: cls }, ...content);
@@ -126,7 +136,7 @@ async function describeAuthoring(report) {
   for (const id of report.added) {
     const m = await db.get(id);
     if (!m) continue;
-    lines.push(m.thread ? `${m.shape === "retraction" ? "Retraction" : "Noted"}: ${m.thread}${m.value ? ` = ${m.value}` : ""} (${m.shape})` : `Noted: ${m.content}`);
+    lines.push(describeMemory(m));
   }
   if (report.reinforced.length) lines.push(`Reinforced ${report.reinforced.length} memor${report.reinforced.length === 1 ? "y" : "ies"} already known.`);
   for (const r of report.retracted) lines.push(removedReport(r));

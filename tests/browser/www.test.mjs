@@ -185,6 +185,8 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   assert.equal(d.modelFromCache, true);
   assert.equal((await text("#status")).split(" · works")[0], afterForget.split(" · works")[0]);
   assert.ok(await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.user")].some((li) => li.textContent.startsWith("My dentist is Dr. Ortega.")))`));
+  assert.ok(await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.memory")].some((li) => li.textContent === "Noted: dentist = Dr. Ortega (evolving_attribute)"))`),
+    "the conversation shows what each turn was authored into");
 
   // Offline: the static server is stopped; the service worker serves the page and the package, the
   // Cache API the model, IndexedDB the store.
