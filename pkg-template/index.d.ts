@@ -564,8 +564,8 @@ export interface OpenOptions {
   onBackgroundError?: (error: EngramError) => void;
   /**
    * The host LLM every LLM-using step calls (Engram opens no connection itself): your own function,
-   * or `openAICompatible({...})`. A function cannot cross `postMessage`: `openInWorker` stores have
-   * no LLM (their `extract` reports that nothing was extracted).
+   * or `openAICompatible({...})`. In `openInWorker` the function stays in the page: the worker
+   * sends each request back to it and awaits the reply (its signal aborts the page's call).
    */
   llm?: Llm | null;
   /** "off": never call; "auto" (default with an `llm`): only where heuristics are not confident; "on": every step that has one. No `llm` means "off". */
@@ -806,7 +806,7 @@ export type EngramWorker = Pick<
   Engram,
   | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
   | "deleteSession" | "release" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
-  | "export" | "import" | "close" | "retract"
+  | "export" | "import" | "close" | "retract" | "author" | "extract" | "consolidate" | "llmUsage"
 > & { terminate(): void };
 
 /** Browsers: open an Engram inside a module Web Worker so embedding never blocks the page. */

@@ -7,13 +7,15 @@ import { isPlainObject } from "./wire.js";
 /**
  * Starts a worker running Engram. `options`: `model` and `tokenizer` URLs to load the local embedder
  * there (cached for offline use), `onProgress` for its load events, `workerUrl` to override where
- * `engram.worker.mjs` is served from, `onBackgroundError` for failed automatic vector index builds;
+ * `engram.worker.mjs` is served from, `onBackgroundError` for failed automatic vector index builds,
+ * `llm` (a function, which cannot cross to the worker: each request comes back here to be answered);
  * other options go to `Engram.open`.
  */
 export async function openInWorker(options = {}) {
   if (!isPlainObject(options)) throw invalid("openInWorker: expected an options object");
-  const { onProgress, workerUrl, onBackgroundError, ...rest } = options;
+  const { onProgress, workerUrl, onBackgroundError, llm = null, ...rest } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("openInWorker: `onProgress` must be a function");
+  if (llm !== null && typeof llm !== "function") throw invalid("openInWorker: `llm` must be a function, e.g. openAICompatible({...})");
   if (onBackgroundError !== undefined && onBackgroundError !== null && typeof onBackgroundError !== "function") {
     throw invalid("openInWorker: `onBackgroundError` must be a function");
   }
@@ -24,8 +26,27 @@ export async function openInWorker(options = {}) {
   let next = 0;
   const fromWire = (error) =>
     error.name === "AbortError" ? abortError(error.message) : new EngramError(error.code, error.message);
+  /** AbortControllers of the relayed LLM calls in flight, by the worker's call id. */
+  const llmAborts = new Map();
+  const answerLlm = ({ id, request }) => {
+    const controller = new AbortController();
+    llmAborts.set(id, controller);
+    const reply = (message) => {
+      llmAborts.delete(id);
+      try {
+        worker.postMessage({ llmReply: id, ...message });
+      } catch (e) {
+        worker.postMessage({ llmReply: id, error: `the llm function's reply cannot be sent to the worker: ${e.message}` });
+      }
+    };
+    Promise.resolve()
+      .then(() => llm(request, { signal: controller.signal }))
+      .then((result) => reply({ result }), (e) => reply({ error: String(e?.message ?? e) }));
+  };
   worker.onmessage = ({ data }) => {
     if (data.progress) return onProgress?.(data.progress);
+    if (data.llmCall) return answerLlm(data.llmCall);
+    if (data.llmAbort !== undefined) return llmAborts.get(data.llmAbort)?.abort();
     if (data.backgroundError) {
       const error = fromWire(data.backgroundError);
       if (onBackgroundError) onBackgroundError(error);
@@ -61,7 +82,7 @@ export async function openInWorker(options = {}) {
       worker.postMessage({ id, method, args });
       extra.started?.(id);
     });
-  await call("open", [rest]);
+  await call("open", [rest, { relayLlm: llm !== null }]);
   const client = { terminate: () => worker.terminate() };
   for (const m of FORWARDED_METHODS) client[m] = (...args) => call(m, args);
   // reindex: progress events come back under the call's id; the signal is relayed as a message.

@@ -11,7 +11,34 @@ const methods = new Set(FORWARDED_METHODS);
 
 const wireError = (e) => ({ code: typeof e?.code === "string" ? e.code : "Internal", name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
 
-async function open({ model, tokenizer, indexedDB, ...options }) {
+/** The page's LLM calls in flight, by id: the function stays in the page, requests and replies cross. */
+const llmCalls = new Map();
+let nextLlmCall = 0;
+
+function relayedLlm(request, { signal }) {
+  return new Promise((resolve, reject) => {
+    const id = nextLlmCall++;
+    const onAbort = () => {
+      llmCalls.delete(id);
+      self.postMessage({ llmAbort: id });
+      reject(signal.reason ?? new Error("the LLM call was aborted"));
+    };
+    llmCalls.set(id, { resolve, reject, done: () => signal?.removeEventListener("abort", onAbort) });
+    signal?.addEventListener("abort", onAbort, { once: true });
+    self.postMessage({ llmCall: { id, request } });
+  });
+}
+
+function settleLlm({ llmReply: id, result, error }) {
+  const call = llmCalls.get(id);
+  if (!call) return; // aborted meanwhile
+  llmCalls.delete(id);
+  call.done();
+  if (error !== undefined) call.reject(new Error(error));
+  else call.resolve(result);
+}
+
+async function open({ model, tokenizer, indexedDB, ...options }, { relayLlm = false } = {}) {
   if (engram) throw Object.assign(new Error("this worker already holds an open Engram"), { code: "InvalidInput" });
   let embedder = options.embedder ?? null;
   if (model !== undefined || tokenizer !== undefined) {
@@ -20,7 +47,8 @@ async function open({ model, tokenizer, indexedDB, ...options }) {
   // Adapters cannot be posted to a worker; the page names the database and the worker opens it.
   const storage = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
   const onBackgroundError = (e) => self.postMessage({ backgroundError: wireError(e) });
-  engram = await Engram.open({ ...options, embedder, onBackgroundError, ...(storage ? { storage } : {}) });
+  const llm = relayLlm ? { llm: relayedLlm } : {};
+  engram = await Engram.open({ ...options, ...llm, embedder, onBackgroundError, ...(storage ? { storage } : {}) });
 }
 
 /** `reindex` with its progress events posted under the call's id and aborts arriving by message. */
@@ -34,11 +62,13 @@ async function reindex(id, options = {}) {
   }
 }
 
-self.onmessage = async ({ data: { id, method, args, abort } }) => {
+self.onmessage = async ({ data }) => {
+  if (data.llmReply !== undefined) return settleLlm(data);
+  const { id, method, args, abort } = data;
   if (abort !== undefined) return aborts.get(abort)?.abort();
   try {
     let result;
-    if (method === "open") result = await open(args[0] ?? {});
+    if (method === "open") result = await open(args[0] ?? {}, args[1]);
     else if (!engram) throw Object.assign(new Error("open the worker's Engram first"), { code: "Closed" });
     else if (method === "reindex") result = await reindex(id, args[0]);
     else if (!methods.has(method)) throw Object.assign(new Error(`unknown method ${method}`), { code: "InvalidInput" });

@@ -105,23 +105,3 @@ test("IndexedDB: a database deleted under a live store fails the next write with
   assert.equal(r.next, "Storage");
   assert.equal(r.memories, 0);
 });
-
-test("the demo page keeps what the user added across a reload", async () => {
-  const page = `${server.origin}/www/index.html`;
-  const status = (want) => browser.evalAsync(`(function poll(n) {
-      const s = document.getElementById("status").textContent;
-      if (${JSON.stringify(want)}.some((w) => s.startsWith(w))) done(s); else if (n > 400) done("timeout: " + s); else setTimeout(() => poll(n + 1), 25);
-    })(0);`);
-  await browser.goto(page);
-  assert.match(await status(["ready"]), /^ready — 3 memories$/);
-  await browser.evalAsync(`document.getElementById("content").value = "The spare bike key hangs by the fridge";
-    document.getElementById("add").requestSubmit(); done(true);`);
-  assert.match(await status(["remembered", "already known"]), /^remembered — 4 memories$/);
-  await browser.goto(page);
-  assert.match(await status(["ready"]), /^ready — 4 memories$/, "the page reloaded its store from IndexedDB");
-  await browser.evalAsync(`document.getElementById("query").value = "where is the bike key";
-    document.getElementById("search").requestSubmit(); done(true);`);
-  await status(["1 found", "2 found", "3 found", "4 found", "5 found"]);
-  const top = await browser.evalAsync(`done(document.querySelector("#results li")?.textContent ?? "")`);
-  assert.match(top, /The spare bike key hangs by the fridge$/);
-});

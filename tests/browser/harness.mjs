@@ -36,7 +36,7 @@ export async function startBrowser() {
   const args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--disable-quic", `--user-data-dir=${profile}`];
   const session = await call("POST", "/session", {
-    capabilities: { alwaysMatch: { browserName: "chrome", "goog:chromeOptions": { binary: process.env.CHROMIUM ?? "/usr/bin/chromium", args } } },
+    capabilities: { alwaysMatch: { browserName: "chrome", "goog:chromeOptions": { binary: process.env.CHROMIUM ?? "/usr/bin/chromium", args }, "goog:loggingPrefs": { browser: "ALL" } } },
   });
   const sid = session.sessionId;
   await call("POST", `/session/${sid}/timeouts`, { script: 60_000, pageLoad: 60_000 });
@@ -49,6 +49,11 @@ export async function startBrowser() {
       script: "const done = arguments[arguments.length - 1]; (function poll() { if (window.__engramResult) done(window.__engramResult); else setTimeout(poll, 25); })();",
       args: [],
     }),
+    /** A PNG of the viewport. */
+    screenshot: async () => Buffer.from(await call("GET", `/session/${sid}/screenshot`), "base64"),
+    /** The browser console's entries since the last call ({level, message, timestamp}). */
+    browserLog: () => call("POST", `/session/${sid}/se/log`, { type: "browser" }),
+    setWindowSize: (width, height) => call("POST", `/session/${sid}/window/rect`, { width, height }),
     async close() {
       await call("DELETE", `/session/${sid}`).catch(() => {});
       driver.kill();

@@ -6,6 +6,8 @@ import {
   ERROR_CODES,
   MemoryStorage,
   openAICompatible,
+  openInWorker,
+  type ConsolidateReport,
   type ExtractReport,
   type AuthorReport,
   type Retracted,
@@ -168,4 +170,12 @@ export async function guards(): Promise<[boolean, string[], boolean]> {
   // @ts-expect-error: "drop" is not a SecretPolicy
   await Engram.open({ guards: { secrets: "drop" } });
   return [released.released, kept.flags ?? [], (kept.quarantined ?? false) || context.ids.length > 0];
+}
+
+// A worker store with the page's LLM (relayed), authoring and consolidation through the worker.
+export async function workerLlm(): Promise<[AuthorReport, ConsolidateReport, LlmUsage]> {
+  const llm = openAICompatible({ fetch, baseURL: "http://localhost:11434/v1", model: "llama3.1" });
+  const db = await openInWorker({ indexedDB: "demo", llm, llmLevel: "on", llmTimeoutMs: 30_000 });
+  await db.ingest({ id: "s", turns: [{ role: "user", content: "My gym is FitHub." }] }, { author: true });
+  return [await db.author("s"), await db.consolidate({ dryRun: true }), await db.llmUsage()];
 }
