@@ -84,7 +84,9 @@ class EncryptedStorage {
       const sealed = await this.#inner.load(name);
       if (sealed === undefined || sealed === null) return undefined;
       if (!isBytes(sealed)) throw contract("load", "expected a Uint8Array or undefined");
-      return (await this.#open(name, sealed)).data;
+      const record = await this.#open(name, sealed);
+      if (compareKeys(record.key, key) !== 0) throw new EngramError("Corrupt", `encrypted: the record at ${describeKey(name)} names another key`);
+      return record.data;
     });
   }
 
