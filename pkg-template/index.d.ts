@@ -794,6 +794,8 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
   embedder?: null;
   /** Adapters cannot cross into a worker: name the IndexedDB database the worker's store is kept in. */
   indexedDB?: string;
+  /** Keeps the `indexedDB` store encrypted: `encrypted(new IndexedDBStorage(indexedDB), encryptionKey)` in the worker. */
+  encryptionKey?: EncryptionKey;
   storage?: never;
 }
 

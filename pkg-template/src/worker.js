@@ -1,6 +1,6 @@
 // The Web Worker side of `openInWorker`: one Engram (and its embedder) lives in this worker and
 // answers the page's calls by message, so embedding and search never block the page.
-import { Embedder, Engram, IndexedDBStorage } from "./entry-browser.js";
+import { Embedder, Engram, IndexedDBStorage, encrypted } from "./entry-browser.js";
 import { FORWARDED_METHODS } from "./methods.js";
 
 let engram = null;
@@ -11,14 +11,19 @@ const methods = new Set(FORWARDED_METHODS);
 
 const wireError = (e) => ({ code: typeof e?.code === "string" ? e.code : "Internal", name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
 
-async function open({ model, tokenizer, indexedDB, ...options }) {
+async function open({ model, tokenizer, indexedDB, encryptionKey, ...options }) {
   if (engram) throw Object.assign(new Error("this worker already holds an open Engram"), { code: "InvalidInput" });
   let embedder = options.embedder ?? null;
   if (model !== undefined || tokenizer !== undefined) {
     embedder = await Embedder.load({ model, tokenizer, onProgress: (event) => self.postMessage({ progress: event }) });
   }
   // Adapters cannot be posted to a worker; the page names the database and the worker opens it.
-  const storage = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
+  // A key crosses by structured clone (a CryptoKey too, even a non-extractable one).
+  if (encryptionKey !== undefined && indexedDB === undefined) {
+    throw Object.assign(new Error("openInWorker: `encryptionKey` encrypts the `indexedDB` store: name the database too"), { code: "InvalidInput" });
+  }
+  const database = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
+  const storage = encryptionKey === undefined ? database : encrypted(database, encryptionKey);
   const onBackgroundError = (e) => self.postMessage({ backgroundError: wireError(e) });
   engram = await Engram.open({ ...options, embedder, onBackgroundError, ...(storage ? { storage } : {}) });
 }

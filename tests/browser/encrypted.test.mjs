@@ -58,3 +58,12 @@ test("encrypted IndexedDB: a database deleted under a live store fails the next 
   assert.equal(r.next, "Storage");
   assert.equal(r.memories, 0);
 });
+
+test("openInWorker({indexedDB, encryptionKey}): the worker's store is encrypted with the page's key", async () => {
+  await browser.goto(`${server.origin}/tests/browser/encrypted-worker.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.top, "The boiler service is booked for the 14th");
+  assert.equal(r.wrong, "Corrupt");
+  assert.equal(r.withoutDatabase, "InvalidInput");
+});

@@ -135,6 +135,25 @@ test("two keys racing to make one new store: exactly one wins, the other gets Co
   assert.equal(results.find((r) => r.status === "rejected").reason.code, "Corrupt");
 });
 
+test("a store made by another writer between the key-check read and the look for other records is read, not refused", async () => {
+  const key = randomKey();
+  const inner = new MemoryStorage();
+  let racing = true;
+  const late = { ...Object.fromEntries(["save", "remove", "loadRange", "removeRange"].map((m) => [m, inner[m].bind(inner)])),
+    // The first load of the check finds nothing; the other writer makes the store right after it.
+    load: async (k) => {
+      if (!racing) return inner.load(k);
+      racing = false;
+      const seen = await inner.load(k);
+      const other = encrypted(inner, key);
+      await other.save(["engram", "head"], new Uint8Array([1]));
+      return seen;
+    },
+  };
+  const s = encrypted(late, key);
+  assert.deepEqual(Array.from(await s.load(["engram", "head"])), [1]);
+});
+
 test("argument checks: InvalidInput for a bad adapter, key, passphrase, salt or option", async () => {
   const inner = new MemoryStorage();
   const invalid = (fn) => assert.throws(fn, (e) => e instanceof EngramError && e.code === "InvalidInput");

@@ -24,6 +24,7 @@ const CHECK_CONTEXT = utf8.encode(JSON.stringify(CHECK));
 /** Bytes of each hashed segment kept: 128 bits, so two names collide only after ~2^64 keys. */
 const NAME_BYTES = 16;
 const REQUIRED = ["load", "save", "remove", "loadRange", "removeRange"];
+const DIGEST_CACHE = 1024;
 
 const isBytes = (v) => ArrayBuffer.isView(v) && Object.prototype.toString.call(v) === "[object Uint8Array]";
 const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
@@ -56,6 +57,12 @@ class EncryptedStorage {
   #inner;
   #base;
   #keys = null;
+  /**
+   * Digests of recently hashed key prefixes (JSON of the prefix → its HMAC), oldest first: a store
+   * hashes the same few prefixes ("engram", "engram/chunk", …) on every call, and each WebCrypto
+   * call is a round trip off the JS thread.
+   */
+  #digests = new Map();
   /** The key-check record was read and matched (or written) by this instance. */
   #verified = false;
 
@@ -164,12 +171,19 @@ class EncryptedStorage {
     const { names } = await this.#subkeys();
     const out = [DATA];
     let chain = new Uint8Array(32);
-    for (const segment of key) {
-      const unit = utf16(segment);
-      const input = new Uint8Array(chain.length + unit.length);
-      input.set(chain);
-      input.set(unit, chain.length);
-      chain = await hmac(names, input);
+    for (let i = 0; i < key.length; i++) {
+      const id = JSON.stringify(key.slice(0, i + 1));
+      let digest = this.#digests.get(id);
+      if (!digest) {
+        const unit = utf16(key[i]);
+        const input = new Uint8Array(chain.length + unit.length);
+        input.set(chain);
+        input.set(unit, chain.length);
+        digest = await hmac(names, input);
+        if (this.#digests.size >= DIGEST_CACHE) this.#digests.delete(this.#digests.keys().next().value);
+        this.#digests.set(id, digest);
+      }
+      chain = digest;
       out.push(hex(chain.subarray(0, NAME_BYTES)));
     }
     return out;
@@ -215,6 +229,9 @@ class EncryptedStorage {
     if (stored !== undefined && stored !== null) return this.#verify(records, stored);
     const existing = await this.#inner.loadRange([]);
     if (!Array.isArray(existing)) throw contract("loadRange", "expected an array");
+    // Another writer may have made the store between the two reads: its check came first.
+    const made = existing.find((r) => r?.key?.length === 1 && r.key[0] === CHECK[0]);
+    if (made) return this.#verify(records, made.data);
     if (existing.length > 0) {
       throw new EngramError("Corrupt", existing.some((r) => r?.key?.[0] === DATA)
         ? `encrypted: the store holds encrypted records but no key-check record ${describeKey(CHECK)}: it was removed from outside, so the key cannot be checked`
