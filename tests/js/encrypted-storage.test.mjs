@@ -9,7 +9,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, sy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pkgDir, rejectsWith, repo } from "./helpers.mjs";
-import { Engram, EngramError, MemoryStorage, decryptBytes, deriveKey, encryptBytes, encrypted } from "engram-wasm";
+import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
+import { Engram, EngramError, IndexedDBStorage, MemoryStorage, decryptBytes, deriveKey, encryptBytes, encrypted } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 
 const utf8 = new TextEncoder();
@@ -172,13 +173,16 @@ test("argument checks: InvalidInput for a bad adapter, key, passphrase, salt or 
   await rejectsWith(decryptBytes(new Uint8Array(3), new Uint8Array(40)), "InvalidInput");
 });
 
-test("the wrapper has exactly the optional methods of the adapter it wraps; lock passes through", async () => {
+test("the wrapper has exactly the optional methods (and the channel) of the adapter it wraps; lock passes through", async () => {
   const inner = new MemoryStorage();
   const full = encrypted(inner, randomKey());
   for (const m of ["create", "lock", "flush", "close"]) assert.equal(typeof full[m], "function", m);
   const { create, lock, flush, close, ...bare } = Object.fromEntries(["load", "save", "remove", "loadRange", "removeRange", "create", "lock", "flush", "close"].map((m) => [m, inner[m].bind(inner)]));
   const minimal = encrypted(bare, randomKey());
   for (const m of ["create", "lock", "flush", "close"]) assert.equal(minimal[m], undefined, m);
+  assert.equal(full.channel, undefined);
+  const database = new IndexedDBStorage("encrypted-channel", { indexedDB: new IDBFactory(), IDBKeyRange });
+  assert.equal(encrypted(database, randomKey()).channel, database.channel, "tabs still hear each other's commits");
   assert.equal(await full.lock(async () => 42), 42);
   await rejectsWith(full.lock("not a function"), "InvalidInput");
   assert.ok(create && lock && flush && close);
