@@ -798,6 +798,8 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
   embedder?: null;
   /** Adapters cannot cross into a worker: name the IndexedDB database the worker's store is kept in. */
   indexedDB?: string;
+  /** Keeps the `indexedDB` store encrypted: `encrypted(new IndexedDBStorage(indexedDB), encryptionKey)` in the worker. */
+  encryptionKey?: EncryptionKey;
   storage?: never;
 }
 
@@ -915,6 +917,31 @@ export class IndexedDBStorage implements StorageAdapter {
   flush(): Promise<void>;
   lock<T>(fn: () => Promise<T>): Promise<T>;
 }
+
+/**
+ * A key for encryption at rest: an HKDF `CryptoKey` usable for "deriveKey" (what `deriveKey`
+ * returns) or 32 random bytes (`crypto.getRandomValues(new Uint8Array(32))`, kept by the host).
+ */
+export type EncryptionKey = CryptoKey | Uint8Array | ArrayBuffer;
+
+/**
+ * `adapter` with its records (AES-256-GCM, a fresh nonce per record) and key names (HMAC per
+ * segment) encrypted; the same contract and the same optional methods as `adapter`. Opening a
+ * store with another key rejects with `Corrupt`, as does a record that was damaged or moved.
+ */
+export function encrypted(adapter: StorageAdapter, key: EncryptionKey): StorageAdapter;
+
+/**
+ * A key from a passphrase: PBKDF2-SHA-256 over the passphrase (NFC) and `salt` (at least 16 random
+ * bytes the host keeps with the store; not secret). `iterations` defaults to 600,000 (min 100,000).
+ */
+export function deriveKey(passphrase: string, salt: Uint8Array | ArrayBuffer, options?: { iterations?: number }): Promise<CryptoKey>;
+
+/** `bytes` (e.g. `await db.export()`) encrypted under `key`: 29 bytes longer. */
+export function encryptBytes(key: EncryptionKey, bytes: Uint8Array | ArrayBuffer): Promise<Uint8Array>;
+
+/** The bytes `encryptBytes` encrypted; `Corrupt` for another key or damaged bytes. */
+export function decryptBytes(key: EncryptionKey, bytes: Uint8Array | ArrayBuffer): Promise<Uint8Array>;
 
 /** Which feature an LLM call serves. */
 export type LlmPurpose = "extract" | "author" | "triage" | "gate" | "merge" | "reconcile" | "distill" | "expand" | "topic";

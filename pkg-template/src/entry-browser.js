@@ -128,4 +128,6 @@ export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";
+export { encrypted } from "./storage/encrypted.js";
+export { deriveKey, encryptBytes, decryptBytes } from "./encryption.js";
 export { openInWorker } from "./worker-client.js";

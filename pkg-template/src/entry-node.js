@@ -97,6 +97,8 @@ export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";
+export { encrypted } from "./storage/encrypted.js";
+export { deriveKey, encryptBytes, decryptBytes } from "./encryption.js";
 
 /** Browser-only: Node hosts use worker_threads around `Engram` themselves. */
 export async function openInWorker() {

@@ -1,6 +1,6 @@
 // The Web Worker side of `openInWorker`: one Engram (and its embedder) lives in this worker and
 // answers the page's calls by message, so embedding and search never block the page.
-import { Embedder, Engram, IndexedDBStorage } from "./entry-browser.js";
+import { Embedder, Engram, IndexedDBStorage, encrypted } from "./entry-browser.js";
 import { FORWARDED_METHODS } from "./methods.js";
 
 let engram = null;
@@ -38,14 +38,19 @@ function settleLlm({ llmReply: id, result, error }) {
   else call.resolve(result);
 }
 
-async function open({ model, tokenizer, indexedDB, ...options }, { relayLlm = false } = {}) {
+async function open({ model, tokenizer, indexedDB, encryptionKey, ...options }, { relayLlm = false } = {}) {
   if (engram) throw Object.assign(new Error("this worker already holds an open Engram"), { code: "InvalidInput" });
   let embedder = options.embedder ?? null;
   if (model !== undefined || tokenizer !== undefined) {
     embedder = await Embedder.load({ model, tokenizer, onProgress: (event) => self.postMessage({ progress: event }) });
   }
   // Adapters cannot be posted to a worker; the page names the database and the worker opens it.
-  const storage = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
+  // A key crosses by structured clone (a CryptoKey too, even a non-extractable one).
+  if (encryptionKey !== undefined && indexedDB === undefined) {
+    throw Object.assign(new Error("openInWorker: `encryptionKey` encrypts the `indexedDB` store: name the database too"), { code: "InvalidInput" });
+  }
+  const database = indexedDB === undefined ? undefined : new IndexedDBStorage(indexedDB);
+  const storage = encryptionKey === undefined ? database : encrypted(database, encryptionKey);
   const onBackgroundError = (e) => self.postMessage({ backgroundError: wireError(e) });
   const llm = relayLlm ? { llm: relayedLlm } : {};
   engram = await Engram.open({ ...options, ...llm, embedder, onBackgroundError, ...(storage ? { storage } : {}) });

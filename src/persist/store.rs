@@ -72,11 +72,12 @@ pub struct Store<S: Storage> {
     compaction_failure: Option<Error>,
 }
 
-/// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
-/// storage failure too.
+/// Storage errors keep their code (Storage / StorageFull, and Corrupt: an adapter that can tell its
+/// records are unreadable, such as an encrypting one given the wrong key, says so); any other code
+/// from an adapter is a storage failure too.
 fn storage_error(e: Error) -> Error {
     match e.code {
-        ErrorCode::Storage | ErrorCode::StorageFull => e,
+        ErrorCode::Storage | ErrorCode::StorageFull | ErrorCode::Corrupt => e,
         _ => Error::new(ErrorCode::Storage, e.message),
     }
 }

@@ -51,7 +51,8 @@ fn key_array(key: &[String]) -> Array {
     key.iter().map(|s| JsValue::from_str(s)).collect()
 }
 
-/// The one place an adapter rejection becomes an engine error: `StorageFull` keeps its code,
+/// The one place an adapter rejection becomes an engine error: `StorageFull` and `Corrupt` (an
+/// adapter that finds its records unreadable, e.g. `encrypted` with the wrong key) keep their code,
 /// anything else is `Storage`. The facade's adapter wrapper (`pkg-template/src/storage-bridge.js`)
 /// already rejects with such a typed error whose message names the operation and key; a rejection
 /// without a code (an adapter handed over some other way) gets the operation named here.
@@ -61,6 +62,7 @@ fn storage_error(what: &str, e: JsValue) -> Error {
     match field("code").as_deref() {
         Some("StorageFull") => Error::new(ErrorCode::StorageFull, message),
         Some("Storage") => Error::new(ErrorCode::Storage, message),
+        Some("Corrupt") => Error::new(ErrorCode::Corrupt, message),
         _ => Error::new(ErrorCode::Storage, format!("storage {what} failed: {message}")),
     }
 }

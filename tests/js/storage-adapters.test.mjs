@@ -17,6 +17,8 @@ import { Mutex, isStorageFull, storageError } from "../../pkg-template/src/stora
 import { MemoryStorage } from "../../pkg-template/src/storage/memory.js";
 import { IndexedDBStorage } from "../../pkg-template/src/storage/indexeddb.js";
 import { NodeFSStorage, decodeSegment, encodeSegment } from "../../pkg-template/src/storage/node-fs.js";
+import { encrypted } from "../../pkg-template/src/storage/encrypted.js";
+import { deriveKey } from "../../pkg-template/src/encryption.js";
 
 const nodeFsUrl = new URL("../../pkg-template/src/storage/node-fs.js", import.meta.url).href;
 const run = promisify(execFile);
@@ -46,6 +48,7 @@ function assertBytes(actual, expected, message) {
 }
 
 const keysOf = (records) => records.map((r) => r.key);
+const passphraseKey = await deriveKey("conformance passphrase", new Uint8Array(16).fill(7), { iterations: 100_000 });
 
 const adapters = [
   { name: "MemoryStorage", make: () => new MemoryStorage() },
@@ -53,6 +56,10 @@ const adapters = [
   { name: "NodeFSStorage relaxed", make: () => new NodeFSStorage(freshDir(), { durability: "relaxed" }) },
   { name: "IndexedDBStorage relaxed (fake-indexeddb)", make: () => new IndexedDBStorage(`db${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange }) },
   { name: "IndexedDBStorage strict (fake-indexeddb)", make: () => new IndexedDBStorage(`db${++counter}`, { durability: "strict", indexedDB: new IDBFactory(), IDBKeyRange }) },
+  // The same contract through encryption at rest (raw key bytes and a passphrase-derived key).
+  { name: "encrypted(MemoryStorage)", make: () => encrypted(new MemoryStorage(), crypto.getRandomValues(new Uint8Array(32))) },
+  { name: "encrypted(NodeFSStorage strict)", make: () => encrypted(new NodeFSStorage(freshDir()), passphraseKey) },
+  { name: "encrypted(IndexedDBStorage) (fake-indexeddb)", make: () => encrypted(new IndexedDBStorage(`db${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange }), passphraseKey) },
 ];
 
 const TRICKY_KEYS = [
