@@ -5,11 +5,12 @@
 import { EngramError, abortError, asEngramError, closedError, invalid } from "./errors.js";
 import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
-import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
+import { defaultEmbedder, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
-import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
+import { faultsOf, markFaulted, unlessFaulted } from "./faults.js";
+import { forgetHandle, liveCore } from "./instance.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
 
@@ -55,6 +56,8 @@ export class Engram {
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
+  /** What opening did, to do it again on a new instance after an internal fault: `{coreJson, storeJson, adapter, local}`. */
+  #reopen;
   #builds;
   /** The core's byte budgets for large inputs (`limits` in the wasm module), checked before copying. */
   #limits;
@@ -66,9 +69,10 @@ export class Engram {
   /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
   #autoConsolidate = null;
 
-  constructor(token, core, embedder, storage, glue, vectors, llm) {
+  constructor(token, core, embedder, storage, glue, vectors, llm, reopen) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
+    this.#reopen = reopen;
     this.#embedder = embedder;
     this.#storage = storage;
     this.#limits = JSON.parse(glue.limits());
@@ -80,7 +84,7 @@ export class Engram {
       this.#autoConsolidate = new AutoConsolidator(vectors.autoConsolidate, (options) => this.consolidate(options), (e) => this.#reportBackground(e, "an automatic consolidation"));
     }
     this.#builds = new BuildScheduler({
-      glue,
+      glue: () => this.#glue,
       enqueue: (work) => this.#enqueue(work),
       commit: (c, commit) => this.#commit(c, commit),
       stats: () => this.vectorIndexStats(),
@@ -135,42 +139,42 @@ export class Engram {
       throw invalid("open: `onBackgroundError` must be a function");
     }
     const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
-    const local = chosen instanceof Embedder ? Embedder.handleOf(chosen) : null;
+    const local = chosen instanceof Embedder ? chosen : null;
     const embedder = local ? null : resolveEmbedder(chosen);
-    let glue;
-    try {
-      glue = await loadCore();
-    } catch (e) {
-      throw asEngramError(e);
-    }
     // Automatic builds only where they can run off this thread.
     const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
     if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
-    const faults = faultsOf(glue);
-    if (faults.message !== null) throw faultError(faults);
-    let core;
-    try {
-      core = new glue.EngramCore(toJson(coreOptions, "open"));
-      if (local) core.setEmbedder(local);
-      if (adapter) {
-        const storeOptions = {};
-        if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
-        if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
-        await withLock(storage, () => unlessFaulted(faults, core.open(adapter, toJson(storeOptions, "open"))));
-      }
-    } catch (e) {
-      if (faults.message === null) core?.free();
-      throw asEngramError(e);
+    const storeOptions = {};
+    if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
+    if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
+    const reopen = { coreJson: toJson(coreOptions, "open"), storeJson: toJson(storeOptions, "open"), storage, adapter, local };
+    const { glue, core } = await openCore(reopen);
+    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm, reopen);
+  }
+
+  /**
+   * After an internal fault stopped this store's instance: the same store on the live instance,
+   * reopened from its storage adapter (everything acknowledged is there). A store without storage
+   * cannot come back: its data lived only in the stopped instance.
+   */
+  async #recover() {
+    if (!this.#storage) {
+      throw new EngramError("Internal", `this in-memory store was lost with its wasm instance, stopped by an internal fault (${this.#faults.message}); open a new one (a store with a storage adapter reopens by itself)`);
     }
-    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm);
+    const { glue, core } = await openCore(this.#reopen);
+    forgetHandle(this.#core);
+    this.#core = core;
+    this.#glue = glue;
+    this.#faults = faultsOf(glue);
+    this.#stale = false;
   }
 
   #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
-      if (this.#faults.message !== null) throw faultError(this.#faults);
       try {
+        if (this.#faults.message !== null) await this.#recover();
         return await unlessFaulted(this.#faults, work(this.#core));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) markFaulted(this.#faults, e.message);
@@ -785,12 +789,31 @@ export class Engram {
         this.#channel?.close();
         // A stopped instance is left alone: calling into it again could only trap again.
         if (this.#faults.message === null) this.#core.free();
+        else forgetHandle(this.#core);
         await this.#storage?.close?.();
       }
     });
     this.#queue = done.catch(() => {});
     return done;
   }
+}
+
+/** A new core on the live instance, opened from storage when there is an adapter: `{glue, core}`. */
+async function openCore({ coreJson, storeJson, storage, adapter, local }) {
+  const glue = await liveCore();
+  const faults = faultsOf(glue);
+  let core;
+  try {
+    const handle = local ? await Embedder.handleOn(local, glue) : null;
+    core = new glue.EngramCore(coreJson);
+    if (handle) core.setEmbedder(handle);
+    if (adapter) await withLock(storage, () => unlessFaulted(faults, core.open(adapter, storeJson)));
+  } catch (e) {
+    if (faults.message === null) core?.free();
+    else forgetHandle(core);
+    throw asEngramError(e);
+  }
+  return { glue, core };
 }
 
 export { EngramError, Embedder };

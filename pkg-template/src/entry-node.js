@@ -1,10 +1,10 @@
 // Node entry (ESM `import` and CJS `require`, Electron main): the CommonJS wasm glue loads the module
 // synchronously from disk next to it; model sources are read with fs.
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import * as glue from "./wasm-node/engram.js";
 import { registerEnvironment } from "./core.js";
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { Embedder, checkAborted } from "./local-embedder.js";
@@ -91,7 +91,30 @@ function nodeVectorBuilder({ background = false, url } = {}) {
   return builder;
 }
 
-registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });
+// The glue is loaded through `require` (relative to this bundle, ESM or CJS) rather than imported,
+// so that after an internal fault a new evaluation of it — a new wasm instance — can replace the
+// stopped one in the module cache, and nothing keeps the stopped instance's memory reachable.
+// eslint-disable-next-line no-undef
+const requireHere = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
+const gluePath = requireHere.resolve("./wasm-node/engram.js");
+
+function freshGlue() {
+  const stopped = requireHere.cache[gluePath];
+  delete requireHere.cache[gluePath];
+  const glue = requireHere(gluePath);
+  const siblings = requireHere.cache[gluePath]?.parent?.children;
+  const at = siblings?.indexOf(stopped) ?? -1;
+  if (at >= 0) siblings.splice(at, 1);
+  return glue;
+}
+
+registerEnvironment({
+  loadCore: async () => requireHere(gluePath),
+  freshCore: async () => freshGlue(),
+  readSource,
+  defaultEmbedder,
+  vectorBuilder: nodeVectorBuilder,
+});
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { openAICompatible } from "./llm.js";
