@@ -3,7 +3,7 @@
 // EngramError with a stable code. Vector index builds are scheduled by build-scheduler.js.
 
 import { EngramError, abortError, asEngramError, closedError, invalid } from "./errors.js";
-import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
+import { fields, isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
@@ -260,7 +260,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!REINDEX_OPTIONS.has(key)) throw invalid(`reindex: unknown option \`${key}\` (allowed: ${[...REINDEX_OPTIONS].join(", ")})`);
     }
-    const { onProgress, signal, inWorker } = options;
+    const { onProgress, signal, inWorker } = fields(options, "reindex");
     if (onProgress !== undefined && onProgress !== null && typeof onProgress !== "function") throw invalid("reindex: `onProgress` must be a function");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("reindex: `signal` must be an AbortSignal");
     if (inWorker !== undefined && typeof inWorker !== "boolean") throw invalid("reindex: `inWorker` must be a boolean");
@@ -277,7 +277,11 @@ export class Engram {
     if (typeof input === "string") {
       if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected the other fields as an options object, like add(text, {kind: \"semantic\"})"));
       if (options && "content" in options) return Promise.reject(invalid("add: the content is the string; `options` cannot carry `content` too"));
-      return this.#addOne({ ...options, content: input });
+      try {
+        return this.#addOne({ ...(options && fields(options, "add")), content: input });
+      } catch (e) {
+        return Promise.reject(e);
+      }
     }
     if (Array.isArray(input)) return this.#addMessages(input, options);
     if (options !== undefined) return Promise.reject(invalid("add: a memory object takes no second argument; put the fields in the object"));
@@ -292,7 +296,13 @@ export class Engram {
    */
   #addMessages(messages, options) {
     if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected an options object after the messages"));
-    const { sessionId, namespace, date, extract, ...rest } = options ?? {};
+    let given;
+    try {
+      given = options ? fields(options, "add") : {};
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { sessionId, namespace, date, extract, ...rest } = given;
     for (const key of Object.keys(rest)) {
       if (!EXTRACT_OPTIONS.has(key)) return Promise.reject(invalid(`add: unknown option \`${key}\` for messages (allowed: sessionId, namespace, date, extract, ${[...EXTRACT_OPTIONS].join(", ")})`));
     }
@@ -388,7 +398,7 @@ export class Engram {
     return this.#run(async (core) => {
       if (query !== null && query !== undefined) requireString(query, "search: query");
       if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("search: expected an options object");
-      const { embedding, ...rest } = options ?? {};
+      const { embedding, ...rest } = options ? fields(options, "search") : {};
       let v = embedding === undefined || embedding === null ? undefined : toVector(embedding, "search: embedding");
       if (!v && this.#embedder && typeof query === "string" && query.trim() !== "") {
         v = await embedQuery(this.#embedder, query);
@@ -403,12 +413,21 @@ export class Engram {
    */
   ingest(session, options) {
     if (options !== undefined && options !== null) {
-      if (!isPlainObject(options)) throw invalid("ingest: expected an options object like {extract: true}");
-      for (const key of Object.keys(options)) {
-        if (!INGEST_OPTIONS.has(key)) throw invalid(`ingest: unknown option \`${key}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`);
+      // Bad options reject like every other failure: a method never throws synchronously.
+      let problem = null;
+      if (!isPlainObject(options)) problem = "ingest: expected an options object like {extract: true}";
+      else {
+        try {
+          options = fields(options, "ingest");
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        const unknown = Object.keys(options).find((key) => !INGEST_OPTIONS.has(key));
+        if (unknown !== undefined) problem = `ingest: unknown option \`${unknown}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`;
+        else if (options.extract !== undefined && typeof options.extract !== "boolean") problem = "ingest: `extract` must be a boolean";
+        else if (options.author !== undefined && typeof options.author !== "boolean") problem = "ingest: `author` must be a boolean";
       }
-      if (options.extract !== undefined && typeof options.extract !== "boolean") throw invalid("ingest: `extract` must be a boolean");
-      if (options.author !== undefined && typeof options.author !== "boolean") throw invalid("ingest: `author` must be a boolean");
+      if (problem !== null) return Promise.reject(invalid(problem));
       if (options.extract || options.author) {
         const { extract, author, ...rest } = options;
         return this.ingest(session).then(async (ingested) => {
@@ -422,7 +441,8 @@ export class Engram {
     return this.#write(
       async () => {
         if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
-        let turns = session.turns;
+        session = fields(session, "ingest");
+        let turns = Array.isArray(session.turns) ? session.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : session.turns;
         if (this.#embedder && Array.isArray(turns) && turns.every(isPlainObject)) {
           // Turns the caller gave no vector get one from the host embedder, in one batch.
           const missing = turns.flatMap((t, i) => (t.embedding === undefined && typeof t.content === "string" && t.content.trim() !== "" ? [i] : []));
@@ -439,7 +459,7 @@ export class Engram {
           }
         }
         // The session's text is bounded before it is copied into wasm memory (the core checks again).
-        const text = Array.isArray(session.turns) ? session.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
+        const text = Array.isArray(turns) ? turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
         const { ingestBytes } = this.#limits;
         if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         return toJson({ ...session, turns }, "ingest");
@@ -462,7 +482,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!EXTRACT_OPTIONS.has(key)) throw invalid(`extract: unknown option \`${key}\` (allowed: ${[...EXTRACT_OPTIONS].join(", ")})`);
     }
-    const { signal, maxLlmCalls } = options;
+    const { signal, maxLlmCalls } = fields(options, "extract");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("extract: `signal` must be an AbortSignal");
     if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("extract: `maxLlmCalls` must be a non-negative integer");
     if (signal?.aborted) throw new EngramError("Aborted", "the extraction was aborted before it started");
@@ -574,7 +594,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!AUTHOR_OPTIONS.has(key)) throw invalid(`author: unknown option \`${key}\` (allowed: ${[...AUTHOR_OPTIONS].join(", ")})`);
     }
-    const { signal, maxLlmCalls } = options;
+    const { signal, maxLlmCalls } = fields(options, "author");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("author: `signal` must be an AbortSignal");
     if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("author: `maxLlmCalls` must be a non-negative integer");
     if (signal?.aborted) throw new EngramError("Aborted", "authoring was aborted before it started");
@@ -739,7 +759,7 @@ export class Engram {
   export(options) {
     return this.#run(async (core) => {
       if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("export: expected an options object");
-      const { namespace, ...rest } = options ?? {};
+      const { namespace, ...rest } = options ? fields(options, "export") : {};
       const unknown = Object.keys(rest);
       if (unknown.length) throw invalid(`export: unknown option \`${unknown[0]}\` (allowed: namespace)`);
       if (namespace !== undefined && namespace !== null) requireString(namespace, "export: namespace");

@@ -94,8 +94,10 @@ function nodeVectorBuilder({ background = false, url } = {}) {
 // The glue is loaded through `require` (relative to this bundle, ESM or CJS) rather than imported,
 // so that after an internal fault a new evaluation of it — a new wasm instance — can replace the
 // stopped one in the module cache, and nothing keeps the stopped instance's memory reachable.
+// The ESM bundle has `import.meta.url`; the CJS one (where esbuild empties `import.meta`) has
+// `__filename`, which an ESM bundle may also see as a global, e.g. "[worker eval]" in an eval'd worker.
 // eslint-disable-next-line no-undef
-const requireHere = createRequire(typeof __filename === "string" ? __filename : import.meta.url);
+const requireHere = createRequire(import.meta.url ?? __filename);
 const gluePath = requireHere.resolve("./wasm-node/engram.js");
 
 function freshGlue() {

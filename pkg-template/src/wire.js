@@ -54,10 +54,22 @@ export function requireString(v, what) {
   return v;
 }
 
+/**
+ * A plain copy of a caller's plain object, each field read once: a getter that throws is the
+ * caller's `InvalidInput`, not an internal error, and later reads see the same values.
+ */
+export function fields(value, what) {
+  try {
+    return { ...value };
+  } catch (e) {
+    throw invalid(`${what}: reading a field threw (${e?.message ?? e})`);
+  }
+}
+
 /** Splits `embedding` out of an input object so it crosses as a Float32Array, not JSON. */
 export function splitEmbedding(input, what) {
   if (!isPlainObject(input)) throw invalid(`${what}: expected an object`);
-  const { embedding, ...rest } = input;
+  const { embedding, ...rest } = fields(input, what);
   const vector = embedding === undefined || embedding === null ? undefined : toVector(embedding, `${what}: embedding`);
   return { json: toJson(rest, what), vector };
 }
