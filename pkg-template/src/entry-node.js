@@ -68,9 +68,10 @@ async function defaultEmbedder() {
 // bundle) that loads its own instance of the wasm module, so a build (seconds to minutes) never
 // blocks the thread answering queries.
 function vectorWorkerPath() {
+  // As for the glue below: `import.meta.url` in the ESM bundle, `__dirname` in the CJS one.
+  if (import.meta.url) return new URL("./engram.vector-worker.node.cjs", import.meta.url);
   // eslint-disable-next-line no-undef
-  if (typeof __dirname === "string") return resolve(__dirname, "engram.vector-worker.node.cjs");
-  return new URL("./engram.vector-worker.node.cjs", import.meta.url);
+  return resolve(__dirname, "engram.vector-worker.node.cjs");
 }
 
 /** A build worker; a background one is unref'd so it never keeps the process alive by itself. */

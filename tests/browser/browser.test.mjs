@@ -125,3 +125,16 @@ test("the demo page keeps what the user added across a reload", async () => {
   const top = await browser.evalAsync(`done(document.querySelector("#results li")?.textContent ?? "")`);
   assert.match(top, /The spare bike key hangs by the fridge$/);
 });
+
+test("a trap in the middle of a write: the next calls run on a new instance, reopened from IndexedDB", async () => {
+  await browser.goto(`${server.origin}/tests/browser/fault.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.deepEqual(r.faults, ["Internal", "resolved", "Internal", "resolved"]);
+  const acknowledged = ["after fault /pkg/dist/wasm-web/engram.js", "after fault /pkg/dist/wasm-web/engram.js?instance=1", "before the first fault"];
+  // A write the fault interrupted may have landed; every acknowledged one is there.
+  for (const list of [r.contents, r.reopened]) for (const c of acknowledged) assert.ok(list.includes(c), `${c} in ${list}`);
+  assert.deepEqual(r.contents, r.reopened);
+  assert.deepEqual(r.other, ["the other store"]);
+  assert.equal(r.inMemory, "Internal");
+});

@@ -89,6 +89,10 @@ function mutate(r, value, keep = []) {
 class Model {
   memories = new Map();
   sessions = new Map();
+  /** Every namespace the model holds something in (a mutated call may have used one outside NAMESPACES). */
+  namespaces() {
+    return [...new Set([...NAMESPACES, ...[...this.memories.values(), ...this.sessions.values()].map((x) => x.namespace)])];
+  }
   byContent(namespace, content) {
     for (const [id, m] of this.memories) if (m.namespace === namespace && m.content === content) return id;
     return null;
@@ -341,7 +345,10 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
     await db.close();
     db = await open();
     const stored = new Map();
-    for (const ns of NAMESPACES) {
+    const stats = await db.stats();
+    assert.equal(stats.memories, model.memories.size, `${where()}: stats.memories after reopen`);
+    assert.equal(stats.sessions, model.sessions.size, `${where()}: stats.sessions after reopen`);
+    for (const ns of model.namespaces()) {
       for (let offset = 0; ; offset += 1000) {
         const page = await db.getAll({ namespace: ns, limit: 1000, offset });
         for (const m of page) stored.set(m.id, view(m));
@@ -351,7 +358,7 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
     assert.equal(stored.size, model.memories.size, `${where()}: memories after reopen`);
     for (const [id, m] of model.memories) assert.deepEqual(stored.get(id), m, `${where()}: memory ${id} after reopen`);
     const sessions = [];
-    for (const ns of NAMESPACES) sessions.push(...(await db.sessions({ namespace: ns })));
+    for (const ns of model.namespaces()) sessions.push(...(await db.sessions({ namespace: ns })));
     assert.deepEqual(sessions.sort(), [...model.sessions.keys()].sort(), `${where()}: sessions after reopen`);
     for (const [id, s] of model.sessions) assert.deepEqual((await db.session(id)).map((e) => e.content), s.turns, `${where()}: session ${id} after reopen`);
   }
