@@ -137,4 +137,6 @@ test("a trap in the middle of a write: the next calls run on a new instance, reo
   assert.deepEqual(r.contents, r.reopened);
   assert.deepEqual(r.other, ["the other store"]);
   assert.equal(r.inMemory, "Internal");
+  assert.deepEqual(r.workerFaults, ["Internal", "resolved", "resolved", "Internal", "resolved", "resolved"], "in openInWorker's worker too");
+  for (const c of ["in the worker before the faults", "queued behind fault 0", "queued behind fault 1"]) assert.ok(r.workerContents.includes(c), `${c} in ${r.workerContents}`);
 });
