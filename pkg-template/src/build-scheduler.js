@@ -150,7 +150,12 @@ export class BuildScheduler {
           builder ??= this.#builder = make({ background, url: this.#workerUrl });
           output = await this.#buildIn(builder, input, signal);
         } else {
-          output = this.#glue().buildVectorGraph(input);
+          try {
+            output = this.#glue().buildVectorGraph(input);
+          } catch (e) {
+            // A trap here stops this thread's instance (faults.js saw it); the store's next call recovers.
+            throw asEngramError(e);
+          }
         }
         this.#checkRunning(signal);
         const installed = await this.#enqueue((core) =>
