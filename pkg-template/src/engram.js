@@ -2,8 +2,8 @@
 // so a slow host embedder can never interleave two writes, and every failure surfaces as an
 // EngramError with a stable code. Vector index builds are scheduled by build-scheduler.js.
 
-import { EngramError, abortError, asEngramError, closedError, invalid } from "./errors.js";
-import { fields, isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
+import { EngramError, abortError, asEngramError, closedError, invalid, isAbortError } from "./errors.js";
+import { fields, isInstance, isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
@@ -201,7 +201,7 @@ export class Engram {
    * under the lock after catching up with other writers, so two contexts never commit over each other.
    */
   #write(prepare, commit, { ownEpoch = false } = {}) {
-    return this.#enqueue(async (core) => this.#commit(core, commit, await prepare())).then((out) => {
+    return this.#enqueue(async (core) => this.#commit(core, commit, await prepared(prepare))).then((out) => {
       this.#builds.wrote();
       // A consolidation's own write does not count toward the next automatic epoch.
       if (!ownEpoch) this.#autoConsolidate?.wrote();
@@ -774,7 +774,7 @@ export class Engram {
   import(bytes) {
     return this.#write(
       async () => {
-        if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
+        if (!isInstance(bytes, Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
         const { importBytes } = this.#limits;
         if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
         return bytes;
@@ -815,6 +815,43 @@ export class Engram {
     });
     this.#queue = done.catch(() => {});
     return done;
+  }
+}
+
+// Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one is the
+// caller's InvalidInput, and no method throws synchronously (each returns a promise). Errors of the
+// work itself are already typed on the queue (Internal for a fault); an AbortError stays as it is.
+const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
+for (const [target, name] of [[Engram, "open"], ...Object.getOwnPropertyNames(Engram.prototype).map((n) => [Engram.prototype, n])]) {
+  if (name === "constructor") continue;
+  const method = target[name];
+  Object.defineProperty(target, name, {
+    value: {
+      [name](...args) {
+        try {
+          const out = method.apply(this, args);
+          return out instanceof Promise ? out.catch((e) => Promise.reject(typed(e))) : out;
+        } catch (e) {
+          return Promise.reject(typed(e));
+        }
+      },
+    }[name],
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * A write's `prepare` step: it reads the caller's arguments (and awaits a host embedder, whose
+ * failures are typed already), so an untyped throw there came from reading an argument (a revoked
+ * Proxy, say): the caller's InvalidInput. A trap stays what it is.
+ */
+async function prepared(prepare) {
+  try {
+    return await prepare();
+  } catch (e) {
+    if (e instanceof EngramError || e instanceof WebAssembly.RuntimeError) throw e;
+    throw asEngramError(e, "InvalidInput");
   }
 }
 
