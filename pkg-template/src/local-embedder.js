@@ -123,7 +123,7 @@ export class Embedder {
 
   /** One unit-length Float32Array per text. Empty or whitespace-only texts are InvalidInput. */
   async embed(texts) {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("embed: expected an array of strings");
+    if (!isStringArray(texts)) throw invalid("embed: expected an array of strings");
     const handle = await this.#live();
     let flat;
     try {
@@ -137,7 +137,7 @@ export class Embedder {
 
   /** Word-piece ids per text (with [CLS] and [SEP], truncated at 256 as the model sees them). */
   async tokenize(texts) {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("tokenize: expected an array of strings");
+    if (!isStringArray(texts)) throw invalid("tokenize: expected an array of strings");
     const handle = await this.#live();
     try {
       return handle.tokenize(texts);
@@ -171,6 +171,15 @@ export class Embedder {
     const handle = await embedder.#live();
     if (embedder.#glue !== glue) throw new EngramError("Internal", "the embedder lives on another wasm instance than the store");
     return handle;
+  }
+}
+
+/** Whether `texts` is an array of strings; false where asking throws (a revoked Proxy, a throwing getter). */
+function isStringArray(texts) {
+  try {
+    return Array.isArray(texts) && texts.every((t) => typeof t === "string");
+  } catch {
+    return false;
   }
 }
 
