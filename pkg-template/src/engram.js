@@ -823,8 +823,8 @@ export class Engram {
 // work itself are already typed on the queue (Internal for a fault); an AbortError stays as it is.
 const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
 for (const [target, name] of [[Engram, "open"], ...Object.getOwnPropertyNames(Engram.prototype).map((n) => [Engram.prototype, n])]) {
-  if (name === "constructor") continue;
-  const method = target[name];
+  const method = Object.getOwnPropertyDescriptor(target, name).value;
+  if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter
   Object.defineProperty(target, name, {
     value: {
       [name](...args) {
