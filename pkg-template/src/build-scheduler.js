@@ -22,6 +22,7 @@ function unlessAborted(promise, signal) {
 }
 
 export class BuildScheduler {
+  /** The Engram's current glue (it changes when the store moves to a new instance after a fault). */
   #glue;
   /** The Engram's call queue: `enqueue(core => …)`, and `commit(core, fn)` for a write under its storage lock. */
   #enqueue;
@@ -41,7 +42,7 @@ export class BuildScheduler {
   #reindexing = null;
   #builder = null;
 
-  /** `{glue, enqueue, commit, stats, auto, onBackgroundError, workerUrl}`; see the fields above. */
+  /** `{glue: () => glue, enqueue, commit, stats, auto, onBackgroundError, workerUrl}`; see the fields above. */
   constructor({ glue, enqueue, commit, stats, auto, onBackgroundError, workerUrl }) {
     this.#glue = glue;
     this.#enqueue = enqueue;
@@ -140,7 +141,7 @@ export class BuildScheduler {
         this.#checkRunning(signal);
         const input = await this.#enqueue(async (core) => core.planVectorBuild(force) ?? null);
         if (!input) break;
-        const { target, points } = JSON.parse(this.#glue.describeVectorBuild(input));
+        const { target, points } = JSON.parse(this.#glue().describeVectorBuild(input));
         total += points;
         report({ status: "build", target, points, loaded, total });
         let output;
@@ -149,7 +150,12 @@ export class BuildScheduler {
           builder ??= this.#builder = make({ background, url: this.#workerUrl });
           output = await this.#buildIn(builder, input, signal);
         } else {
-          output = this.#glue.buildVectorGraph(input);
+          try {
+            output = this.#glue().buildVectorGraph(input);
+          } catch (e) {
+            // A trap here stops this thread's instance (faults.js saw it); the store's next call recovers.
+            throw asEngramError(e);
+          }
         }
         this.#checkRunning(signal);
         const installed = await this.#enqueue((core) =>

@@ -2,7 +2,7 @@
 // (`autoConsolidate`) after enough writes or time. The epoch itself is the core's plan → calls →
 // apply; the facade runs the calls through the host's LLM between the two.
 import { invalid } from "./errors.js";
-import { isPlainObject } from "./wire.js";
+import { fields, isPlainObject } from "./wire.js";
 
 export const CONSOLIDATE_OPTIONS = new Set(["namespace", "onProgress", "signal", "maxLlmCalls", "dryRun", "bufferCap"]);
 const AUTO_OPTIONS = new Set(["everyWrites", "everyMs", "bufferCap"]);
@@ -13,7 +13,7 @@ export function consolidateOptions(options) {
   for (const key of Object.keys(options)) {
     if (!CONSOLIDATE_OPTIONS.has(key)) throw invalid(`consolidate: unknown option \`${key}\` (allowed: ${[...CONSOLIDATE_OPTIONS].join(", ")})`);
   }
-  const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = options;
+  const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = fields(options, "consolidate");
   if (namespace !== undefined && typeof namespace !== "string") throw invalid("consolidate: `namespace` must be a string");
   if (onProgress !== undefined && onProgress !== null && typeof onProgress !== "function") throw invalid("consolidate: `onProgress` must be a function");
   if (signal !== undefined && signal !== null && !(typeof signal === "object" && typeof signal.aborted === "boolean")) throw invalid("consolidate: `signal` must be an AbortSignal");

@@ -4,17 +4,20 @@ import { EngramError } from "./errors.js";
 
 const registry = {
   loadCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment")),
+  freshCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: this environment cannot start a new wasm instance")),
   readSource: () => Promise.reject(new EngramError("InvalidInput", "engram-wasm: this environment cannot read model sources")),
   defaultEmbedder: async () => null,
   vectorBuilder: null,
 };
 
-/** Called by each entry: `{loadCore, readSource, defaultEmbedder}` (all optional). */
+/** Called by each entry: `{loadCore, freshCore, readSource, defaultEmbedder, vectorBuilder}` (all optional). */
 export function registerEnvironment(parts) {
   Object.assign(registry, parts);
 }
 
 export const loadCore = () => registry.loadCore();
+/** A new glue module evaluation with its own wasm instance, to replace one stopped by a fault (instance.js). */
+export const freshCore = () => registry.freshCore();
 /** Bytes of a model source (bytes, a path, a URL) with transformers.js-style progress events. */
 export const readSource = (source, options) => registry.readSource(source, options);
 /** The environment's default embedder for `Engram.open()` without an `embedder` option. */

@@ -2,14 +2,15 @@
 // so a slow host embedder can never interleave two writes, and every failure surfaces as an
 // EngramError with a stable code. Vector index builds are scheduled by build-scheduler.js.
 
-import { EngramError, abortError, asEngramError, closedError, invalid } from "./errors.js";
-import { isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
+import { EngramError, abortError, asEngramError, closedError, invalid, isAbortError } from "./errors.js";
+import { fields, isInstance, isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
-import { defaultEmbedder, loadCore, vectorBuilder } from "./core.js";
+import { defaultEmbedder, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
-import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
+import { faultsOf, markFaulted, unlessFaulted } from "./faults.js";
+import { forgetHandle, liveCore } from "./instance.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
 
@@ -55,6 +56,8 @@ export class Engram {
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
+  /** What opening did, to do it again on a new instance after an internal fault: `{coreJson, storeJson, adapter, local}`. */
+  #reopen;
   #builds;
   /** The core's byte budgets for large inputs (`limits` in the wasm module), checked before copying. */
   #limits;
@@ -66,9 +69,10 @@ export class Engram {
   /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
   #autoConsolidate = null;
 
-  constructor(token, core, embedder, storage, glue, vectors, llm) {
+  constructor(token, core, embedder, storage, glue, vectors, llm, reopen) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
     this.#core = core;
+    this.#reopen = reopen;
     this.#embedder = embedder;
     this.#storage = storage;
     this.#limits = JSON.parse(glue.limits());
@@ -80,7 +84,7 @@ export class Engram {
       this.#autoConsolidate = new AutoConsolidator(vectors.autoConsolidate, (options) => this.consolidate(options), (e) => this.#reportBackground(e, "an automatic consolidation"));
     }
     this.#builds = new BuildScheduler({
-      glue,
+      glue: () => this.#glue,
       enqueue: (work) => this.#enqueue(work),
       commit: (c, commit) => this.#commit(c, commit),
       stats: () => this.vectorIndexStats(),
@@ -135,42 +139,42 @@ export class Engram {
       throw invalid("open: `onBackgroundError` must be a function");
     }
     const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
-    const local = chosen instanceof Embedder ? Embedder.handleOf(chosen) : null;
+    const local = chosen instanceof Embedder ? chosen : null;
     const embedder = local ? null : resolveEmbedder(chosen);
-    let glue;
-    try {
-      glue = await loadCore();
-    } catch (e) {
-      throw asEngramError(e);
-    }
     // Automatic builds only where they can run off this thread.
     const auto = options.autoReindex ?? vectorBuilder() !== null;
     // A host embedder that names itself gets the same protection as the local one.
     if (embedder && typeof embedder.id === "string" && Number.isInteger(embedder.dims)) coreOptions.embedder = { id: embedder.id, dims: embedder.dims };
-    const faults = faultsOf(glue);
-    if (faults.message !== null) throw faultError(faults);
-    let core;
-    try {
-      core = new glue.EngramCore(toJson(coreOptions, "open"));
-      if (local) core.setEmbedder(local);
-      if (adapter) {
-        const storeOptions = {};
-        if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
-        if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
-        await withLock(storage, () => unlessFaulted(faults, core.open(adapter, toJson(storeOptions, "open"))));
-      }
-    } catch (e) {
-      if (faults.message === null) core?.free();
-      throw asEngramError(e);
+    const storeOptions = {};
+    if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
+    if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
+    const reopen = { coreJson: toJson(coreOptions, "open"), storeJson: toJson(storeOptions, "open"), storage, adapter, local };
+    const { glue, core } = await openCore(reopen);
+    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm, reopen);
+  }
+
+  /**
+   * After an internal fault stopped this store's instance: the same store on the live instance,
+   * reopened from its storage adapter (everything acknowledged is there). A store without storage
+   * cannot come back: its data lived only in the stopped instance.
+   */
+  async #recover() {
+    if (!this.#storage) {
+      throw new EngramError("Internal", `this in-memory store was lost with its wasm instance, stopped by an internal fault (${this.#faults.message}); open a new one (a store with a storage adapter reopens by itself)`);
     }
-    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm);
+    const { glue, core } = await openCore(this.#reopen);
+    forgetHandle(this.#core);
+    this.#core = core;
+    this.#glue = glue;
+    this.#faults = faultsOf(glue);
+    this.#stale = false;
   }
 
   #enqueue(work) {
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
-      if (this.#faults.message !== null) throw faultError(this.#faults);
       try {
+        if (this.#faults.message !== null) await this.#recover();
         return await unlessFaulted(this.#faults, work(this.#core));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) markFaulted(this.#faults, e.message);
@@ -197,7 +201,7 @@ export class Engram {
    * under the lock after catching up with other writers, so two contexts never commit over each other.
    */
   #write(prepare, commit, { ownEpoch = false } = {}) {
-    return this.#enqueue(async (core) => this.#commit(core, commit, await prepare())).then((out) => {
+    return this.#enqueue(async (core) => this.#commit(core, commit, await prepared(prepare))).then((out) => {
       this.#builds.wrote();
       // A consolidation's own write does not count toward the next automatic epoch.
       if (!ownEpoch) this.#autoConsolidate?.wrote();
@@ -256,7 +260,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!REINDEX_OPTIONS.has(key)) throw invalid(`reindex: unknown option \`${key}\` (allowed: ${[...REINDEX_OPTIONS].join(", ")})`);
     }
-    const { onProgress, signal, inWorker } = options;
+    const { onProgress, signal, inWorker } = fields(options, "reindex");
     if (onProgress !== undefined && onProgress !== null && typeof onProgress !== "function") throw invalid("reindex: `onProgress` must be a function");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("reindex: `signal` must be an AbortSignal");
     if (inWorker !== undefined && typeof inWorker !== "boolean") throw invalid("reindex: `inWorker` must be a boolean");
@@ -273,7 +277,11 @@ export class Engram {
     if (typeof input === "string") {
       if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected the other fields as an options object, like add(text, {kind: \"semantic\"})"));
       if (options && "content" in options) return Promise.reject(invalid("add: the content is the string; `options` cannot carry `content` too"));
-      return this.#addOne({ ...options, content: input });
+      try {
+        return this.#addOne({ ...(options && fields(options, "add")), content: input });
+      } catch (e) {
+        return Promise.reject(e);
+      }
     }
     if (Array.isArray(input)) return this.#addMessages(input, options);
     if (options !== undefined) return Promise.reject(invalid("add: a memory object takes no second argument; put the fields in the object"));
@@ -288,7 +296,13 @@ export class Engram {
    */
   #addMessages(messages, options) {
     if (options !== undefined && options !== null && !isPlainObject(options)) return Promise.reject(invalid("add: expected an options object after the messages"));
-    const { sessionId, namespace, date, extract, ...rest } = options ?? {};
+    let given;
+    try {
+      given = options ? fields(options, "add") : {};
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    const { sessionId, namespace, date, extract, ...rest } = given;
     for (const key of Object.keys(rest)) {
       if (!EXTRACT_OPTIONS.has(key)) return Promise.reject(invalid(`add: unknown option \`${key}\` for messages (allowed: sessionId, namespace, date, extract, ${[...EXTRACT_OPTIONS].join(", ")})`));
     }
@@ -384,7 +398,7 @@ export class Engram {
     return this.#run(async (core) => {
       if (query !== null && query !== undefined) requireString(query, "search: query");
       if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("search: expected an options object");
-      const { embedding, ...rest } = options ?? {};
+      const { embedding, ...rest } = options ? fields(options, "search") : {};
       let v = embedding === undefined || embedding === null ? undefined : toVector(embedding, "search: embedding");
       if (!v && this.#embedder && typeof query === "string" && query.trim() !== "") {
         v = await embedQuery(this.#embedder, query);
@@ -399,12 +413,21 @@ export class Engram {
    */
   ingest(session, options) {
     if (options !== undefined && options !== null) {
-      if (!isPlainObject(options)) throw invalid("ingest: expected an options object like {extract: true}");
-      for (const key of Object.keys(options)) {
-        if (!INGEST_OPTIONS.has(key)) throw invalid(`ingest: unknown option \`${key}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`);
+      // Bad options reject like every other failure: a method never throws synchronously.
+      let problem = null;
+      if (!isPlainObject(options)) problem = "ingest: expected an options object like {extract: true}";
+      else {
+        try {
+          options = fields(options, "ingest");
+        } catch (e) {
+          return Promise.reject(e);
+        }
+        const unknown = Object.keys(options).find((key) => !INGEST_OPTIONS.has(key));
+        if (unknown !== undefined) problem = `ingest: unknown option \`${unknown}\` (allowed: ${[...INGEST_OPTIONS].join(", ")})`;
+        else if (options.extract !== undefined && typeof options.extract !== "boolean") problem = "ingest: `extract` must be a boolean";
+        else if (options.author !== undefined && typeof options.author !== "boolean") problem = "ingest: `author` must be a boolean";
       }
-      if (options.extract !== undefined && typeof options.extract !== "boolean") throw invalid("ingest: `extract` must be a boolean");
-      if (options.author !== undefined && typeof options.author !== "boolean") throw invalid("ingest: `author` must be a boolean");
+      if (problem !== null) return Promise.reject(invalid(problem));
       if (options.extract || options.author) {
         const { extract, author, ...rest } = options;
         return this.ingest(session).then(async (ingested) => {
@@ -418,7 +441,8 @@ export class Engram {
     return this.#write(
       async () => {
         if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
-        let turns = session.turns;
+        session = fields(session, "ingest");
+        let turns = Array.isArray(session.turns) ? session.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : session.turns;
         if (this.#embedder && Array.isArray(turns) && turns.every(isPlainObject)) {
           // Turns the caller gave no vector get one from the host embedder, in one batch.
           const missing = turns.flatMap((t, i) => (t.embedding === undefined && typeof t.content === "string" && t.content.trim() !== "" ? [i] : []));
@@ -435,7 +459,7 @@ export class Engram {
           }
         }
         // The session's text is bounded before it is copied into wasm memory (the core checks again).
-        const text = Array.isArray(session.turns) ? session.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
+        const text = Array.isArray(turns) ? turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
         const { ingestBytes } = this.#limits;
         if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         return toJson({ ...session, turns }, "ingest");
@@ -458,7 +482,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!EXTRACT_OPTIONS.has(key)) throw invalid(`extract: unknown option \`${key}\` (allowed: ${[...EXTRACT_OPTIONS].join(", ")})`);
     }
-    const { signal, maxLlmCalls } = options;
+    const { signal, maxLlmCalls } = fields(options, "extract");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("extract: `signal` must be an AbortSignal");
     if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("extract: `maxLlmCalls` must be a non-negative integer");
     if (signal?.aborted) throw new EngramError("Aborted", "the extraction was aborted before it started");
@@ -570,7 +594,7 @@ export class Engram {
     for (const key of Object.keys(options)) {
       if (!AUTHOR_OPTIONS.has(key)) throw invalid(`author: unknown option \`${key}\` (allowed: ${[...AUTHOR_OPTIONS].join(", ")})`);
     }
-    const { signal, maxLlmCalls } = options;
+    const { signal, maxLlmCalls } = fields(options, "author");
     if (signal !== undefined && signal !== null && !isSignal(signal)) throw invalid("author: `signal` must be an AbortSignal");
     if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("author: `maxLlmCalls` must be a non-negative integer");
     if (signal?.aborted) throw new EngramError("Aborted", "authoring was aborted before it started");
@@ -735,7 +759,7 @@ export class Engram {
   export(options) {
     return this.#run(async (core) => {
       if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("export: expected an options object");
-      const { namespace, ...rest } = options ?? {};
+      const { namespace, ...rest } = options ? fields(options, "export") : {};
       const unknown = Object.keys(rest);
       if (unknown.length) throw invalid(`export: unknown option \`${unknown[0]}\` (allowed: namespace)`);
       if (namespace !== undefined && namespace !== null) requireString(namespace, "export: namespace");
@@ -750,7 +774,7 @@ export class Engram {
   import(bytes) {
     return this.#write(
       async () => {
-        if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
+        if (!isInstance(bytes, Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
         const { importBytes } = this.#limits;
         if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
         return bytes;
@@ -785,12 +809,68 @@ export class Engram {
         this.#channel?.close();
         // A stopped instance is left alone: calling into it again could only trap again.
         if (this.#faults.message === null) this.#core.free();
+        else forgetHandle(this.#core);
         await this.#storage?.close?.();
       }
     });
     this.#queue = done.catch(() => {});
     return done;
   }
+}
+
+// Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one is the
+// caller's InvalidInput, and no method throws synchronously (each returns a promise). Errors of the
+// work itself are already typed on the queue (Internal for a fault); an AbortError stays as it is.
+const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
+for (const [target, name] of [[Engram, "open"], ...Object.getOwnPropertyNames(Engram.prototype).map((n) => [Engram.prototype, n])]) {
+  const method = Object.getOwnPropertyDescriptor(target, name).value;
+  if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter
+  Object.defineProperty(target, name, {
+    value: {
+      [name](...args) {
+        try {
+          const out = method.apply(this, args);
+          return out instanceof Promise ? out.catch((e) => Promise.reject(typed(e))) : out;
+        } catch (e) {
+          return Promise.reject(typed(e));
+        }
+      },
+    }[name],
+    writable: true,
+    configurable: true,
+  });
+}
+
+/**
+ * A write's `prepare` step: it reads the caller's arguments (and awaits a host embedder, whose
+ * failures are typed already), so an untyped throw there came from reading an argument (a revoked
+ * Proxy, say): the caller's InvalidInput. A trap stays what it is.
+ */
+async function prepared(prepare) {
+  try {
+    return await prepare();
+  } catch (e) {
+    if (e instanceof EngramError || e instanceof WebAssembly.RuntimeError) throw e;
+    throw asEngramError(e, "InvalidInput");
+  }
+}
+
+/** A new core on the live instance, opened from storage when there is an adapter: `{glue, core}`. */
+async function openCore({ coreJson, storeJson, storage, adapter, local }) {
+  const glue = await liveCore();
+  const faults = faultsOf(glue);
+  let core;
+  try {
+    const handle = local ? await Embedder.handleOn(local, glue) : null;
+    core = new glue.EngramCore(coreJson);
+    if (handle) core.setEmbedder(handle);
+    if (adapter) await withLock(storage, () => unlessFaulted(faults, core.open(adapter, storeJson)));
+  } catch (e) {
+    if (faults.message === null) core?.free();
+    else forgetHandle(core);
+    throw asEngramError(e);
+  }
+  return { glue, core };
 }
 
 export { EngramError, Embedder };

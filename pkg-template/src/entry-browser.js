@@ -122,7 +122,23 @@ async function readSource(source, { name, progress, signal }) {
   return bytes;
 }
 
-registerEnvironment({ loadCore: () => initWasm(), readSource, vectorBuilder: typeof Worker === "function" ? browserVectorBuilder : null });
+let instances = 0;
+
+/**
+ * A new wasm instance after an internal fault stopped the first one: the glue keeps its instance in
+ * module-level variables, so it is imported again under a unique URL (a new module evaluation) and
+ * started from the same source. Works where the glue is served next to this file (the package's
+ * layout); the stopped instance's memory stays reserved until the page reloads (a module is never
+ * unloaded).
+ */
+async function freshGlue() {
+  const url = new URL(`./wasm-web/engram.js?instance=${++instances}`, import.meta.url).href;
+  const fresh = await import(/* webpackIgnore: true */ /* @vite-ignore */ url);
+  await fresh.default(workerWasm === undefined ? undefined : { module_or_path: workerWasm });
+  return fresh;
+}
+
+registerEnvironment({ loadCore: () => initWasm(), freshCore: freshGlue, readSource, vectorBuilder: typeof Worker === "function" ? browserVectorBuilder : null });
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { openAICompatible } from "./llm.js";

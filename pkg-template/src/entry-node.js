@@ -1,10 +1,10 @@
 // Node entry (ESM `import` and CJS `require`, Electron main): the CommonJS wasm glue loads the module
 // synchronously from disk next to it; model sources are read with fs.
 import { readFile, stat } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
-import * as glue from "./wasm-node/engram.js";
 import { registerEnvironment } from "./core.js";
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { Embedder, checkAborted } from "./local-embedder.js";
@@ -68,9 +68,10 @@ async function defaultEmbedder() {
 // bundle) that loads its own instance of the wasm module, so a build (seconds to minutes) never
 // blocks the thread answering queries.
 function vectorWorkerPath() {
+  // As for the glue below: `import.meta.url` in the ESM bundle, `__dirname` in the CJS one.
+  if (import.meta.url) return new URL("./engram.vector-worker.node.cjs", import.meta.url);
   // eslint-disable-next-line no-undef
-  if (typeof __dirname === "string") return resolve(__dirname, "engram.vector-worker.node.cjs");
-  return new URL("./engram.vector-worker.node.cjs", import.meta.url);
+  return resolve(__dirname, "engram.vector-worker.node.cjs");
 }
 
 /** A build worker; a background one is unref'd so it never keeps the process alive by itself. */
@@ -91,7 +92,32 @@ function nodeVectorBuilder({ background = false, url } = {}) {
   return builder;
 }
 
-registerEnvironment({ loadCore: async () => glue, readSource, defaultEmbedder, vectorBuilder: nodeVectorBuilder });
+// The glue is loaded through `require` (relative to this bundle, ESM or CJS) rather than imported,
+// so that after an internal fault a new evaluation of it — a new wasm instance — can replace the
+// stopped one in the module cache, and nothing keeps the stopped instance's memory reachable.
+// The ESM bundle has `import.meta.url`; the CJS one (where esbuild empties `import.meta`) has
+// `__filename`, which an ESM bundle may also see as a global, e.g. "[worker eval]" in an eval'd worker.
+// eslint-disable-next-line no-undef
+const requireHere = createRequire(import.meta.url ?? __filename);
+const gluePath = requireHere.resolve("./wasm-node/engram.js");
+
+function freshGlue() {
+  const stopped = requireHere.cache[gluePath];
+  delete requireHere.cache[gluePath];
+  const glue = requireHere(gluePath);
+  const siblings = requireHere.cache[gluePath]?.parent?.children;
+  const at = siblings?.indexOf(stopped) ?? -1;
+  if (at >= 0) siblings.splice(at, 1);
+  return glue;
+}
+
+registerEnvironment({
+  loadCore: async () => requireHere(gluePath),
+  freshCore: async () => freshGlue(),
+  readSource,
+  defaultEmbedder,
+  vectorBuilder: nodeVectorBuilder,
+});
 
 export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
 export { openAICompatible } from "./llm.js";

@@ -2,7 +2,7 @@
 // future the trap escapes the promise Engram awaits, which would then never settle — holding the
 // call queue and the storage lock (a Web Lock blocks every tab) for good. The core calls the
 // listener registered here just before it stops: every Engram on that instance then rejects its call
-// in flight, and every later call, with `Internal`.
+// in flight with `Internal`, and moves to a new instance on its next call (instance.js).
 import { EngramError } from "./errors.js";
 
 /** glue (one wasm instance) → its fault state. */

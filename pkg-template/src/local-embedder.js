@@ -2,8 +2,9 @@
 // Also usable on its own, and in LangChain's shape (`embedDocuments`, `embedQuery`).
 import { EngramError, asEngramError, invalid } from "./errors.js";
 import { isPlainObject } from "./wire.js";
-import { loadCore, readSource } from "./core.js";
-import { faultError, faultsOf } from "./faults.js";
+import { readSource } from "./core.js";
+import { faultsOf } from "./faults.js";
+import { forgetHandle, liveCore } from "./instance.js";
 
 const TOKEN = Symbol("Embedder.load");
 
@@ -13,13 +14,28 @@ export function checkAborted(signal) {
 
 export class Embedder {
   #handle;
-  /** The wasm instance's fault state: a stopped instance is never called into again. */
+  /** The glue (wasm instance) the handle lives on, and its fault state: a stopped instance is never called into again. */
+  #glue;
   #faults;
+  /** Where the model came from, to load it again on a new instance after an internal fault. */
+  #sources;
+  /** The reload in progress after a fault (shared by the stores using this embedder). */
+  #reloading = null;
+  #id;
+  #dims;
 
-  constructor(token, handle, faults) {
+  constructor(token, handle, glue, sources) {
     if (token !== TOKEN) throw new TypeError("use `await Embedder.load({model, tokenizer})`");
+    this.#sources = sources;
+    this.#attach(handle, glue);
+  }
+
+  #attach(handle, glue) {
     this.#handle = handle;
-    this.#faults = faults;
+    this.#glue = glue;
+    this.#faults = faultsOf(glue);
+    this.#id = handle.id;
+    this.#dims = handle.dims;
   }
 
   /**
@@ -52,39 +68,63 @@ export class Embedder {
       readSource(tokenizer, { name: "tokenizer.json", progress, signal }),
     ]);
     checkAborted(signal);
-    let handle;
-    let faults;
-    try {
-      const glue = await loadCore();
-      faults = faultsOf(glue);
-      if (faults.message !== null) throw faultError(faults);
-      handle = new glue.LocalEmbedder(modelBytes, tokenizerBytes, precision);
-    } catch (e) {
-      throw asEngramError(e, "Embedder");
-    }
+    const { glue, handle } = await instantiate(modelBytes, tokenizerBytes, precision);
     progress({ status: "ready", file: "model.onnx" });
-    return new Embedder(TOKEN, handle, faults);
+    return new Embedder(TOKEN, handle, glue, { model, tokenizer, precision });
   }
 
   /** Model name and sha256 of its weights; stores record it. */
   get id() {
-    return this.#live().id;
+    this.#open();
+    return this.#id;
   }
 
   get dims() {
-    return this.#live().dims;
+    this.#open();
+    return this.#dims;
   }
 
-  #live() {
+  #open() {
     if (!this.#handle) throw new EngramError("Closed", "this Embedder has been disposed");
-    if (this.#faults.message !== null) throw faultError(this.#faults);
+  }
+
+  /**
+   * The handle on a running instance: after an internal fault stopped the one it lived on, the
+   * model is loaded again (from its sources) on the live instance; the stores using it then embed there.
+   */
+  async #live() {
+    this.#open();
+    while (this.#faults.message !== null) {
+      this.#reloading ??= this.#reload().finally(() => {
+        this.#reloading = null;
+      });
+      await this.#reloading;
+      this.#open();
+    }
     return this.#handle;
+  }
+
+  async #reload() {
+    const stopped = this.#handle;
+    const { model, tokenizer, precision } = this.#sources;
+    const quiet = { progress: () => {}, signal: undefined };
+    const [modelBytes, tokenizerBytes] = await Promise.all([
+      readSource(model, { name: "model.onnx", ...quiet }),
+      readSource(tokenizer, { name: "tokenizer.json", ...quiet }),
+    ]);
+    const { glue, handle } = await instantiate(modelBytes, tokenizerBytes, precision);
+    if (!this.#handle) {
+      handle.free(); // disposed meanwhile
+      return;
+    }
+    forgetHandle(stopped);
+    this.#attach(handle, glue);
   }
 
   /** One unit-length Float32Array per text. Empty or whitespace-only texts are InvalidInput. */
   async embed(texts) {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("embed: expected an array of strings");
-    const handle = this.#live();
+    if (!isStringArray(texts)) throw invalid("embed: expected an array of strings");
+    const handle = await this.#live();
     let flat;
     try {
       flat = handle.embed(texts);
@@ -97,9 +137,10 @@ export class Embedder {
 
   /** Word-piece ids per text (with [CLS] and [SEP], truncated at 256 as the model sees them). */
   async tokenize(texts) {
-    if (!Array.isArray(texts) || texts.some((t) => typeof t !== "string")) throw invalid("tokenize: expected an array of strings");
+    if (!isStringArray(texts)) throw invalid("tokenize: expected an array of strings");
+    const handle = await this.#live();
     try {
-      return this.#live().tokenize(texts);
+      return handle.tokenize(texts);
     } catch (e) {
       throw asEngramError(e, "Embedder");
     }
@@ -117,11 +158,37 @@ export class Embedder {
   /** Releases the model's memory (stores using it keep their own reference). */
   dispose() {
     if (this.#faults.message === null) this.#handle?.free();
+    else forgetHandle(this.#handle);
     this.#handle = undefined;
   }
 
-  /** @internal The wasm handle, for stores that embed inside the core. */
-  static handleOf(embedder) {
-    return embedder instanceof Embedder ? embedder.#live() : null;
+  /**
+   * @internal The wasm handle on `glue`'s instance, for stores that embed inside the core (a handle
+   * is only valid on the instance that made it). Null for anything but an Embedder.
+   */
+  static async handleOn(embedder, glue) {
+    if (!(embedder instanceof Embedder)) return null;
+    const handle = await embedder.#live();
+    if (embedder.#glue !== glue) throw new EngramError("Internal", "the embedder lives on another wasm instance than the store");
+    return handle;
+  }
+}
+
+/** Whether `texts` is an array of strings; false where asking throws (a revoked Proxy, a throwing getter). */
+function isStringArray(texts) {
+  try {
+    return Array.isArray(texts) && texts.every((t) => typeof t === "string");
+  } catch {
+    return false;
+  }
+}
+
+/** A LocalEmbedder on the live instance. */
+async function instantiate(modelBytes, tokenizerBytes, precision) {
+  try {
+    const glue = await liveCore();
+    return { glue, handle: new glue.LocalEmbedder(modelBytes, tokenizerBytes, precision) };
+  } catch (e) {
+    throw asEngramError(e, "Embedder");
   }
 }

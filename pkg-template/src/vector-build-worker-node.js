@@ -9,6 +9,8 @@ parentPort.on("message", ({ input }) => {
     const output = buildVectorGraph(input);
     parentPort.postMessage({ output }, [output.buffer]);
   } catch (e) {
-    parentPort.postMessage({ error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) } });
+    // A trap stopped this worker's instance: it says so, and is never given another build.
+    const stopped = e instanceof WebAssembly.RuntimeError;
+    parentPort.postMessage({ error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) }, stopped });
   }
 });

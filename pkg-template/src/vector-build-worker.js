@@ -15,6 +15,8 @@ self.onmessage = async ({ data: { input, wasm } }) => {
     self.postMessage({ output }, [output.buffer]);
   } catch (e) {
     ready = null; // a failed load may be retried by the next message
-    self.postMessage({ error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) } });
+    // A trap stopped this worker's instance: it says so, and is never given another build.
+    const stopped = e instanceof WebAssembly.RuntimeError;
+    self.postMessage({ error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) }, stopped });
   }
 };

@@ -21,9 +21,12 @@ export function workerBuilder(port, extra = {}) {
     (m) => {
       const p = pending;
       pending = null;
+      const error = new EngramError(m?.error?.code ?? "Internal", `vector build failed in the worker: ${m?.error?.message ?? "no output"}`);
+      // A worker whose instance trapped is done: the next reindex starts a new one (a new instance).
+      if (m?.stopped === true) dead ??= error;
       if (!p) return;
       if (m?.output instanceof Uint8Array) p.resolve(m.output);
-      else p.reject(new EngramError(m?.error?.code ?? "Internal", `vector build failed in the worker: ${m?.error?.message ?? "no output"}`));
+      else p.reject(error);
     },
     (message) => fail(new EngramError("Internal", `the vector build worker failed: ${message}`)),
   );

@@ -5,9 +5,13 @@
 import { invalid } from "./errors.js";
 
 export function isPlainObject(v) {
-  if (v === null || typeof v !== "object" || Array.isArray(v) || ArrayBuffer.isView(v)) return false;
-  const proto = Object.getPrototypeOf(v);
-  return proto === Object.prototype || proto === null;
+  try {
+    if (v === null || typeof v !== "object" || Array.isArray(v) || ArrayBuffer.isView(v)) return false;
+    const proto = Object.getPrototypeOf(v);
+    return proto === Object.prototype || proto === null;
+  } catch {
+    return false; // a Proxy whose traps throw is not a plain object
+  }
 }
 
 /** JSON text for `value`; throws InvalidInput for non-finite numbers, bigints, functions, symbols, cycles. */
@@ -34,10 +38,28 @@ export function optionsJson(options, what) {
   return toJson(options, what);
 }
 
+/** `v instanceof type`, false where asking throws (a Proxy's getPrototypeOf trap). */
+export function isInstance(v, type) {
+  try {
+    return v instanceof type;
+  } catch {
+    return false;
+  }
+}
+
 /** A vector from Float32Array, Float64Array or number[]; every entry must be a finite number. */
 export function toVector(v, what) {
-  if (v instanceof Float32Array) return v;
-  if (v instanceof Float64Array || Array.isArray(v)) {
+  try {
+    return readVector(v, what);
+  } catch (e) {
+    if (e?.code === "InvalidInput") throw e;
+    throw invalid(`${what}: cannot be read (${e?.message ?? e})`); // a revoked Proxy, a throwing getter
+  }
+}
+
+function readVector(v, what) {
+  if (isInstance(v, Float32Array)) return v;
+  if (isInstance(v, Float64Array) || Array.isArray(v)) {
     const out = new Float32Array(v.length);
     for (let i = 0; i < v.length; i++) {
       const x = v[i];
@@ -54,10 +76,22 @@ export function requireString(v, what) {
   return v;
 }
 
+/**
+ * A plain copy of a caller's plain object, each field read once: a getter that throws is the
+ * caller's `InvalidInput`, not an internal error, and later reads see the same values.
+ */
+export function fields(value, what) {
+  try {
+    return { ...value };
+  } catch (e) {
+    throw invalid(`${what}: reading a field threw (${e?.message ?? e})`);
+  }
+}
+
 /** Splits `embedding` out of an input object so it crosses as a Float32Array, not JSON. */
 export function splitEmbedding(input, what) {
   if (!isPlainObject(input)) throw invalid(`${what}: expected an object`);
-  const { embedding, ...rest } = input;
+  const { embedding, ...rest } = fields(input, what);
   const vector = embedding === undefined || embedding === null ? undefined : toVector(embedding, `${what}: embedding`);
   return { json: toJson(rest, what), vector };
 }

@@ -9,6 +9,13 @@ const aborts = new Map();
 
 const methods = new Set(FORWARDED_METHODS);
 
+// A trap of the wasm instance also surfaces as an uncaught error in this worker. The Engram has
+// already rejected the call in flight with Internal and goes on on a new instance, so it is not the
+// worker failing: reported to the page, it would reject every call pending there.
+self.addEventListener("error", (event) => {
+  if (event.error instanceof WebAssembly.RuntimeError) event.preventDefault();
+});
+
 const wireError = (e) => ({ code: typeof e?.code === "string" ? e.code : "Internal", name: String(e?.name ?? "Error"), message: String(e?.message ?? e) });
 
 /** The page's LLM calls in flight, by id: the function stays in the page, requests and replies cross. */

@@ -10,6 +10,7 @@ use wasm_bindgen::prelude::*;
 thread_local! {
     static LISTENER: RefCell<Option<js_sys::Function>> = const { RefCell::new(None) };
     static PANIC_ON_NEXT_STORAGE_RESULT: Cell<bool> = const { Cell::new(false) };
+    static PANIC_ON_NEXT_VECTOR_BUILD: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Registers `listener(message)`, called (synchronously) when this instance is about to stop on an
@@ -40,5 +41,18 @@ pub fn panic_on_next_storage_result_for_tests() {
 pub(super) fn injected_panic() {
     if PANIC_ON_NEXT_STORAGE_RESULT.with(|p| p.replace(false)) {
         panic!("injected internal fault (panicOnNextStorageResultForTests)");
+    }
+}
+
+/// For the facade's tests: the next `buildVectorGraph` on this instance panics (in a build worker,
+/// or in-process with `inWorker: false`).
+#[wasm_bindgen(js_name = panicOnNextVectorBuildForTests)]
+pub fn panic_on_next_vector_build_for_tests() {
+    PANIC_ON_NEXT_VECTOR_BUILD.with(|p| p.set(true));
+}
+
+pub(super) fn injected_build_panic() {
+    if PANIC_ON_NEXT_VECTOR_BUILD.with(|p| p.replace(false)) {
+        panic!("injected internal fault (panicOnNextVectorBuildForTests)");
     }
 }

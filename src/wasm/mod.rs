@@ -568,6 +568,7 @@ impl EngramCore {
 /// returns to `installVectorBuild`.
 #[wasm_bindgen(js_name = buildVectorGraph)]
 pub fn build_vector_graph(input: &[u8]) -> std::result::Result<Vec<u8>, JsValue> {
+    fault::injected_build_panic();
     BuildInput::from_bytes(input).map(|i| i.build().to_bytes()).map_err(to_js)
 }
 

@@ -105,3 +105,18 @@ test("IndexedDB: a database deleted under a live store fails the next write with
   assert.equal(r.next, "Storage");
   assert.equal(r.memories, 0);
 });
+
+test("a trap in the middle of a write: the next calls run on a new instance, reopened from IndexedDB", async () => {
+  await browser.goto(`${server.origin}/tests/browser/fault.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.deepEqual(r.faults, ["Internal", "resolved", "Internal", "resolved"]);
+  const acknowledged = ["after fault /pkg/dist/wasm-web/engram.js", "after fault /pkg/dist/wasm-web/engram.js?instance=1", "before the first fault"];
+  // A write the fault interrupted may have landed; every acknowledged one is there.
+  for (const list of [r.contents, r.reopened]) for (const c of acknowledged) assert.ok(list.includes(c), `${c} in ${list}`);
+  assert.deepEqual(r.contents, r.reopened);
+  assert.deepEqual(r.other, ["the other store"]);
+  assert.equal(r.inMemory, "Internal");
+  assert.deepEqual(r.workerFaults, ["Internal", "resolved", "resolved", "Internal", "resolved", "resolved"], "in openInWorker's worker too");
+  for (const c of ["in the worker before the faults", "queued behind fault 0", "queued behind fault 1"]) assert.ok(r.workerContents.includes(c), `${c} in ${r.workerContents}`);
+});
