@@ -226,6 +226,8 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
       const gone = [...model.memories].filter(([, m]) => m.namespace === ns).map(([id]) => id);
       assert.equal(out.value, gone.length, `${where()}: deleteAll count`);
       for (const id of gone) model.memories.delete(id);
+      // The namespace's raw sessions go too (no fuzzed memory is derived from a turn).
+      for (const [id, s] of [...model.sessions]) if (s.namespace === ns) model.sessions.delete(id);
     }],
     [8, async () => {
       const id = r.chance(0.85) ? anyId() : junk(r);
