@@ -12,6 +12,7 @@ import { BuildScheduler } from "./build-scheduler.js";
 import { faultError, faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
+import { exportStream, readExport } from "./streams.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate", "guards"]);
@@ -733,29 +734,41 @@ export class Engram {
    * memories, history, raw turns, vectors and the embedder id.
    */
   export(options) {
-    return this.#run(async (core) => {
-      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("export: expected an options object");
-      const { namespace, ...rest } = options ?? {};
-      const unknown = Object.keys(rest);
-      if (unknown.length) throw invalid(`export: unknown option \`${unknown[0]}\` (allowed: namespace)`);
-      if (namespace !== undefined && namespace !== null) requireString(namespace, "export: namespace");
-      return core.export(namespace ?? undefined);
-    });
+    return this.#run(async (core) => core.export(exportNamespace(options, "export")));
+  }
+
+  /**
+   * The same file as `export(options)`, as a ReadableStream of Uint8Array slices (≈ 1 MiB each), so
+   * no whole copy of it is ever in memory. The file is the store as of this call: later calls on this
+   * store wait until the stream is read to its end or cancelled (breaking out of `for await` cancels).
+   */
+  exportStream(options) {
+    let namespace;
+    try {
+      namespace = exportNamespace(options, "exportStream");
+    } catch (e) {
+      return new ReadableStream({ start: (controller) => controller.error(e) });
+    }
+    return exportStream((work) => this.#run(work), namespace, asEngramError);
   }
 
   /**
    * Merges an export file into this store by id (records with the same id are replaced), as one
-   * write. A damaged file is `Corrupt`, a file of another embedder `Embedder`; either changes nothing.
+   * write. `source`: the file as a Uint8Array or ArrayBuffer, a Blob, a ReadableStream or an (async)
+   * iterable of Uint8Array chunks (a Node file stream); it is read in slices, so the wasm memory holds
+   * the decoded records, never the file. A damaged file is `Corrupt`, a file of another embedder
+   * `Embedder`; either changes nothing.
    */
-  import(bytes) {
+  import(source) {
     return this.#write(
-      async () => {
-        if (!(bytes instanceof Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
-        const { importBytes } = this.#limits;
-        if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
-        return bytes;
+      () => readExport(source, this.#glue, this.#limits.importBytes),
+      async (core, feed) => {
+        try {
+          return JSON.parse(await core.importFeed(feed));
+        } finally {
+          feed.free();
+        }
       },
-      async (core, checked) => JSON.parse(await core.import(checked)),
     );
   }
 
@@ -791,6 +804,16 @@ export class Engram {
     this.#queue = done.catch(() => {});
     return done;
   }
+}
+
+/** The `namespace` of export options (undefined: the whole store); InvalidInput for anything else. */
+function exportNamespace(options, what) {
+  if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid(`${what}: expected an options object`);
+  const { namespace, ...rest } = options ?? {};
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw invalid(`${what}: unknown option \`${unknown[0]}\` (allowed: namespace)`);
+  if (namespace !== undefined && namespace !== null) requireString(namespace, `${what}: namespace`);
+  return namespace ?? undefined;
 }
 
 export { EngramError, Embedder };

@@ -50,6 +50,8 @@
 pub mod block_on;
 mod bytes;
 pub mod export;
+mod export_reader;
+mod export_stream;
 pub mod graphs;
 mod identity;
 mod image;

@@ -371,10 +371,9 @@ impl<S: Storage> Store<S> {
         if changes.is_empty() && self.touched.is_empty() && !self.identity_pending {
             return Ok(true);
         }
-        let body = self.chunk_body(&changes);
         let seq = self.last + 1;
         let key = chunk_key(seq);
-        let bytes = record::encode(RecordKind::Chunk, seq, &body);
+        let bytes = self.chunk_record(&changes, seq);
         match self.storage.create(&key, &bytes).await {
             Ok(true) => {}
             Ok(false) => {
@@ -492,8 +491,10 @@ impl<S: Storage> Store<S> {
         n >= self.compact_after.max(self.compact_floor) && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
     }
 
-    fn chunk_body(&self, changes: &Changes) -> Vec<u8> {
-        let mut w = OpWriter::default();
+    /// The chunk record of one write's changes (framed in place: an import's chunk is as large as
+    /// the file imported, and is not copied again).
+    fn chunk_record(&self, changes: &Changes, seq: u64) -> Vec<u8> {
+        let mut w = OpWriter::framed();
         if changes.reset() {
             w.reset();
         }
@@ -528,7 +529,7 @@ impl<S: Storage> Store<S> {
         for id in changes.history_text_forgotten() {
             w.forget_history_text(id);
         }
-        w.into_bytes()
+        w.into_record(RecordKind::Chunk, seq)
     }
 
     /// Writes the whole state as a snapshot, then removes the chunks and snapshots it replaces. New
@@ -544,7 +545,7 @@ impl<S: Storage> Store<S> {
         }
         let seq = self.last;
         let key = snapshot_key(seq);
-        let bytes = record::encode(RecordKind::Snapshot, seq, &self.snapshot_body());
+        let bytes = export::snapshot_ops_into(&self.engine, self.identity.as_ref(), OpWriter::framed()).into_record(RecordKind::Snapshot, seq);
         if let Err(e) = self.storage.save(&key, &bytes).await {
             // Possibly torn: harmless (its chunks are all still there), removed by a later compaction.
             if !self.obsolete.contains(&key) {
@@ -581,10 +582,6 @@ impl<S: Storage> Store<S> {
         self.obsolete.push(head_marker_key(seq));
         self.compact_floor = 0;
         Ok(())
-    }
-
-    fn snapshot_body(&self) -> Vec<u8> {
-        export::snapshot_ops(&self.engine, self.identity.as_ref()).into_bytes()
     }
 
     /// The next vector index build worth doing (see [`Engram::plan_vector_build`]); build it
@@ -641,7 +638,15 @@ impl<S: Storage> Store<S> {
     /// write. Refused before any change if the file is damaged (`Corrupt`) or was made with another
     /// embedder (`Embedder`).
     pub async fn import(&mut self, bytes: &[u8]) -> Result<Merged> {
-        let file = export::decode_export(bytes)?;
+        self.import_decoded(export::decode_export(bytes)?).await
+    }
+
+    /// Merges a decoded export file (read whole or in slices, [`export::ExportReader`]) as one write.
+    /// The decoded records move into the tables rather than being copied, so an import holds them
+    /// once. If another writer takes this write's place in storage (only writers the lock does not
+    /// separate), the records are gone with the undone attempt: the import is refused with
+    /// `Storage` and nothing of it stays.
+    pub async fn import_decoded(&mut self, file: export::Exported) -> Result<Merged> {
         if let (Some(have), Some(given)) = (&self.identity, &file.identity) {
             if have != given {
                 return Err(Error::embedder(format!("the file's vectors were made by {given}; this store's by {have}")));
@@ -652,7 +657,13 @@ impl<S: Storage> Store<S> {
             self.identity = file.identity;
             self.identity_pending = true;
         }
-        let out = self.mutate(|e| e.merge_state(file.state.clone())).await;
+        let mut staged = Some(file.state);
+        let out = self
+            .mutate(|e| match staged.take() {
+                Some(state) => e.merge_state(state),
+                None => Err(Error::new(ErrorCode::Storage, "another writer committed while this import was being written; nothing was imported (import the file again)")),
+            })
+            .await;
         if adopt && out.is_err() {
             self.identity = None;
             self.identity_pending = false;
