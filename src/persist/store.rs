@@ -306,6 +306,33 @@ impl<S: Storage> Store<S> {
         Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
     }
 
+    /// Group commit: runs several engine writes in order and persists what all of them changed as
+    /// one chunk — one storage write (one fsync) for the group. Each write's own outcome is in the
+    /// returned list: a write the engine refuses changes nothing and is left out of the chunk, the
+    /// others go on. If the chunk cannot be written, every write of the group is undone and the
+    /// storage error returned: none of them is acknowledged, none stays visible. If another writer
+    /// took the chunk's place, the whole group runs again on the new state (as [`Store::mutate`]).
+    pub async fn mutate_many<T>(&mut self, ops: &mut [Box<dyn FnMut(&mut Engram) -> Result<T> + '_>]) -> Result<Vec<Result<T>>> {
+        for _ in 0..COMMIT_ATTEMPTS {
+            let mut outs = Vec::with_capacity(ops.len());
+            let mut all = Changes::default();
+            for op in ops.iter_mut() {
+                let out = op(&mut self.engine);
+                let changes = self.engine.take_changes();
+                if out.is_ok() {
+                    all.append(changes);
+                } else {
+                    self.engine.undo(changes);
+                }
+                outs.push(out);
+            }
+            if self.commit(all).await? {
+                return Ok(outs);
+            }
+        }
+        Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
+    }
+
     pub async fn add(&mut self, input: NewMemory) -> Result<Added> {
         self.mutate(|e| e.add(input.clone())).await
     }

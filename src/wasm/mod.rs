@@ -197,6 +197,59 @@ impl EngramCore {
         .await)
     }
 
+    /// Group commit of several `add`s: `inputs` a JSON array of add objects, `vectors` their given
+    /// vectors end to end, `dims[i]` the length of input i's (0: none). All the adds the engine
+    /// accepts are persisted as one chunk; resolves to a JSON array with each input's outcome,
+    /// `{ok: memory}` or `{error: {code, message}}`. A failed commit rejects the whole call: none
+    /// of the group was written, none of it stays.
+    #[wasm_bindgen(js_name = addGroup)]
+    pub fn add_group(&self, inputs: String, vectors: Vec<f32>, dims: Vec<u32>) -> Promise {
+        write_promise!(self, |b| async {
+            let Value::Array(items) = parse(&inputs, "add")? else { return Err(Error::invalid("addGroup: expected an array of add inputs")) };
+            if items.len() != dims.len() {
+                return Err(Error::invalid("addGroup: one vector length per input"));
+            }
+            let mut at = 0usize;
+            let mut parsed: Vec<Result<crate::engine::NewMemory>> = Vec::with_capacity(items.len());
+            for (item, &d) in items.iter().zip(&dims) {
+                let end = at.checked_add(d as usize).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid("addGroup: the vectors are shorter than their lengths say"))?;
+                let vector = (d > 0).then(|| vectors[at..end].to_vec());
+                at = end;
+                parsed.push(api::parse_add(item).map(|mut req| {
+                    if vector.is_some() {
+                        req.embedding = vector;
+                    }
+                    req
+                }));
+            }
+            let mut ops: Vec<Box<dyn FnMut(&mut Engram) -> Result<Value> + '_>> = parsed
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .map(|req| {
+                    Box::new(move |e: &mut Engram| {
+                        e.add(req.clone()).map(|mut a| {
+                            a.memory = e.presented(&a.memory);
+                            api::added_view(&a)
+                        })
+                    }) as Box<dyn FnMut(&mut Engram) -> Result<Value> + '_>
+                })
+                .collect();
+            let mut outs = match b {
+                Backend::Memory(e) => ops.iter_mut().map(|op| op(e)).collect(),
+                Backend::Stored(s) => s.mutate_many(&mut ops).await?,
+            }
+            .into_iter();
+            drop(ops);
+            let outcome = |r: Result<Value>| match r {
+                Ok(v) => serde_json::json!({ "ok": v }),
+                Err(e) => serde_json::json!({ "error": { "code": e.code.as_str(), "message": e.message } }),
+            };
+            let list: Vec<Value> = parsed.into_iter().map(|p| outcome(p.and_then(|_| outs.next().unwrap_or_else(|| Err(Error::new(crate::error::ErrorCode::Internal, "addGroup: an outcome is missing")))))).collect();
+            Ok(json_js(&Value::Array(list)))
+        }
+        .await)
+    }
+
     pub fn get(&self, id: &str) -> std::result::Result<Option<String>, JsValue> {
         let b = borrow(&self.inner)?;
         Ok(b.engine().get(id).map(|m| to_json(&api::memory_view(&b.engine().presented(m)))))
