@@ -38,6 +38,8 @@ function isSignal(s) {
 }
 
 const CHANNEL_PREFIX = "engram-store:";
+/** Adds per group commit: bounds one record's size and how long the first add of a group waits. */
+const GROUP_MAX = 256;
 
 /** A session id for `add(messages)` without one: random, also where `crypto.randomUUID` is missing (non-secure pages). */
 function newSessionId() {
@@ -53,6 +55,8 @@ export class Engram {
   /** Another context wrote to the shared storage since this one last looked. */
   #stale = false;
   #queue = Promise.resolve();
+  /** The group of adds queued last and not started yet, which the next add joins (`#addOne`). */
+  #openGroup = null;
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
@@ -168,6 +172,7 @@ export class Engram {
   }
 
   #enqueue(work) {
+    this.#openGroup = null; // a later add must not run before this call
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
       if (this.#faults.message !== null) throw faultError(this.#faults);
@@ -303,18 +308,65 @@ export class Engram {
     return this.ingest(session);
   }
 
+  /**
+   * Group commit: an add joins the group of adds queued just before it (no other call in between,
+   * so calls still run in their order), and the group is one storage write — one record, one
+   * fsync, one lock — when its turn comes. Each add resolves once that write is durable (its own
+   * refusal, e.g. InvalidInput, rejects it alone); a failed write rejects every add of the group.
+   */
   #addOne(input) {
-    return this.#write(
-      async () => {
-        const { json, vector } = splitEmbedding(input, "add");
-        let v = vector;
-        if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
-          v = await embedDocument(this.#embedder, this.#guarded(input.content, input.allowSecrets));
-        }
-        return { json, v };
-      },
-      async (core, { json, v }) => JSON.parse(await core.add(json, v)),
-    );
+    let group = this.#openGroup;
+    if (group === null || group.items.length >= GROUP_MAX) {
+      group = { items: [] };
+      const items = group.items;
+      this.#enqueue((core) => this.#commitGroup(core, group)).catch((e) => {
+        for (const item of items) item.reject(e);
+      });
+      this.#openGroup = group;
+    }
+    return new Promise((resolve, reject) => group.items.push({ input, resolve, reject })).then((out) => {
+      this.#builds.wrote();
+      this.#autoConsolidate?.wrote();
+      return out;
+    });
+  }
+
+  /** `{json, v}` of an add: its JSON and its vector (given, or from the host embedder). */
+  async #prepareAdd(input) {
+    const { json, vector } = splitEmbedding(input, "add");
+    let v = vector;
+    if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
+      v = await embedDocument(this.#embedder, this.#guarded(input.content, input.allowSecrets));
+    }
+    return { json, v };
+  }
+
+  /** A group of adds (inside the queue): prepared one by one, then committed as one write. */
+  async #commitGroup(core, group) {
+    if (this.#openGroup === group) this.#openGroup = null; // started: later adds start a new group
+    const ready = [];
+    for (const item of group.items) {
+      try {
+        ready.push({ item, ...(await this.#prepareAdd(item.input)) });
+      } catch (e) {
+        item.reject(asEngramError(e));
+      }
+    }
+    if (ready.length === 0) return;
+    const dims = Int32Array.from(ready, (r) => (r.v ? r.v.length : -1));
+    const vectors = new Float32Array(dims.reduce((n, d) => n + Math.max(d, 0), 0));
+    let at = 0;
+    for (const r of ready) {
+      if (r.v) vectors.set(r.v, at);
+      at += r.v?.length ?? 0;
+    }
+    const inputs = `[${ready.map((r) => r.json).join(",")}]`;
+    const outcomes = JSON.parse(await this.#commit(core, (c) => c.addGroup(inputs, vectors, dims)));
+    ready.forEach(({ item }, k) => {
+      const o = outcomes[k];
+      if (o.error) item.reject(new EngramError(o.error.code, o.error.message));
+      else item.resolve(o.ok);
+    });
   }
 
   /**
@@ -780,6 +832,7 @@ export class Engram {
     // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
     this.#builds.close();
     this.#autoConsolidate?.close();
+    this.#openGroup = null; // an add after close is Closed, not part of a group before it
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;

@@ -198,12 +198,13 @@ impl EngramCore {
     }
 
     /// Group commit of several `add`s: `inputs` a JSON array of add objects, `vectors` their given
-    /// vectors end to end, `dims[i]` the length of input i's (0: none). All the adds the engine
+    /// vectors end to end, `dims[i]` the length of input i's (-1: none; 0 is an empty vector, which
+    /// `add` refuses). All the adds the engine
     /// accepts are persisted as one chunk; resolves to a JSON array with each input's outcome,
     /// `{ok: memory}` or `{error: {code, message}}`. A failed commit rejects the whole call: none
     /// of the group was written, none of it stays.
     #[wasm_bindgen(js_name = addGroup)]
-    pub fn add_group(&self, inputs: String, vectors: Vec<f32>, dims: Vec<u32>) -> Promise {
+    pub fn add_group(&self, inputs: String, vectors: Vec<f32>, dims: Vec<i32>) -> Promise {
         write_promise!(self, |b| async {
             let Value::Array(items) = parse(&inputs, "add")? else { return Err(Error::invalid("addGroup: expected an array of add inputs")) };
             if items.len() != dims.len() {
@@ -212,8 +213,9 @@ impl EngramCore {
             let mut at = 0usize;
             let mut parsed: Vec<Result<crate::engine::NewMemory>> = Vec::with_capacity(items.len());
             for (item, &d) in items.iter().zip(&dims) {
-                let end = at.checked_add(d as usize).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid("addGroup: the vectors are shorter than their lengths say"))?;
-                let vector = (d > 0).then(|| vectors[at..end].to_vec());
+                let len = usize::try_from(d).unwrap_or(0);
+                let end = at.checked_add(len).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid("addGroup: the vectors are shorter than their lengths say"))?;
+                let vector = (d >= 0).then(|| vectors[at..end].to_vec());
                 at = end;
                 parsed.push(api::parse_add(item).map(|mut req| {
                     if vector.is_some() {
@@ -244,7 +246,10 @@ impl EngramCore {
                 Ok(v) => serde_json::json!({ "ok": v }),
                 Err(e) => serde_json::json!({ "error": { "code": e.code.as_str(), "message": e.message } }),
             };
-            let list: Vec<Value> = parsed.into_iter().map(|p| outcome(p.and_then(|_| outs.next().unwrap_or_else(|| Err(Error::new(crate::error::ErrorCode::Internal, "addGroup: an outcome is missing")))))).collect();
+            let list: Vec<Value> = parsed
+                .into_iter()
+                .map(|p| outcome(p.and_then(|_| outs.next().unwrap_or_else(|| Err(Error::new(crate::error::ErrorCode::Internal, "addGroup: an outcome is missing"))))))
+                .collect();
             Ok(json_js(&Value::Array(list)))
         }
         .await)
