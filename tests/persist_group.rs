@@ -7,11 +7,11 @@ mod persist_common;
 use std::rc::Rc;
 
 use engram::engine::{Added, Engram};
-use engram::persist::{block_on, MemoryStorage, Store};
-use engram::{ErrorCode, NewMemory, Result};
+use engram::persist::{block_on, GroupedWrite, MemoryStorage, Store};
+use engram::{ErrorCode, NewMemory};
 use persist_common::*;
 
-type Op<'a> = Box<dyn FnMut(&mut Engram) -> Result<Added> + 'a>;
+type Op<'a> = GroupedWrite<'a, Added>;
 
 fn adds(contents: &[String]) -> Vec<Op<'_>> {
     contents.iter().map(|c| Box::new(move |e: &mut Engram| e.add(NewMemory { content: c.clone(), ..Default::default() })) as Op<'_>).collect()

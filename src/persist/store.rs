@@ -26,6 +26,9 @@ pub const DEFAULT_COMPACT_AFTER: usize = 1024;
 /// applying what they wrote): only writers that commit without the storage lock can get there.
 const COMMIT_ATTEMPTS: usize = 64;
 
+/// One write of a group commit ([`Store::mutate_many`]): run again if the group must be.
+pub type GroupedWrite<'a, T> = Box<dyn FnMut(&mut Engram) -> Result<T> + 'a>;
+
 pub struct OpenOptions {
     pub engine: EngineOptions,
     /// When the store's vectors come from another embedder than `engine.embedder`: re-embed every
@@ -312,7 +315,7 @@ impl<S: Storage> Store<S> {
     /// others go on. If the chunk cannot be written, every write of the group is undone and the
     /// storage error returned: none of them is acknowledged, none stays visible. If another writer
     /// took the chunk's place, the whole group runs again on the new state (as [`Store::mutate`]).
-    pub async fn mutate_many<T>(&mut self, ops: &mut [Box<dyn FnMut(&mut Engram) -> Result<T> + '_>]) -> Result<Vec<Result<T>>> {
+    pub async fn mutate_many<T>(&mut self, ops: &mut [GroupedWrite<'_, T>]) -> Result<Vec<Result<T>>> {
         for _ in 0..COMMIT_ATTEMPTS {
             let mut outs = Vec::with_capacity(ops.len());
             let mut all = Changes::default();

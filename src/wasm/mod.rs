@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
 use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
 use crate::index::VectorOptions;
-use crate::persist::{export, EmbedderIdentity, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
+use crate::persist::{export, EmbedderIdentity, GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
 
 use error::to_js;
 use storage::{JsAdapter, JsStorage};
@@ -224,7 +224,7 @@ impl EngramCore {
                     req
                 }));
             }
-            let mut ops: Vec<Box<dyn FnMut(&mut Engram) -> Result<Value> + '_>> = parsed
+            let mut ops: Vec<GroupedWrite<'_, Value>> = parsed
                 .iter()
                 .filter_map(|p| p.as_ref().ok())
                 .map(|req| {
@@ -233,7 +233,7 @@ impl EngramCore {
                             a.memory = e.presented(&a.memory);
                             api::added_view(&a)
                         })
-                    }) as Box<dyn FnMut(&mut Engram) -> Result<Value> + '_>
+                    }) as GroupedWrite<'_, Value>
                 })
                 .collect();
             let mut outs = match b {

@@ -169,3 +169,14 @@ export async function guards(): Promise<[boolean, string[], boolean]> {
   await Engram.open({ guards: { secrets: "drop" } });
   return [released.released, kept.flags ?? [], (kept.quarantined ?? false) || context.ids.length > 0];
 }
+
+// Export files in slices: exportStream is a stream of byte slices; import takes any byte source.
+export async function streamedCopy(from: Engram, to: Engram, file: Blob): Promise<number> {
+  const stream: ReadableStream<Uint8Array> = from.exportStream({ namespace: "work" });
+  const copied = await to.import(stream);
+  const again = await to.import(file);
+  await to.import(await from.export());
+  // @ts-expect-error: an export file is bytes, not text
+  await to.import("not bytes");
+  return copied.added + again.replaced;
+}
