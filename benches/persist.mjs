@@ -188,10 +188,11 @@ const addRows = [];
 const inFlight = Number(opt("--in-flight", "32"));
 const before = opt("--before", null);
 for (const durability of ["strict", "relaxed"]) {
-  const j = child("json-adds", join(work, `adds-${durability}.jsonl`), durability, docsFile);
   for (const [label, pkg] of [...(before ? [["before", before]] : []), ["engram", "current"]]) {
     for (const n of [1, inFlight]) {
       const e = child("adds", join(work, `adds-${durability}-${label}-${n}`), durability, docsFile, String(n), pkg);
+      // The peer right after each row: fsync times drift with whatever else the disk is doing.
+      const j = child("json-adds", join(work, `adds-${durability}-${label}-${n}.jsonl`), durability, docsFile);
       addRows.push({ durability, label, n, e, j });
     }
   }

@@ -61,6 +61,8 @@ pub fn export(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: O
 pub struct Exported {
     pub state: EngineState,
     pub identity: Option<EmbedderIdentity>,
+    /// The file's body length: about what the chunk that imports it takes.
+    pub body_bytes: usize,
 }
 
 /// Decodes and validates an export file: framing, checksum, version, every operation, every

@@ -138,7 +138,7 @@ impl ExportReader {
         }
         let (state, identity, _) = self.image.into_state();
         state.check()?;
-        Ok(Exported { state, identity })
+        Ok(Exported { state, identity, body_bytes: body_len })
     }
 }
 

@@ -83,7 +83,14 @@ impl OpWriter {
     }
     /// A writer whose buffer starts with room for a record header, for [`OpWriter::into_record`].
     pub fn framed() -> OpWriter {
-        OpWriter { w: Writer { buf: vec![0; super::record::HEADER] }, count: 0 }
+        OpWriter::framed_with_capacity(0)
+    }
+    /// [`OpWriter::framed`] with room for a body of `body` bytes reserved: a large body known in
+    /// advance is never reallocated (each doubling holds the old and the new buffer at once).
+    pub fn framed_with_capacity(body: usize) -> OpWriter {
+        let mut buf = Vec::with_capacity(super::record::HEADER + body + super::record::TRAILER);
+        buf.resize(super::record::HEADER, 0);
+        OpWriter { w: Writer { buf }, count: 0 }
     }
     /// The operations written since [`OpWriter::framed`] as one record, framed in place.
     pub fn into_record(self, kind: super::record::RecordKind, seq: u64) -> Vec<u8> {

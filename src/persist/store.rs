@@ -73,6 +73,8 @@ pub struct Store<S: Storage> {
     compact_floor: usize,
     /// An automatic compaction's failure, until the host takes it to report it.
     compaction_failure: Option<Error>,
+    /// Body bytes the next chunk is known to need (an import: its file's body), reserved up front.
+    chunk_hint: usize,
 }
 
 /// Storage errors keep their code (Storage / StorageFull); any other code from an adapter is a
@@ -116,6 +118,7 @@ impl<S: Storage> Store<S> {
             stale_segments: Vec::new(),
             compact_floor: 0,
             compaction_failure: None,
+            chunk_hint: 0,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -524,7 +527,7 @@ impl<S: Storage> Store<S> {
     /// The chunk record of one write's changes (framed in place: an import's chunk is as large as
     /// the file imported, and is not copied again).
     fn chunk_record(&self, changes: &Changes, seq: u64) -> Vec<u8> {
-        let mut w = OpWriter::framed();
+        let mut w = OpWriter::framed_with_capacity(self.chunk_hint);
         if changes.reset() {
             w.reset();
         }
@@ -688,12 +691,16 @@ impl<S: Storage> Store<S> {
             self.identity_pending = true;
         }
         let mut staged = Some(file.state);
+        // The chunk repeats the file's records; the slack covers what may join them (touched
+        // memories, the embedder op), so the buffer does not double at the very end.
+        self.chunk_hint = file.body_bytes + file.body_bytes / 16 + (64 << 10);
         let out = self
             .mutate(|e| match staged.take() {
                 Some(state) => e.merge_state(state),
                 None => Err(Error::new(ErrorCode::Storage, "another writer committed while this import was being written; nothing was imported (import the file again)")),
             })
             .await;
+        self.chunk_hint = 0;
         if adopt && out.is_err() {
             self.identity = None;
             self.identity_pending = false;
