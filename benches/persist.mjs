@@ -10,11 +10,12 @@
 // (adding 50k one by one would measure `add`, not `open`).
 //
 //   node benches/persist.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,50000] [--adds 300] [--opens 5] [--no-browser]
+//        [--in-flight 32] (the concurrent add rows) [--before PKG_DIR] (add rows of another build too) [--no-open]
 import { execFileSync } from "node:child_process";
 import { closeSync, existsSync, fsyncSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadCorpus, percentile, seededUnit } from "./corpus.mjs";
 
 const here = fileURLToPath(new URL(".", import.meta.url));
@@ -39,6 +40,7 @@ function counting(adapter) {
     load: (k) => adapter.load(k),
     loadRange: (p) => adapter.loadRange(p),
     save: (k, d) => (counts.save++, adapter.save(k, d)),
+    create: (k, d) => (counts.save++, adapter.create(k, d)),
     remove: (k) => (counts.remove++, adapter.remove(k)),
     removeRange: (p) => (counts.remove++, adapter.removeRange(p)),
     flush: () => adapter.flush(),
@@ -99,18 +101,28 @@ async function childJsonWrite(exportFile, out) {
   return { rows: rows.length };
 }
 
-async function childAdds(dir, durability, docs) {
-  const { Engram } = await import("engram-wasm");
-  const { NodeFSStorage } = await import("engram-wasm/node-fs");
+/** The package under test: this repository's, or another build of it (`--before DIR`). */
+async function engramPackage(pkg) {
+  if (!pkg || pkg === "current") return { ...(await import("engram-wasm")), ...(await import("engram-wasm/node-fs")) };
+  const at = (f) => pathToFileURL(join(pkg, "dist", f)).href;
+  return { ...(await import(at("engram.node.mjs"))), ...(await import(at("engram.node-fs.mjs"))) };
+}
+
+/** `inFlight` 1: each add awaited before the next; more: that many adds issued together, then awaited. */
+async function childAdds(dir, durability, docs, inFlight = 1, pkg = "current") {
+  const { Engram, NodeFSStorage } = await engramPackage(pkg);
   const storage = counting(new NodeFSStorage(dir, { durability }));
   const db = await Engram.open({ embedder: null, storage });
   const before = { ...storage.counts };
   const times = [];
   const t0 = performance.now();
-  for (let i = 0; i < docs.length; i++) {
+  for (let i = 0; i < docs.length; i += inFlight) {
     const s = performance.now();
-    await db.add({ content: docs[i], embedding: seededUnit(i + 7) });
-    times.push(performance.now() - s);
+    const burst = [];
+    for (let k = i; k < Math.min(i + inFlight, docs.length); k++) burst.push(db.add({ content: docs[k], embedding: seededUnit(k + 7) }));
+    await Promise.all(burst);
+    // Each add's latency is its burst's: all of them are acknowledged together.
+    for (let k = 0; k < burst.length; k++) times.push(performance.now() - s);
   }
   const ms = performance.now() - t0;
   const saves = storage.counts.save - before.save;
@@ -144,7 +156,7 @@ if (args[0] === "--child") {
     "json-open": () => childJsonOpen(rest[0]),
     build: () => childBuild(rest[0], rest[1]),
     "json-write": () => childJsonWrite(rest[0], rest[1]),
-    adds: () => childAdds(rest[0], rest[1], JSON.parse(readFileSync(rest[2], "utf8"))),
+    adds: () => childAdds(rest[0], rest[1], JSON.parse(readFileSync(rest[2], "utf8")), Number(rest[3] ?? 1), rest[4]),
     "json-adds": () => childJsonAdds(rest[0], rest[1], JSON.parse(readFileSync(rest[2], "utf8"))),
   };
   process.stdout.write(JSON.stringify(await jobs[what]()));
@@ -173,16 +185,22 @@ const { docs } = loadCorpus(corpusPath, addCount);
 const docsFile = join(work, "docs.json");
 writeFileSync(docsFile, JSON.stringify(docs));
 const addRows = [];
+const inFlight = Number(opt("--in-flight", "32"));
+const before = opt("--before", null);
 for (const durability of ["strict", "relaxed"]) {
-  const dir = join(work, `adds-${durability}`);
-  const e = child("adds", dir, durability, docsFile);
-  const j = child("json-adds", join(work, `adds-${durability}.jsonl`), durability, docsFile);
-  addRows.push({ durability, e, j });
+  for (const [label, pkg] of [...(before ? [["before", before]] : []), ["engram", "current"]]) {
+    for (const n of [1, inFlight]) {
+      const e = child("adds", join(work, `adds-${durability}-${label}-${n}`), durability, docsFile, String(n), pkg);
+      // The peer right after each row: fsync times drift with whatever else the disk is doing.
+      const j = child("json-adds", join(work, `adds-${durability}-${label}-${n}.jsonl`), durability, docsFile);
+      addRows.push({ durability, label, n, e, j });
+    }
+  }
 }
 
-// Open time at each size.
+// Open time at each size (`--no-open`: the add rows alone).
 const openRows = [];
-for (const n of sizes) {
+for (const n of args.includes("--no-open") ? [] : sizes) {
   const exportFile = join(dataDir, `synthetic-${n}.bin`);
   if (!existsSync(exportFile)) {
     execFileSync("cargo", ["run", "--quiet", "--profile", "bench-native", "--example", "synthetic_export", "--", String(n), exportFile], { cwd: repo, stdio: "inherit" });
@@ -207,7 +225,7 @@ for (const n of sizes) {
 }
 
 let browserRows = null;
-if (!args.includes("--no-browser")) {
+if (!args.includes("--no-browser") && !args.includes("--no-open")) {
   const { browserOpenTimes } = await import("./persist-browser.mjs");
   browserRows = await browserOpenTimes(sizes.map((n) => ({ n, file: `/target/bench-data/synthetic-${n}.bin` })), opens);
 }
@@ -215,10 +233,10 @@ rmSync(work, { recursive: true, force: true });
 
 const f = (x, d = 1) => x.toFixed(d);
 console.log("\n## Persisted add (NodeFSStorage), one memory per add, acknowledged");
-console.log("| durability | engram adds/s | p50 ms | p95 ms | storage writes per add | JSON-lines peer adds/s | peer p50 ms | ratio (engram ÷ peer, time) |");
-console.log("|---|---|---|---|---|---|---|---|");
-for (const { durability, e, j } of addRows) {
-  console.log(`| ${durability} | ${f(e.perSec, 0)} | ${f(e.p50, 2)} | ${f(e.p95, 2)} | ${f(e.savesPerAdd, 2)} saves + ${f(e.removesPerAdd, 2)} removes | ${f(j.perSec, 0)} | ${f(j.p50, 2)} | ${f(j.perSec / e.perSec, 2)}× |`);
+console.log("| durability | build | adds in flight | engram adds/s | p50 ms | p95 ms | storage writes per add | JSON-lines peer adds/s | peer p50 ms | engram ÷ peer (adds/s) |");
+console.log("|---|---|---|---|---|---|---|---|---|---|");
+for (const { durability, label, n, e, j } of addRows) {
+  console.log(`| ${durability} | ${label} | ${n} | ${f(e.perSec, 0)} | ${f(e.p50, 2)} | ${f(e.p95, 2)} | ${f(e.savesPerAdd, 2)} saves + ${f(e.removesPerAdd, 2)} removes | ${f(j.perSec, 0)} | ${f(j.p50, 2)} | ${f(e.perSec / j.perSec, 2)}× |`);
 }
 console.log("\n## Open (NodeFSStorage, compacted, cold process; wasm module already compiled)");
 console.log("| memories | engram open p50 ms | p95 ms | JSON.parse peer p50 ms | ratio | bytes on disk per memory | peer JSON bytes per memory | RSS after open MB | import+compact ms |");

@@ -657,6 +657,9 @@ export interface ReindexResult {
 }
 
 /** What `import` merged. */
+/** An export file: its bytes, a Blob / File, a stream or an (async) iterable of byte chunks. */
+export type ImportSource = Uint8Array | ArrayBuffer | Blob | ReadableStream<Uint8Array> | AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
 export interface ImportResult {
   added: number;
   replaced: number;
@@ -780,8 +783,16 @@ export class Engram {
   refresh(): Promise<boolean>;
   /** The whole store, or one namespace, as one portable checksummed file. */
   export(options?: { namespace?: string }): Promise<Uint8Array>;
-  /** Merges an export file by id, as one write; `Corrupt` / `Embedder` change nothing. */
-  import(bytes: Uint8Array): Promise<ImportResult>;
+  /**
+   * The same file as `export`, in slices (≈ 1 MiB): never held whole. The file is the store as of
+   * this call; later calls on this store wait until the stream is read to its end or cancelled.
+   */
+  exportStream(options?: { namespace?: string }): ReadableStream<Uint8Array>;
+  /**
+   * Merges an export file by id, as one write; `Corrupt` / `Embedder` change nothing. The file is
+   * read in slices from any `ImportSource` (a Node file stream is an async iterable of chunks).
+   */
+  import(source: ImportSource): Promise<ImportResult>;
   /** Writes what is pending, frees the wasm memory and closes the storage adapter. */
   close(): Promise<void>;
 }

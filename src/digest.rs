@@ -37,8 +37,14 @@ const TABLES: [[u32; 256]; 8] = {
 };
 
 pub fn crc32c(bytes: &[u8]) -> u32 {
+    crc32c_extend(0, bytes)
+}
+
+/// The CRC-32C of `a` followed by `bytes`, given `crc = crc32c(a)`: a checksum computed over slices
+/// as they arrive (an import read from a stream) equals the one over the whole.
+pub fn crc32c_extend(crc: u32, bytes: &[u8]) -> u32 {
     let t = &TABLES;
-    let mut c = !0u32;
+    let mut c = !crc;
     let mut words = bytes.chunks_exact(8);
     for w in &mut words {
         let lo = c ^ u32::from_le_bytes([w[0], w[1], w[2], w[3]]);
@@ -89,7 +95,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{crc32c, fnv1a, Fnv1a, TABLES};
+    use super::{crc32c, crc32c_extend, fnv1a, Fnv1a, TABLES};
 
     #[test]
     fn matches_the_standard_check_values() {
@@ -103,6 +109,15 @@ mod tests {
         for n in 0..data.len() {
             let slow = !data[..n].iter().fold(!0u32, |c, &b| TABLES[0][((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8));
             assert_eq!(crc32c(&data[..n]), slow, "length {n}");
+        }
+    }
+
+    #[test]
+    fn crc32c_over_slices_equals_the_whole() {
+        let data: Vec<u8> = (0..1000u32).map(|i| (i * 91 + 7) as u8).collect();
+        for cut in [0, 1, 7, 8, 9, 333, 999, 1000] {
+            let (a, b) = data.split_at(cut);
+            assert_eq!(crc32c_extend(crc32c(a), b), crc32c(&data), "cut at {cut}");
         }
     }
 

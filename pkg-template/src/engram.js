@@ -13,6 +13,7 @@ import { faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 import { forgetHandle, liveCore } from "./instance.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
+import { exportStream, readExport } from "./streams.js";
 
 const OPEN = Symbol("Engram.open");
 const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate", "guards"]);
@@ -38,6 +39,8 @@ function isSignal(s) {
 }
 
 const CHANNEL_PREFIX = "engram-store:";
+/** Adds per group commit: bounds one record's size and how long the first add of a group waits. */
+const GROUP_MAX = 256;
 
 /** A session id for `add(messages)` without one: random, also where `crypto.randomUUID` is missing (non-secure pages). */
 function newSessionId() {
@@ -53,6 +56,8 @@ export class Engram {
   /** Another context wrote to the shared storage since this one last looked. */
   #stale = false;
   #queue = Promise.resolve();
+  /** The group of adds queued last and not started yet, which the next add joins (`#addOne`). */
+  #openGroup = null;
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
@@ -171,6 +176,7 @@ export class Engram {
   }
 
   #enqueue(work) {
+    this.#openGroup = null; // a later add must not run before this call
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
       try {
@@ -316,18 +322,65 @@ export class Engram {
     return this.ingest(session);
   }
 
+  /**
+   * Group commit: an add joins the group of adds queued just before it (no other call in between,
+   * so calls still run in their order), and the group is one storage write — one record, one
+   * fsync, one lock — when its turn comes. Each add resolves once that write is durable (its own
+   * refusal, e.g. InvalidInput, rejects it alone); a failed write rejects every add of the group.
+   */
   #addOne(input) {
-    return this.#write(
-      async () => {
-        const { json, vector } = splitEmbedding(input, "add");
-        let v = vector;
-        if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
-          v = await embedDocument(this.#embedder, this.#guarded(input.content, input.allowSecrets));
-        }
-        return { json, v };
-      },
-      async (core, { json, v }) => JSON.parse(await core.add(json, v)),
-    );
+    let group = this.#openGroup;
+    if (group === null || group.items.length >= GROUP_MAX) {
+      group = { items: [] };
+      const items = group.items;
+      this.#enqueue((core) => this.#commitGroup(core, group)).catch((e) => {
+        for (const item of items) item.reject(e);
+      });
+      this.#openGroup = group;
+    }
+    return new Promise((resolve, reject) => group.items.push({ input, resolve, reject })).then((out) => {
+      this.#builds.wrote();
+      this.#autoConsolidate?.wrote();
+      return out;
+    });
+  }
+
+  /** `{json, v}` of an add: its JSON and its vector (given, or from the host embedder). */
+  async #prepareAdd(input) {
+    const { json, vector } = splitEmbedding(input, "add");
+    let v = vector;
+    if (!v && this.#embedder && typeof input.content === "string" && input.content.trim() !== "") {
+      v = await embedDocument(this.#embedder, this.#guarded(input.content, input.allowSecrets));
+    }
+    return { json, v };
+  }
+
+  /** A group of adds (inside the queue): prepared one by one, then committed as one write. */
+  async #commitGroup(core, group) {
+    if (this.#openGroup === group) this.#openGroup = null; // started: later adds start a new group
+    const ready = [];
+    for (const item of group.items) {
+      try {
+        ready.push({ item, ...(await this.#prepareAdd(item.input)) });
+      } catch (e) {
+        item.reject(asEngramError(e));
+      }
+    }
+    if (ready.length === 0) return;
+    const dims = Int32Array.from(ready, (r) => (r.v ? r.v.length : -1));
+    const vectors = new Float32Array(dims.reduce((n, d) => n + Math.max(d, 0), 0));
+    let at = 0;
+    for (const r of ready) {
+      if (r.v) vectors.set(r.v, at);
+      at += r.v?.length ?? 0;
+    }
+    const inputs = `[${ready.map((r) => r.json).join(",")}]`;
+    const outcomes = JSON.parse(await this.#commit(core, (c) => c.addGroup(inputs, vectors, dims)));
+    ready.forEach(({ item }, k) => {
+      const o = outcomes[k];
+      if (o.error) item.reject(new EngramError(o.error.code, o.error.message));
+      else item.resolve(o.ok);
+    });
   }
 
   /**
@@ -757,29 +810,41 @@ export class Engram {
    * memories, history, raw turns, vectors and the embedder id.
    */
   export(options) {
-    return this.#run(async (core) => {
-      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("export: expected an options object");
-      const { namespace, ...rest } = options ? fields(options, "export") : {};
-      const unknown = Object.keys(rest);
-      if (unknown.length) throw invalid(`export: unknown option \`${unknown[0]}\` (allowed: namespace)`);
-      if (namespace !== undefined && namespace !== null) requireString(namespace, "export: namespace");
-      return core.export(namespace ?? undefined);
-    });
+    return this.#run(async (core) => core.export(exportNamespace(options, "export")));
+  }
+
+  /**
+   * The same file as `export(options)`, as a ReadableStream of Uint8Array slices (≈ 1 MiB each), so
+   * no whole copy of it is ever in memory. The file is the store as of this call: later calls on this
+   * store wait until the stream is read to its end or cancelled (breaking out of `for await` cancels).
+   */
+  exportStream(options) {
+    let namespace;
+    try {
+      namespace = exportNamespace(options, "exportStream");
+    } catch (e) {
+      return new ReadableStream({ start: (controller) => controller.error(e) });
+    }
+    return exportStream((work) => this.#run(work), namespace, asEngramError);
   }
 
   /**
    * Merges an export file into this store by id (records with the same id are replaced), as one
-   * write. A damaged file is `Corrupt`, a file of another embedder `Embedder`; either changes nothing.
+   * write. `source`: the file as a Uint8Array or ArrayBuffer, a Blob, a ReadableStream or an (async)
+   * iterable of Uint8Array chunks (a Node file stream); it is read in slices, so the wasm memory holds
+   * the decoded records, never the file. A damaged file is `Corrupt`, a file of another embedder
+   * `Embedder`; either changes nothing.
    */
-  import(bytes) {
+  import(source) {
     return this.#write(
-      async () => {
-        if (!isInstance(bytes, Uint8Array)) throw invalid("import: expected the file's bytes as a Uint8Array");
-        const { importBytes } = this.#limits;
-        if (bytes.byteLength > importBytes) throw invalid(`import: the file is ${bytes.byteLength} bytes; the limit is ${importBytes}`);
-        return bytes;
+      () => readExport(source, this.#glue, this.#limits.importBytes),
+      async (core, feed) => {
+        try {
+          return JSON.parse(await core.importFeed(feed));
+        } finally {
+          feed.free();
+        }
       },
-      async (core, checked) => JSON.parse(await core.import(checked)),
     );
   }
 
@@ -791,6 +856,7 @@ export class Engram {
     // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
     this.#builds.close();
     this.#autoConsolidate?.close();
+    this.#openGroup = null; // an add after close is Closed, not part of a group before it
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;
@@ -871,6 +937,16 @@ async function openCore({ coreJson, storeJson, storage, adapter, local }) {
     throw asEngramError(e);
   }
   return { glue, core };
+}
+
+/** The `namespace` of export options (undefined: the whole store); InvalidInput for anything else. */
+function exportNamespace(options, what) {
+  if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid(`${what}: expected an options object`);
+  const { namespace, ...rest } = options ? fields(options, what) : {};
+  const unknown = Object.keys(rest);
+  if (unknown.length) throw invalid(`${what}: unknown option \`${unknown[0]}\` (allowed: namespace)`);
+  if (namespace !== undefined && namespace !== null) requireString(namespace, `${what}: namespace`);
+  return namespace ?? undefined;
 }
 
 export { EngramError, Embedder };

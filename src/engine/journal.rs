@@ -46,6 +46,12 @@ impl Changes {
     }
 
     /// Whether the store was reset (then only what came after it needs writing).
+    /// Adds the changes of a later call (a group of calls committed as one chunk): undone in
+    /// reverse, they restore what was there before the first.
+    pub fn append(&mut self, later: Changes) {
+        self.steps.extend(later.steps);
+    }
+
     pub fn reset(&self) -> bool {
         self.steps.iter().any(|s| matches!(s, Step::Reset { .. }))
     }

@@ -22,8 +22,9 @@ pub const DERIVED_FROM_MAX: usize = 64;
 /// Text of one `ingest` call (turn contents, speakers, roles, ids; UTF-8 bytes). A session is
 /// re-ingested whole as it grows, so this is also the largest session.
 pub const INGEST_BYTES_MAX: usize = 32 << 20;
-/// One import file. Importing holds the file, its decoded records and the tables at once (about
-/// six times the file at its peak), so this keeps an import inside wasm32's 4 GiB.
+/// One import file. An import read in slices holds its decoded records and the tables (and, into
+/// storage, the chunk it writes: about four times the file at its peak), so this keeps an import
+/// inside wasm32's 4 GiB.
 pub const IMPORT_BYTES_MAX: usize = 512 << 20;
 
 /// Non-blank text of at most `max_chars` characters.

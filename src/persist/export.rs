@@ -4,17 +4,21 @@
 
 use std::collections::HashSet;
 
+pub use super::export_reader::ExportReader;
+pub use super::export_stream::ExportStream;
 use super::identity::EmbedderIdentity;
-use super::image::Image;
-use super::ops::{self, IndexTarget, Op, OpWriter};
-use super::record::{self, RecordKind};
+use super::ops::{IndexTarget, OpWriter};
+use super::record::RecordKind;
 use crate::engine::{EngineState, Engram};
-use crate::error::{Error, Result};
+use crate::error::Result;
 
 /// The operations that rebuild `engine`'s state (or one namespace of it) from empty. For a
 /// namespace, history is that of the memories exported (events do not carry a namespace).
 pub fn state_ops(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>) -> OpWriter {
-    let mut w = OpWriter::default();
+    state_ops_into(engine, identity, namespace, OpWriter::default())
+}
+
+fn state_ops_into(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>, mut w: OpWriter) -> OpWriter {
     if let Some(id) = identity {
         w.embedder(id);
     }
@@ -35,7 +39,12 @@ pub fn state_ops(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace
 
 /// A snapshot body: the whole state, then its keyword indexes (so opening need not rebuild them).
 pub fn snapshot_ops(engine: &Engram, identity: Option<&EmbedderIdentity>) -> OpWriter {
-    let mut w = state_ops(engine, identity, None);
+    snapshot_ops_into(engine, identity, OpWriter::default())
+}
+
+/// [`snapshot_ops`] appended to `w` (a writer with room for the record header: [`OpWriter::framed`]).
+pub fn snapshot_ops_into(engine: &Engram, identity: Option<&EmbedderIdentity>, w: OpWriter) -> OpWriter {
+    let mut w = state_ops_into(engine, identity, None, w);
     let (index, slots) = engine.memory_keywords();
     w.keyword_terms(IndexTarget::Memories, index, slots);
     let (index, slots) = engine.raw_keywords();
@@ -45,28 +54,23 @@ pub fn snapshot_ops(engine: &Engram, identity: Option<&EmbedderIdentity>) -> OpW
 
 /// The export file of a store or namespace.
 pub fn export(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>) -> Vec<u8> {
-    record::encode(RecordKind::Export, 0, &state_ops(engine, identity, namespace).into_bytes())
+    state_ops_into(engine, identity, namespace, OpWriter::framed()).into_record(RecordKind::Export, 0)
 }
 
 /// A decoded export file.
 pub struct Exported {
     pub state: EngineState,
     pub identity: Option<EmbedderIdentity>,
+    /// The file's body length: about what the chunk that imports it takes.
+    pub body_bytes: usize,
 }
 
 /// Decodes and validates an export file: framing, checksum, version, every operation, every
-/// record. Any defect is `Corrupt`; a file over the import size limit is `InvalidInput`.
+/// record. Any defect is `Corrupt`; a file over the import size limit is `InvalidInput`. The same
+/// reader takes a file in slices ([`ExportReader`]).
 pub fn decode_export(bytes: &[u8]) -> Result<Exported> {
     crate::model::validate::import_bytes(bytes.len())?;
-    let (_, body) = record::decode_kind(bytes, RecordKind::Export)?;
-    let mut image = Image::default();
-    for op in ops::decode(body)? {
-        if matches!(op, Op::Reset | Op::DeleteMemory(_) | Op::DeleteRaw(_) | Op::ForgetHistoryText(_) | Op::KeywordTerms(_)) {
-            return Err(Error::corrupt("an export file holds only records, not changes"));
-        }
-        image.apply(op);
-    }
-    let (state, identity, _) = image.into_state();
-    state.check()?;
-    Ok(Exported { state, identity })
+    let mut reader = ExportReader::new();
+    reader.push(bytes)?;
+    reader.finish()
 }

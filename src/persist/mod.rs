@@ -43,13 +43,17 @@
 //!   embedder is an `Embedder` error unless [`OpenOptions::reembed`] asks to re-embed everything
 //!   (written as one chunk).
 //! - **Export / import** ([`export`]): one record of kind `Export` with the same operations as a
-//!   snapshot; import validates everything first, then merges by id as one write.
+//!   snapshot; import validates everything first, then merges by id as one write. Both can go in
+//!   slices (`ExportReader`, `ExportStream`), so neither needs the whole file in memory.
+//! - **Group commit** ([`Store::mutate_many`]): several writes, one chunk; all of them or none.
 //! - **Bytes from storage are untrusted:** every read is bounds-checked, no allocation is sized by
 //!   a header beyond the bytes present, and a decoded state is validated before the engine is built.
 
 pub mod block_on;
 mod bytes;
 pub mod export;
+mod export_reader;
+mod export_stream;
 pub mod graphs;
 mod identity;
 mod image;
@@ -63,4 +67,4 @@ mod store;
 pub use block_on::block_on;
 pub use identity::EmbedderIdentity;
 pub use memory_storage::MemoryStorage;
-pub use store::{OpenOptions, Store, DEFAULT_COMPACT_AFTER};
+pub use store::{GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};

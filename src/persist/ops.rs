@@ -77,6 +77,25 @@ impl OpWriter {
     pub fn into_bytes(self) -> Vec<u8> {
         self.w.buf
     }
+    /// Bytes written so far.
+    pub fn byte_len(&self) -> usize {
+        self.w.buf.len()
+    }
+    /// A writer whose buffer starts with room for a record header, for [`OpWriter::into_record`].
+    pub fn framed() -> OpWriter {
+        OpWriter::framed_with_capacity(0)
+    }
+    /// [`OpWriter::framed`] with room for a body of `body` bytes reserved: a large body known in
+    /// advance is never reallocated (each doubling holds the old and the new buffer at once).
+    pub fn framed_with_capacity(body: usize) -> OpWriter {
+        let mut buf = Vec::with_capacity(super::record::HEADER + body + super::record::TRAILER);
+        buf.resize(super::record::HEADER, 0);
+        OpWriter { w: Writer { buf }, count: 0 }
+    }
+    /// The operations written since [`OpWriter::framed`] as one record, framed in place.
+    pub fn into_record(self, kind: super::record::RecordKind, seq: u64) -> Vec<u8> {
+        super::record::seal(kind, seq, self.w.buf)
+    }
     fn tag(&mut self, t: u8) {
         self.count += 1;
         self.w.u8(t);
@@ -181,20 +200,72 @@ pub fn decode(body: &[u8]) -> Result<Vec<Op>> {
     let mut r = Reader::new(body);
     let mut ops = Vec::new();
     while !r.is_empty() {
-        ops.push(match r.u8()? {
-            RESET => Op::Reset,
-            PUT_MEMORY => Op::PutMemory(r.json("memory")?, r.vector()?),
-            DELETE_MEMORY => Op::DeleteMemory(r.str()?),
-            PUT_RAW => Op::PutRaw(r.json("raw entry")?, r.vector()?),
-            DELETE_RAW => Op::DeleteRaw(r.str()?),
-            HISTORY => Op::History(r.json("history event")?),
-            FORGET_HISTORY_TEXT => Op::ForgetHistoryText(r.str()?),
-            EMBEDDER => Op::Embedder(EmbedderIdentity { model: r.str()?, dims: r.u32()? }),
-            KEYWORD_TERMS => Op::KeywordTerms(keyword_terms(&mut r)?),
-            t => return Err(Error::corrupt(format!("unknown operation tag {t}"))),
-        });
+        ops.push(decode_op(&mut r)?);
     }
     Ok(ops)
+}
+
+fn decode_op(r: &mut Reader) -> Result<Op> {
+    Ok(match r.u8()? {
+        RESET => Op::Reset,
+        PUT_MEMORY => Op::PutMemory(r.json("memory")?, r.vector()?),
+        DELETE_MEMORY => Op::DeleteMemory(r.str()?),
+        PUT_RAW => Op::PutRaw(r.json("raw entry")?, r.vector()?),
+        DELETE_RAW => Op::DeleteRaw(r.str()?),
+        HISTORY => Op::History(r.json("history event")?),
+        FORGET_HISTORY_TEXT => Op::ForgetHistoryText(r.str()?),
+        EMBEDDER => Op::Embedder(EmbedderIdentity { model: r.str()?, dims: r.u32()? }),
+        KEYWORD_TERMS => Op::KeywordTerms(keyword_terms(r)?),
+        t => return Err(Error::corrupt(format!("unknown operation tag {t}"))),
+    })
+}
+
+/// Decodes exactly one operation spanning all of `bytes` (see [`record_op_len`]).
+pub fn decode_one(bytes: &[u8]) -> Result<Op> {
+    let mut r = Reader::new(bytes);
+    let op = decode_op(&mut r)?;
+    if !r.is_empty() {
+        return Err(Error::corrupt("an operation is longer than its fields"));
+    }
+    Ok(op)
+}
+
+/// The length of the record operation (put memory, put raw entry, history event, embedder) that
+/// `bytes` starts with, or `None` while its bytes are not all there: a reader fed in slices decodes
+/// each operation once it is whole, and holds no more than one of them. Any other operation is
+/// `Corrupt` here (an export holds only records).
+pub fn record_op_len(bytes: &[u8]) -> Result<Option<usize>> {
+    let u32_at = |at: usize| bytes.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize);
+    let Some(&tag) = bytes.first() else { return Ok(None) };
+    // Each field's end from the previous one's; lengths are untrusted, so sums are checked.
+    let field = |at: usize| -> Result<Option<usize>> {
+        match u32_at(at) {
+            Some(n) => at.checked_add(4 + n).map(Some).ok_or_else(|| Error::corrupt("an operation's length overflows")),
+            None => Ok(None),
+        }
+    };
+    match tag {
+        PUT_MEMORY | PUT_RAW => {
+            let Some(at) = field(1)? else { return Ok(None) };
+            match bytes.get(at) {
+                None => Ok(None),
+                Some(0) => Ok(Some(at + 1)),
+                Some(1) => match u32_at(at + 1) {
+                    None => Ok(None),
+                    Some(n) => n
+                        .checked_mul(4)
+                        .and_then(|b| b.checked_add(at + 5))
+                        .map(|end| (end <= bytes.len()).then_some(end))
+                        .ok_or_else(|| Error::corrupt("a vector's length overflows")),
+                },
+                Some(t) => Err(Error::corrupt(format!("bad vector flag {t}"))),
+            }
+        }
+        HISTORY => Ok(field(1)?.filter(|&end| end <= bytes.len())),
+        EMBEDDER => Ok(field(1)?.map(|at| at + 4).filter(|&end| end <= bytes.len())),
+        RESET | DELETE_MEMORY | DELETE_RAW | FORGET_HISTORY_TEXT | KEYWORD_TERMS => Err(Error::corrupt("an export file holds only records, not changes")),
+        t => Err(Error::corrupt(format!("unknown operation tag {t}"))),
+    }
 }
 
 /// Decodes a persisted keyword index, checking what an index needs to be safe to install: term

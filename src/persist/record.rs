@@ -12,8 +12,8 @@ use crate::error::{Error, Result};
 
 pub const MAGIC: &[u8; 4] = b"ENGR";
 pub const FORMAT_VERSION: u16 = 1;
-const HEADER: usize = 4 + 2 + 1 + 1 + 8 + 4;
-const TRAILER: usize = 4;
+pub const HEADER: usize = 4 + 2 + 1 + 1 + 8 + 4;
+pub const TRAILER: usize = 4;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RecordKind {
@@ -43,16 +43,47 @@ impl RecordKind {
 
 pub fn encode(kind: RecordKind, seq: u64, body: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(HEADER + body.len() + TRAILER);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
-    out.push(kind as u8);
-    out.push(0);
-    out.extend_from_slice(&seq.to_le_bytes());
-    out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+    out.extend_from_slice(&[0; HEADER]);
     out.extend_from_slice(body);
-    let crc = crc32c(&out);
-    out.extend_from_slice(&crc.to_le_bytes());
-    out
+    seal(kind, seq, out)
+}
+
+/// Frames a body written after [`HEADER`] bytes of room (`buf[HEADER..]` is the body): the header
+/// is filled in and the checksum appended in place, so a large body (a snapshot, an import's chunk)
+/// is never copied.
+pub fn seal(kind: RecordKind, seq: u64, mut buf: Vec<u8>) -> Vec<u8> {
+    debug_assert!(buf.len() >= HEADER);
+    let len = (buf.len() - HEADER) as u32;
+    buf[0..4].copy_from_slice(MAGIC);
+    buf[4..6].copy_from_slice(&FORMAT_VERSION.to_le_bytes());
+    buf[6] = kind as u8;
+    buf[7] = 0;
+    buf[8..16].copy_from_slice(&seq.to_le_bytes());
+    buf[16..20].copy_from_slice(&len.to_le_bytes());
+    let crc = crc32c(&buf);
+    buf.reserve_exact(TRAILER);
+    buf.extend_from_slice(&crc.to_le_bytes());
+    buf
+}
+
+/// Checks a record's header alone (a record read in pieces): magic, version, kind, reserved byte.
+/// Returns (kind, seq, body length); the checksum is the reader's to check at the end.
+pub fn decode_header(h: &[u8; HEADER]) -> Result<(RecordKind, u64, usize)> {
+    if &h[0..4] != MAGIC {
+        return Err(Error::corrupt("not an Engram record (bad magic)"));
+    }
+    let version = u16::from_le_bytes([h[4], h[5]]);
+    if version != FORMAT_VERSION {
+        return Err(Error::corrupt(format!("record format version {version}; this build reads {FORMAT_VERSION}")));
+    }
+    let kind = RecordKind::from_u8(h[6]).ok_or_else(|| Error::corrupt(format!("unknown record kind {}", h[6])))?;
+    if h[7] != 0 {
+        return Err(Error::corrupt("reserved record byte is set"));
+    }
+    let mut seq = [0u8; 8];
+    seq.copy_from_slice(&h[8..16]);
+    let len = u32::from_le_bytes([h[16], h[17], h[18], h[19]]) as usize;
+    Ok((kind, u64::from_le_bytes(seq), len))
 }
 
 /// Checks framing and checksum; returns (kind, seq, body). Any defect is `Corrupt`.

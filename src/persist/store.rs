@@ -26,6 +26,9 @@ pub const DEFAULT_COMPACT_AFTER: usize = 1024;
 /// applying what they wrote): only writers that commit without the storage lock can get there.
 const COMMIT_ATTEMPTS: usize = 64;
 
+/// One write of a group commit ([`Store::mutate_many`]): run again if the group must be.
+pub type GroupedWrite<'a, T> = Box<dyn FnMut(&mut Engram) -> Result<T> + 'a>;
+
 pub struct OpenOptions {
     pub engine: EngineOptions,
     /// When the store's vectors come from another embedder than `engine.embedder`: re-embed every
@@ -70,6 +73,8 @@ pub struct Store<S: Storage> {
     compact_floor: usize,
     /// An automatic compaction's failure, until the host takes it to report it.
     compaction_failure: Option<Error>,
+    /// Body bytes the next chunk is known to need (an import: its file's body), reserved up front.
+    chunk_hint: usize,
 }
 
 /// Storage errors keep their code (Storage / StorageFull, and Corrupt: an adapter that can tell its
@@ -114,6 +119,7 @@ impl<S: Storage> Store<S> {
             stale_segments: Vec::new(),
             compact_floor: 0,
             compaction_failure: None,
+            chunk_hint: 0,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -307,6 +313,33 @@ impl<S: Storage> Store<S> {
         Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
     }
 
+    /// Group commit: runs several engine writes in order and persists what all of them changed as
+    /// one chunk — one storage write (one fsync) for the group. Each write's own outcome is in the
+    /// returned list: a write the engine refuses changes nothing and is left out of the chunk, the
+    /// others go on. If the chunk cannot be written, every write of the group is undone and the
+    /// storage error returned: none of them is acknowledged, none stays visible. If another writer
+    /// took the chunk's place, the whole group runs again on the new state (as [`Store::mutate`]).
+    pub async fn mutate_many<T>(&mut self, ops: &mut [GroupedWrite<'_, T>]) -> Result<Vec<Result<T>>> {
+        for _ in 0..COMMIT_ATTEMPTS {
+            let mut outs = Vec::with_capacity(ops.len());
+            let mut all = Changes::default();
+            for op in ops.iter_mut() {
+                let out = op(&mut self.engine);
+                let changes = self.engine.take_changes();
+                if out.is_ok() {
+                    all.append(changes);
+                } else {
+                    self.engine.undo(changes);
+                }
+                outs.push(out);
+            }
+            if self.commit(all).await? {
+                return Ok(outs);
+            }
+        }
+        Err(Error::new(ErrorCode::Storage, format!("other writers took this write's place in storage {COMMIT_ATTEMPTS} times in a row; nothing was written")))
+    }
+
     pub async fn add(&mut self, input: NewMemory) -> Result<Added> {
         self.mutate(|e| e.add(input.clone())).await
     }
@@ -372,10 +405,9 @@ impl<S: Storage> Store<S> {
         if changes.is_empty() && self.touched.is_empty() && !self.identity_pending {
             return Ok(true);
         }
-        let body = self.chunk_body(&changes);
         let seq = self.last + 1;
         let key = chunk_key(seq);
-        let bytes = record::encode(RecordKind::Chunk, seq, &body);
+        let bytes = self.chunk_record(&changes, seq);
         match self.storage.create(&key, &bytes).await {
             Ok(true) => {}
             Ok(false) => {
@@ -493,8 +525,10 @@ impl<S: Storage> Store<S> {
         n >= self.compact_after.max(self.compact_floor) && (self.chunk_bytes * 2 >= self.snapshot_bytes || n >= self.compact_after.saturating_mul(16))
     }
 
-    fn chunk_body(&self, changes: &Changes) -> Vec<u8> {
-        let mut w = OpWriter::default();
+    /// The chunk record of one write's changes (framed in place: an import's chunk is as large as
+    /// the file imported, and is not copied again).
+    fn chunk_record(&self, changes: &Changes, seq: u64) -> Vec<u8> {
+        let mut w = OpWriter::framed_with_capacity(self.chunk_hint);
         if changes.reset() {
             w.reset();
         }
@@ -529,7 +563,7 @@ impl<S: Storage> Store<S> {
         for id in changes.history_text_forgotten() {
             w.forget_history_text(id);
         }
-        w.into_bytes()
+        w.into_record(RecordKind::Chunk, seq)
     }
 
     /// Writes the whole state as a snapshot, then removes the chunks and snapshots it replaces. New
@@ -547,7 +581,7 @@ impl<S: Storage> Store<S> {
         }
         let seq = self.last;
         let key = snapshot_key(seq);
-        let bytes = record::encode(RecordKind::Snapshot, seq, &self.snapshot_body());
+        let bytes = export::snapshot_ops_into(&self.engine, self.identity.as_ref(), OpWriter::framed()).into_record(RecordKind::Snapshot, seq);
         if let Err(e) = self.storage.save(&key, &bytes).await {
             // Possibly torn: harmless (its chunks are all still there), removed by a later compaction.
             if !self.obsolete.contains(&key) {
@@ -584,10 +618,6 @@ impl<S: Storage> Store<S> {
         self.obsolete.push(head_marker_key(seq));
         self.compact_floor = 0;
         Ok(())
-    }
-
-    fn snapshot_body(&self) -> Vec<u8> {
-        export::snapshot_ops(&self.engine, self.identity.as_ref()).into_bytes()
     }
 
     /// The next vector index build worth doing (see [`Engram::plan_vector_build`]); build it
@@ -644,7 +674,15 @@ impl<S: Storage> Store<S> {
     /// write. Refused before any change if the file is damaged (`Corrupt`) or was made with another
     /// embedder (`Embedder`).
     pub async fn import(&mut self, bytes: &[u8]) -> Result<Merged> {
-        let file = export::decode_export(bytes)?;
+        self.import_decoded(export::decode_export(bytes)?).await
+    }
+
+    /// Merges a decoded export file (read whole or in slices, [`export::ExportReader`]) as one write.
+    /// The decoded records move into the tables rather than being copied, so an import holds them
+    /// once. If another writer takes this write's place in storage (only writers the lock does not
+    /// separate), the records are gone with the undone attempt: the import is refused with
+    /// `Storage` and nothing of it stays.
+    pub async fn import_decoded(&mut self, file: export::Exported) -> Result<Merged> {
         if let (Some(have), Some(given)) = (&self.identity, &file.identity) {
             if have != given {
                 return Err(Error::embedder(format!("the file's vectors were made by {given}; this store's by {have}")));
@@ -655,7 +693,17 @@ impl<S: Storage> Store<S> {
             self.identity = file.identity;
             self.identity_pending = true;
         }
-        let out = self.mutate(|e| e.merge_state(file.state.clone())).await;
+        let mut staged = Some(file.state);
+        // The chunk repeats the file's records; the slack covers what may join them (touched
+        // memories, the embedder op), so the buffer does not double at the very end.
+        self.chunk_hint = file.body_bytes + file.body_bytes / 16 + (64 << 10);
+        let out = self
+            .mutate(|e| match staged.take() {
+                Some(state) => e.merge_state(state),
+                None => Err(Error::new(ErrorCode::Storage, "another writer committed while this import was being written; nothing was imported (import the file again)")),
+            })
+            .await;
+        self.chunk_hint = 0;
         if adopt && out.is_err() {
             self.identity = None;
             self.identity_pending = false;

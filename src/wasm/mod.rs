@@ -30,7 +30,7 @@ use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
 use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
 use crate::index::VectorOptions;
-use crate::persist::{export, EmbedderIdentity, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
+use crate::persist::{export, EmbedderIdentity, GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
 
 use error::to_js;
 use storage::{JsAdapter, JsStorage};
@@ -193,6 +193,64 @@ impl EngramCore {
             })
             .await
             .map(|a| json_js(&api::added_view(&a)))
+        }
+        .await)
+    }
+
+    /// Group commit of several `add`s: `inputs` a JSON array of add objects, `vectors` their given
+    /// vectors end to end, `dims[i]` the length of input i's (-1: none; 0 is an empty vector, which
+    /// `add` refuses). All the adds the engine
+    /// accepts are persisted as one chunk; resolves to a JSON array with each input's outcome,
+    /// `{ok: memory}` or `{error: {code, message}}`. A failed commit rejects the whole call: none
+    /// of the group was written, none of it stays.
+    #[wasm_bindgen(js_name = addGroup)]
+    pub fn add_group(&self, inputs: String, vectors: Vec<f32>, dims: Vec<i32>) -> Promise {
+        write_promise!(self, |b| async {
+            let Value::Array(items) = parse(&inputs, "add")? else { return Err(Error::invalid("addGroup: expected an array of add inputs")) };
+            if items.len() != dims.len() {
+                return Err(Error::invalid("addGroup: one vector length per input"));
+            }
+            let mut at = 0usize;
+            let mut parsed: Vec<Result<crate::engine::NewMemory>> = Vec::with_capacity(items.len());
+            for (item, &d) in items.iter().zip(&dims) {
+                let len = usize::try_from(d).unwrap_or(0);
+                let end = at.checked_add(len).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid("addGroup: the vectors are shorter than their lengths say"))?;
+                let vector = (d >= 0).then(|| vectors[at..end].to_vec());
+                at = end;
+                parsed.push(api::parse_add(item).map(|mut req| {
+                    if vector.is_some() {
+                        req.embedding = vector;
+                    }
+                    req
+                }));
+            }
+            let mut ops: Vec<GroupedWrite<'_, Value>> = parsed
+                .iter()
+                .filter_map(|p| p.as_ref().ok())
+                .map(|req| {
+                    Box::new(move |e: &mut Engram| {
+                        e.add(req.clone()).map(|mut a| {
+                            a.memory = e.presented(&a.memory);
+                            api::added_view(&a)
+                        })
+                    }) as GroupedWrite<'_, Value>
+                })
+                .collect();
+            let mut outs = match b {
+                Backend::Memory(e) => ops.iter_mut().map(|op| op(e)).collect(),
+                Backend::Stored(s) => s.mutate_many(&mut ops).await?,
+            }
+            .into_iter();
+            drop(ops);
+            let outcome = |r: Result<Value>| match r {
+                Ok(v) => serde_json::json!({ "ok": v }),
+                Err(e) => serde_json::json!({ "error": { "code": e.code.as_str(), "message": e.message } }),
+            };
+            let list: Vec<Value> = parsed
+                .into_iter()
+                .map(|p| outcome(p.and_then(|_| outs.next().unwrap_or_else(|| Err(Error::new(crate::error::ErrorCode::Internal, "addGroup: an outcome is missing"))))))
+                .collect();
+            Ok(json_js(&Value::Array(list)))
         }
         .await)
     }
@@ -395,6 +453,45 @@ impl EngramCore {
         })
     }
 
+    /// A cursor over the export file of the whole store or one namespace, read with `exportNext`.
+    #[wasm_bindgen(js_name = exportCursor)]
+    pub fn export_cursor(&self, namespace: Option<String>) -> std::result::Result<ExportCursor, JsValue> {
+        if let Some(ns) = namespace.as_deref() {
+            crate::model::validate::namespace(ns).map_err(to_js)?;
+        }
+        let guard = borrow(&self.inner)?;
+        let identity = match &*guard {
+            Backend::Memory(_) => self.identity(),
+            Backend::Stored(s) => s.embedder_identity().cloned(),
+        };
+        Ok(ExportCursor { stream: export::ExportStream::new(identity, namespace) })
+    }
+
+    /// The next slice of the export file (about `maxBytes`), `undefined` after the last. The store
+    /// must not change between the first slice and the last (the facade holds its queue).
+    #[wasm_bindgen(js_name = exportNext)]
+    pub fn export_next(&self, cursor: &mut ExportCursor, max_bytes: usize) -> std::result::Result<Option<Vec<u8>>, JsValue> {
+        let guard = borrow(&self.inner)?;
+        Ok(cursor.stream.next_slice(guard.engine(), max_bytes.max(1)))
+    }
+
+    /// Merges an export file read through `feed` (pushed whole and finished) by id, as one write.
+    #[wasm_bindgen(js_name = importFeed)]
+    pub fn import_feed(&self, feed: &mut ImportFeed) -> Promise {
+        let identity = self.identity();
+        let decoded = feed.decoded.take();
+        write_promise!(self, |b| {
+            let merged = match decoded {
+                None => Err(Error::invalid("import: the file was not read to its end")),
+                Some(file) => match b {
+                    Backend::Memory(e) => merge_into(e, identity.as_ref(), file),
+                    Backend::Stored(s) => s.import_decoded(file).await,
+                },
+            };
+            merged.map(|m| json_js(&serde_json::to_value(m).unwrap_or(Value::Null)))
+        })
+    }
+
     /// Validates an export file and merges it by id, as one write.
     pub fn import(&self, bytes: Vec<u8>) -> Promise {
         let identity = self.identity();
@@ -405,6 +502,45 @@ impl EngramCore {
             };
             merged.map(|m| json_js(&serde_json::to_value(m).unwrap_or(Value::Null)))
         })
+    }
+}
+
+/// Where an export being streamed has got to (`EngramCore.exportCursor` / `exportNext`).
+#[wasm_bindgen]
+pub struct ExportCursor {
+    stream: export::ExportStream,
+}
+
+/// An export file read in slices (a stream): `push` each slice, `finish` once all are in, then
+/// `EngramCore.importFeed`. wasm memory holds the decoded records and at most one record's bytes,
+/// never the whole file.
+#[wasm_bindgen]
+pub struct ImportFeed {
+    reader: Option<export::ExportReader>,
+    decoded: Option<export::Exported>,
+}
+
+#[wasm_bindgen]
+impl ImportFeed {
+    #[wasm_bindgen(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> ImportFeed {
+        ImportFeed { reader: Some(export::ExportReader::new()), decoded: None }
+    }
+
+    /// The next slice of the file; a defect seen in it throws (`Corrupt`, `InvalidInput`).
+    pub fn push(&mut self, bytes: &[u8]) -> std::result::Result<(), JsValue> {
+        match &mut self.reader {
+            Some(r) => r.push(bytes).map_err(to_js),
+            None => Err(to_js(Error::invalid("import: the file was already read to its end"))),
+        }
+    }
+
+    /// Checks the whole file (checksum, records) once every slice was pushed.
+    pub fn finish(&mut self) -> std::result::Result<(), JsValue> {
+        let reader = self.reader.take().ok_or_else(|| to_js(Error::invalid("import: the file was already read to its end")))?;
+        self.decoded = Some(reader.finish().map_err(to_js)?);
+        Ok(())
     }
 }
 
@@ -675,7 +811,10 @@ fn parse_declared(v: &Value) -> Result<EmbedderIdentity> {
 
 /// Import into a store without storage: the same checks as `Store::import`.
 fn import_into(engine: &mut Engram, identity: Option<&EmbedderIdentity>, bytes: &[u8]) -> Result<crate::engine::Merged> {
-    let file = export::decode_export(bytes)?;
+    merge_into(engine, identity, export::decode_export(bytes)?)
+}
+
+fn merge_into(engine: &mut Engram, identity: Option<&EmbedderIdentity>, file: export::Exported) -> Result<crate::engine::Merged> {
     if let (Some(have), Some(given)) = (identity, &file.identity) {
         if have != given {
             return Err(Error::embedder(format!("the file's vectors were made by {given}; this store's by {have}")));

@@ -179,3 +179,14 @@ export async function workerLlm(): Promise<[AuthorReport, ConsolidateReport, Llm
   await db.ingest({ id: "s", turns: [{ role: "user", content: "My gym is FitHub." }] }, { author: true });
   return [await db.author("s"), await db.consolidate({ dryRun: true }), await db.llmUsage()];
 }
+
+// Export files in slices: exportStream is a stream of byte slices; import takes any byte source.
+export async function streamedCopy(from: Engram, to: Engram, file: Blob): Promise<number> {
+  const stream: ReadableStream<Uint8Array> = from.exportStream({ namespace: "work" });
+  const copied = await to.import(stream);
+  const again = await to.import(file);
+  await to.import(await from.export());
+  // @ts-expect-error: an export file is bytes, not text
+  await to.import("not bytes");
+  return copied.added + again.replaced;
+}
