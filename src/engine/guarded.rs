@@ -134,6 +134,52 @@ impl Engram {
         Ok(out)
     }
 
+    /// An import under the store's guards, like every other write: the memories' and turns' text is
+    /// redacted, rejected or flagged as `add` and `ingest` would, and the history's copies of that
+    /// text are redacted too (an export from a store with weaker guards, or a crafted file, must not
+    /// carry secrets or unflagged instructions in). Runs before the import changes anything.
+    pub(super) fn guard_import(&self, state: &mut super::EngineState) -> Result<()> {
+        let named = |what: &str, id: &str, e: Error| Error::invalid(format!("import: {what} `{}`: {}", crate::model::time::truncate(id, 40), e.message));
+        for (m, _) in &mut state.memories {
+            let id = m.id.clone();
+            let mut g = self.guards.apply(&m.content, false, "content").map_err(|e| named("memory", &id, e))?;
+            validate::content(&g.text).map_err(|e| named("memory", &id, e))?;
+            let mut kept = Vec::new();
+            m.tags = self.guard_strings(std::mem::take(&mut m.tags), false, "a tag", &mut kept).map_err(|e| named("memory", &id, e))?;
+            m.metadata = self.guard_metadata(std::mem::take(&mut m.metadata), false, &mut kept).map_err(|e| named("memory", &id, e))?;
+            for (field, what) in [(&mut m.value, "value"), (&mut m.consequent, "consequent"), (&mut m.signature, "signature")] {
+                *field = self.guard_opt(field.take(), false, what, &mut kept).map_err(|e| named("memory", &id, e))?;
+            }
+            Self::flag_kept(&mut g.flags, kept);
+            m.content = g.text;
+            for f in g.flags {
+                if !m.flags.contains(&f) {
+                    m.flags.push(f);
+                }
+            }
+            m.quarantined |= g.quarantine;
+        }
+        for (e, _) in &mut state.raw {
+            let id = e.id.clone();
+            let g = self.guards.apply(&e.content, false, "the turn").map_err(|err| named("turn", &id, err))?;
+            validate::raw_content(&g.text).map_err(|err| named("turn", &id, err))?;
+            e.content = g.text;
+            for f in g.flags {
+                if !e.flags.contains(&f) {
+                    e.flags.push(f);
+                }
+            }
+            e.quarantined |= g.quarantine;
+        }
+        for h in &mut state.history {
+            let id = h.memory_id.clone();
+            let mut kept = Vec::new();
+            h.content = self.guard_opt(h.content.take(), false, "history text", &mut kept).map_err(|e| named("history of", &id, e))?;
+            h.previous_content = self.guard_opt(h.previous_content.take(), false, "history text", &mut kept).map_err(|e| named("history of", &id, e))?;
+        }
+        Ok(())
+    }
+
     /// Lets a quarantined memory or raw turn back into context blocks. Its flags stay.
     pub fn release(&mut self, id: &str) -> Result<Released> {
         if let Some(slot) = self.tables.table().slot_of(id) {

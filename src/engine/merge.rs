@@ -23,9 +23,10 @@ impl Engram {
     /// Merges `state` (already decoded) into this store. Refused before any change if a record is
     /// malformed (`Corrupt`), breaks a rule of the write API (`InvalidInput`), or its vectors do not
     /// fit this store's (`Embedder`).
-    pub fn merge_state(&mut self, state: EngineState) -> Result<Merged> {
+    pub fn merge_state(&mut self, mut state: EngineState) -> Result<Merged> {
         state.check()?;
         state.check_importable()?;
+        self.guard_import(&mut state)?;
         let (memory_dims, raw_dims) = state.dims();
         let fits = |have: Option<usize>, given: Option<usize>, what: &str| match (have, given) {
             (Some(h), Some(g)) if h != g => Err(Error::embedder(format!("imported {what} vectors have {g} dimensions; this store's have {h}"))),
