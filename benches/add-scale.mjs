@@ -5,9 +5,13 @@
 // sample of the last block, the links `add` returned against the exact ones (the ≤ 3 nearest
 // earlier memories with cosine ≥ 0.5, brute force in JS over the same vectors).
 //
-//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100]
+//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100] [--pkg DIR]
+//
+// `--pkg DIR` runs another build of the package (e.g. an older checkout's pkg/) for a before-number.
 //
 // `--batch SIZE` adds through `addMany` in batches of SIZE instead of one `add` per memory.
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { seededUnit } from "./corpus.mjs";
 
 const args = process.argv.slice(2);
@@ -39,7 +43,8 @@ const centres = Array.from({ length: CLUSTERS }, (_, c) => seededUnit(17 + c, DI
 const vectors = Array.from({ length: N }, (_, i) => clustered(i, centres));
 const content = (i) => `memory ${i}: note about topic ${(i * 7919) % CLUSTERS} written on day ${i % 365}`;
 
-const { Engram } = await import("engram-wasm");
+const pkg = opt("--pkg", null);
+const { Engram } = await import(pkg ? pathToFileURL(resolve(pkg, "dist/engram.node.mjs")).href : "engram-wasm");
 const db = await Engram.open({ embedder: null, autoReindex: !args.includes("--no-auto") });
 const ids = new Array(N);
 const links = new Array(N);

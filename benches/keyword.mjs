@@ -3,7 +3,8 @@
 //
 //   node benches/keyword.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,100000] [--rounds 5] [--libs engram,engram-many,minisearch]
 //
-// `engram` adds one by one; `engram-many` through `addMany` in batches of 10,000 (MiniSearch: `addAll`).
+// `engram` adds one by one; `engram-many` through `addMany` in batches of 10,000 (MiniSearch: `addAll`);
+// `engram-many-unguarded` the same with the secret and injection guards off.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadCorpus, percentile } from "./corpus.mjs";
@@ -18,10 +19,12 @@ async function worker(lib, path, n, rounds) {
   let search;
   let wasmBytes = 0;
   const t0 = performance.now();
-  if (lib === "engram" || lib === "engram-many") {
+  if (lib.startsWith("engram")) {
     const { Engram } = await import("engram-wasm");
-    const db = await Engram.open({ embedder: null });
-    if (lib === "engram-many") {
+    // `-unguarded`: secret and injection scanning off, to show what the guards cost (MiniSearch has none).
+    const guards = lib.endsWith("-unguarded") ? { secrets: "off", injection: "off" } : undefined;
+    const db = await Engram.open({ embedder: null, guards });
+    if (lib.startsWith("engram-many")) {
       // addMany takes at most 10,000 items per call (one stored record each).
       for (let i = 0; i < docs.length; i += 10_000) await db.addMany(docs.slice(i, i + 10_000));
     } else {

@@ -20,7 +20,7 @@ fn engine() -> Engram {
 
 /// A unit vector near axis `topic % 8` of an 8-d space, so that links form within a topic.
 fn vector(topic: usize, i: usize) -> Vec<f32> {
-    let mut v = vec![0.05f32; 8];
+    let mut v = [0.05f32; 8];
     v[topic % 8] = 1.0;
     v[(i + 3) % 8] += 0.3;
     let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
