@@ -808,7 +808,7 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 /** An Engram running in a module Web Worker: the same async methods, plus `terminate()`. */
 export type EngramWorker = Pick<
   Engram,
-  | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
+  | "add" | "addMany" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "ingestMany" | "session" | "sessions"
   | "deleteSession" | "release" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
   | "export" | "import" | "close" | "retract"
 > & { terminate(): void };
