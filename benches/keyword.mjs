@@ -1,7 +1,10 @@
 // Keyword search in Node: engram-wasm (BM25 in wasm) against MiniSearch on the same documents and
 // queries, in the same run. Each library runs in its own child process so memory numbers are clean.
 //
-//   node benches/keyword.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,100000] [--rounds 5]
+//   node benches/keyword.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,100000] [--rounds 5] [--libs engram,engram-many,minisearch]
+//
+// `engram` adds one by one; `engram-many` through `addMany` in batches of 10,000 (MiniSearch: `addAll`);
+// `engram-many-unguarded` the same with the secret and injection guards off.
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { loadCorpus, percentile } from "./corpus.mjs";
@@ -16,10 +19,17 @@ async function worker(lib, path, n, rounds) {
   let search;
   let wasmBytes = 0;
   const t0 = performance.now();
-  if (lib === "engram") {
+  if (lib.startsWith("engram")) {
     const { Engram } = await import("engram-wasm");
-    const db = await Engram.open({ embedder: null });
-    for (const content of docs) await db.add({ content });
+    // `-unguarded`: secret and injection scanning off, to show what the guards cost (MiniSearch has none).
+    const guards = lib.endsWith("-unguarded") ? { secrets: "off", injection: "off" } : undefined;
+    const db = await Engram.open({ embedder: null, guards });
+    if (lib.startsWith("engram-many")) {
+      // addMany takes at most 10,000 items per call (one stored record each).
+      for (let i = 0; i < docs.length; i += 10_000) await db.addMany(docs.slice(i, i + 10_000));
+    } else {
+      for (const content of docs) await db.add({ content });
+    }
     search = async (q) => (await db.search(q, { limit: 10, dryRun: true })).length;
     wasmBytes = (await db.stats()).wasmMemoryBytes;
   } else {
@@ -62,7 +72,7 @@ if (args[0] === "--worker") {
   const self = fileURLToPath(import.meta.url);
   const rows = [];
   for (const n of sizes) {
-    for (const lib of ["engram", "minisearch"]) {
+    for (const lib of opt("--libs", "engram,engram-many,minisearch").split(",")) {
       const out = execFileSync(process.execPath, ["--expose-gc", self, "--worker", lib, path, String(n), rounds], { encoding: "utf8", maxBuffer: 1 << 24 });
       rows.push(JSON.parse(out.trim().split("\n").at(-1)));
     }
@@ -75,8 +85,9 @@ if (args[0] === "--worker") {
     console.log(`| ${r.n} | ${r.lib} | ${f(r.buildMs / 1000)} | ${f(r.p50, 3)} | ${f(r.p95, 3)} | ${f(r.memMb, 1)} | ${f(r.wasmMb, 1)} | ${f(r.hitsPerQuery, 1)} |`);
   }
   for (const n of sizes) {
-    const e = rows.find((r) => r.n === n && r.lib === "engram");
     const m = rows.find((r) => r.n === n && r.lib === "minisearch");
-    console.log(`ratio engram/minisearch at ${n}: build ${f(e.buildMs / m.buildMs)}×, p50 ${f(e.p50 / m.p50)}×, p95 ${f(e.p95 / m.p95)}×, memory ${f(e.memMb / m.memMb)}×`);
+    for (const e of rows.filter((r) => r.n === n && r.lib !== "minisearch" && m)) {
+      console.log(`ratio ${e.lib}/minisearch at ${n}: build ${f(e.buildMs / m.buildMs)}×, p50 ${f(e.p50 / m.p50)}×, p95 ${f(e.p95 / m.p95)}×, memory ${f(e.memMb / m.memMb)}×`);
+    }
   }
 }

@@ -623,7 +623,7 @@ export interface ReindexStep {
   result: "segment" | "scan" | "stale";
   /** Points the installed segment serves (0 for `scan` and `stale`). */
   points: number;
-  calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean };
+  calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean; /** Turned away by its sample's relative contrast without a graph build (recall and evaluations 0). */ trial: boolean; /** Relative contrast of a 2,048-point sample (batches of 4,096 or more; 0 otherwise). */ contrast: number };
 }
 
 export type ReindexProgress =
@@ -704,6 +704,12 @@ export class Engram {
    * the store has an `llm` (unless `extract: false`).
    */
   add(messages: ChatMessage[], options?: AddMessagesOptions): Promise<IngestResult & { extracted?: ExtractReport }>;
+  /**
+   * `add` for every item, as one write (one stored record; all or nothing): a bad item fails the
+   * call with `InvalidInput` naming `items[i]`; the host embedder is asked once; duplicates within
+   * the batch reinforce the earlier item. One result per item, as `add` returns it. At most 10,000 items.
+   */
+  addMany(items: Array<AddInput | string>): Promise<AddResult[]>;
   get(id: string): Promise<MemoryItem | null>;
   getAll(options?: PageOptions): Promise<MemoryItem[]>;
   update(id: string, patch: MemoryPatch): Promise<MemoryItem>;
@@ -725,6 +731,8 @@ export class Engram {
   thread(label: string, options?: AsOfOptions): Promise<ThreadResult>;
   /** Every slot of an area in its derived state. */
   gather(area: string, options?: AsOfOptions): Promise<GatherResult>;
+  /** `ingest` for every session, as one write (all or nothing; errors name `sessions[i]`). At most 10,000 sessions. */
+  ingestMany(sessions: SessionInput[]): Promise<IngestResult[]>;
   ingest(session: SessionInput): Promise<IngestResult>;
   /** Ingests, then extracts memories from the session's new turns (see `extract`). */
   ingest(session: SessionInput, options: IngestOptions & { extract: true }): Promise<IngestResult & { extracted: ExtractReport }>;
@@ -817,7 +825,7 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
 /** An Engram running in a module Web Worker: the same async methods, plus `terminate()`. */
 export type EngramWorker = Pick<
   Engram,
-  | "add" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "session" | "sessions"
+  | "add" | "addMany" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "ingestMany" | "session" | "sessions"
   | "deleteSession" | "release" | "recallContext" | "recall" | "thread" | "gather" | "resume" | "stats" | "vectorIndexStats" | "reindex" | "reset" | "flush" | "compact" | "refresh"
   | "export" | "import" | "close" | "retract" | "author" | "extract" | "consolidate" | "llmUsage"
 > & { terminate(): void };

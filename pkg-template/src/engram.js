@@ -12,6 +12,7 @@ import { BuildScheduler } from "./build-scheduler.js";
 import { faultsOf, markFaulted, unlessFaulted } from "./faults.js";
 import { forgetHandle, liveCore } from "./instance.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS, runCalls } from "./llm.js";
+import { prepareAddMany, prepareIngestMany } from "./batch.js";
 import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./consolidate.js";
 import { exportStream, readExport } from "./streams.js";
 
@@ -292,6 +293,27 @@ export class Engram {
     if (Array.isArray(input)) return this.#addMessages(input, options);
     if (options !== undefined) return Promise.reject(invalid("add: a memory object takes no second argument; put the fields in the object"));
     return this.#addOne(input);
+  }
+
+  /**
+   * `add` for every item (an object as `add` takes it, or a string for its content), as one write:
+   * every item is checked first (a bad one fails the call, naming `items[i]`, and nothing is
+   * written), the host embedder is asked once for the whole batch, and duplicates within the batch
+   * reinforce the earlier item as sequential adds would. One result per item, as `add` returns it.
+   */
+  addMany(items) {
+    return this.#write(
+      () => prepareAddMany(items, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow) }),
+      async (core, { json, vectors, withVector }) => JSON.parse(await core.addMany(json, vectors, withVector)),
+    );
+  }
+
+  /** `ingest` for every session, as one write (all or nothing); one report per session. */
+  ingestMany(sessions) {
+    return this.#write(
+      () => prepareIngestMany(sessions, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow), maxBytes: this.#limits.ingestBytes }),
+      async (core, json) => JSON.parse(await core.ingestMany(json)),
+    );
   }
 
   /**

@@ -3,7 +3,7 @@
 // `open` and `reindex` are not in it, since both ends handle them specially (model loading, progress
 // events and abort messages). Options holding functions or signals cannot cross to a worker.
 export const FORWARDED_METHODS = Object.freeze([
-  "add", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "session", "sessions",
+  "add", "addMany", "get", "getAll", "update", "delete", "deleteAll", "history", "search", "ingest", "ingestMany", "session", "sessions",
   "deleteSession", "release", "recallContext", "recall", "thread", "gather", "resume", "stats", "vectorIndexStats", "reset", "flush", "compact", "refresh", "export", "import", "close", "retract",
   "author", "extract", "consolidate", "llmUsage",
 ]);

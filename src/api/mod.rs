@@ -1,10 +1,12 @@
 //! The JSON-shaped API that bindings share: parse caller objects into engine requests (strictly) and
 //! render engine results as the objects callers see (camelCase, ISO-8601 timestamps).
 
+mod batch;
 mod evolve;
 mod fields;
 mod guards;
 
+pub use batch::{parse_add_many, parse_sessions};
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -363,8 +365,11 @@ mod tests {
     fn vector_index_views() {
         let stats = VectorStats { len: 5, indexed: 3, delta: 2, tombstones: 1, segments: 1, memory_bytes: 640 };
         assert_eq!(json!(stats).to_string(), r#"{"exact":2,"indexed":3,"memoryBytes":640,"segments":1,"tombstones":1,"vectors":5}"#);
-        let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true };
-        assert_eq!(json!(c).to_string(), r#"{"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"useGraph":true}"#);
+        let c = Calibration { points: 100, samples: 48, ef_search: 64, recall_mean: 0.875, recall_min: 0.75, evals: 12.5, use_graph: true, trial: false, contrast: 0.0 };
+        assert_eq!(
+            json!(c).to_string(),
+            r#"{"contrast":0.0,"distanceEvaluations":12.5,"efSearch":64,"points":100,"recallMean":0.875,"recallMin":0.75,"samples":48,"trial":false,"useGraph":true}"#
+        );
     }
 
     /// Each key in a parser's allowed list changes what it returns, so none is accepted and then

@@ -4,12 +4,14 @@
 
 mod author;
 mod author_llm;
+mod batch;
 mod consolidate;
 mod context;
 mod evolve;
 mod extract;
 mod guarded;
 mod journal;
+mod links;
 mod merge;
 mod prebuilt;
 mod raw;
@@ -26,6 +28,7 @@ use serde::Serialize;
 
 pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
 pub use author_llm::AuthorPlan;
+pub use batch::BATCH_MAX;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
 pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
@@ -45,7 +48,6 @@ use crate::index::DocId;
 use crate::model::ids::IdSource;
 use crate::model::time::Millis;
 use crate::model::{validate, Kind, Layer, Memory};
-use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
 use crate::store::{EventKind, HistoryEvent};
 use tables::VectorChange;
 
@@ -230,6 +232,17 @@ impl Engram {
 
     /// `add`, naming in history the versioned prompt behind an LLM-made memory.
     fn add_by(&mut self, input: NewMemory, prompt_id: Option<&str>) -> Result<Added> {
+        let checked = self.check_add(input, self.expected_dims())?;
+        if let Some(dup) = self.apply_duplicate(&checked, prompt_id) {
+            return Ok(dup);
+        }
+        let vector = self.vector_for(checked.input.embedding.as_deref(), &checked.input.content)?;
+        self.apply_add(checked, vector, prompt_id)
+    }
+
+    /// Every check of `add` that needs no other memory of a batch: guards, limits, the caller's
+    /// vector against `dims`. Changes nothing.
+    fn check_add(&self, input: NewMemory, dims: Option<usize>) -> Result<batch::CheckedAdd> {
         validate::content(&input.content)?;
         let (input, guarded) = self.guard_new(input)?;
         let namespace = resolve_namespace(input.namespace.as_deref())?;
@@ -239,37 +252,45 @@ impl Engram {
         }
         let importance = input.importance.unwrap_or(0.5);
         validate::importance(importance)?;
-        let metadata = input.metadata.unwrap_or_default();
-        validate::metadata(&metadata)?;
-        let derived_from = self.check_derived_from(&input.derived_from)?;
-        let evolving = crate::evolve::fields::check_new(input.evolving)?;
-        let now = self.now();
-
-        if let Some(slot) = self.tables.table().find_duplicate(&namespace, &input.content) {
-            if let Some(v) = &input.embedding {
-                validate::embedding(v, self.expected_dims())?;
-            }
-            if let Some(id) = self.tables.table().get(slot).map(|m| m.id.clone()) {
-                self.note_memory(&id);
-            }
-            let m = self.tables.memory_counters_mut(slot).expect("duplicate slot is live");
-            m.repetition_count = m.repetition_count.saturating_add(1);
-            m.last_accessed = now;
-            let memory = m.clone();
-            self.log(HistoryEvent {
-                memory_id: memory.id.clone(),
-                event: EventKind::Reinforce,
-                at: now,
-                content: Some(memory.content.clone()),
-                previous_content: None,
-                prompt_id: prompt_id.map(str::to_string),
-                related: None,
-                reason: None,
-            });
-            return Ok(Added { memory, deduplicated: true });
+        if let Some(md) = &input.metadata {
+            validate::metadata(md)?;
         }
+        let derived_from = self.check_derived_from(&input.derived_from)?;
+        let evolving = crate::evolve::fields::check_new(input.evolving.clone())?;
+        if let Some(v) = &input.embedding {
+            validate::embedding(v, dims)?;
+        }
+        Ok(batch::CheckedAdd { input, guarded, namespace, tags, importance, derived_from, evolving })
+    }
 
-        let vector = self.vector_for(input.embedding.as_deref(), &input.content)?;
+    /// Reinforces the stored memory with the same normalized content in the namespace, if any.
+    fn apply_duplicate(&mut self, checked: &batch::CheckedAdd, prompt_id: Option<&str>) -> Option<Added> {
+        let slot = self.tables.table().find_duplicate(&checked.namespace, &checked.input.content)?;
+        let now = self.now();
+        if let Some(id) = self.tables.table().get(slot).map(|m| m.id.clone()) {
+            self.note_memory(&id);
+        }
+        let m = self.tables.memory_counters_mut(slot).expect("duplicate slot is live");
+        m.repetition_count = m.repetition_count.saturating_add(1);
+        m.last_accessed = now;
+        let memory = m.clone();
+        self.log(HistoryEvent {
+            memory_id: memory.id.clone(),
+            event: EventKind::Reinforce,
+            at: now,
+            content: Some(memory.content.clone()),
+            previous_content: None,
+            prompt_id: prompt_id.map(str::to_string),
+            related: None,
+            reason: None,
+        });
+        Some(Added { memory, deduplicated: true })
+    }
+
+    /// Stores a checked new memory (not a duplicate) with its vector, if any.
+    fn apply_add(&mut self, checked: batch::CheckedAdd, vector: Option<Vec<f32>>, prompt_id: Option<&str>) -> Result<Added> {
+        let batch::CheckedAdd { input, guarded, namespace, tags, importance, derived_from, evolving } = checked;
+        let now = self.now();
         let id = self.fresh_id()?;
         let epoch = self.epoch(&namespace);
         let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
@@ -282,7 +303,7 @@ impl Engram {
             importance,
             tags,
             source: input.source,
-            metadata,
+            metadata: input.metadata.unwrap_or_default(),
             created_at: now,
             modified_at: now,
             last_accessed: now,
@@ -522,13 +543,6 @@ impl Engram {
             }
         }
         Ok(out)
-    }
-
-    /// Ids of the closest existing memories (namespace or default) for a new memory's links.
-    fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
-        let table = self.tables.table();
-        let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
-        self.tables.vectors().search(v, LINKS_MAX, accept).into_iter().filter(|h| h.cosine >= LINK_MIN_COSINE).filter_map(|h| table.get(h.doc).map(|m| m.id.clone())).collect()
     }
 
     /// Memories linked with `id` in either direction.

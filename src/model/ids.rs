@@ -15,7 +15,7 @@ impl IdSource {
     pub fn next_uuid(&mut self) -> Result<String> {
         let mut bytes = [0u8; 16];
         match self {
-            IdSource::Os => getrandom::getrandom(&mut bytes).map_err(|e| Error::new(ErrorCode::Storage, format!("no randomness source for ids: {e}")))?,
+            IdSource::Os => os_random(&mut bytes)?,
             IdSource::Seeded(state) => {
                 for chunk in bytes.chunks_mut(8) {
                     chunk.copy_from_slice(&splitmix64(state).to_le_bytes());
@@ -28,6 +28,30 @@ impl IdSource {
     }
 }
 
+/// OS randomness fetched for 256 ids at a time: in wasm each `getrandom` call is a trip to
+/// `crypto.getRandomValues`, which cost more than the rest of making an id (a tenth of `addMany`).
+const POOL_BYTES: usize = 4096;
+
+thread_local! {
+    static POOL: std::cell::RefCell<(Vec<u8>, usize)> = const { std::cell::RefCell::new((Vec::new(), 0)) };
+}
+
+fn os_random(out: &mut [u8; 16]) -> Result<()> {
+    POOL.with(|pool| {
+        let (bytes, used) = &mut *pool.borrow_mut();
+        if bytes.len() < *used + out.len() {
+            bytes.resize(POOL_BYTES, 0);
+            getrandom::getrandom(bytes).map_err(|e| Error::new(ErrorCode::Storage, format!("no randomness source for ids: {e}")))?;
+            *used = 0;
+        }
+        out.copy_from_slice(&bytes[*used..*used + 16]);
+        // Each byte serves one id only.
+        bytes[*used..*used + 16].fill(0);
+        *used += 16;
+        Ok(())
+    })
+}
+
 fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
     let mut z = *state;
@@ -37,8 +61,16 @@ fn splitmix64(state: &mut u64) -> u64 {
 }
 
 fn format_uuid(b: &[u8; 16]) -> String {
-    let hex: String = b.iter().map(|x| format!("{x:02x}")).collect();
-    format!("{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32])
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut out = String::with_capacity(36);
+    for (i, x) in b.iter().enumerate() {
+        if matches!(i, 4 | 6 | 8 | 10) {
+            out.push('-');
+        }
+        out.push(HEX[(x >> 4) as usize] as char);
+        out.push(HEX[(x & 15) as usize] as char);
+    }
+    out
 }
 
 #[cfg(test)]

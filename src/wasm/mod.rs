@@ -255,6 +255,28 @@ impl EngramCore {
         .await)
     }
 
+    /// `add` for every item of a JSON array, as one write (one stored chunk): the results in item
+    /// order. `vectors` holds, one after another, the vectors of the items `with_vector` lists.
+    #[wasm_bindgen(js_name = addMany)]
+    pub fn add_many(&self, items: String, vectors: Vec<f32>, with_vector: Vec<u32>) -> Promise {
+        write_promise!(self, |b| async {
+            let reqs = api::parse_add_many(&parse(&items, "addMany")?, &vectors, &with_vector)?;
+            b.mutate(|e| {
+                e.add_many(reqs.clone()).map(|all| {
+                    all.into_iter()
+                        .map(|mut a| {
+                            a.memory = e.presented(&a.memory);
+                            a
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .await
+            .map(|all| json_js(&Value::Array(all.iter().map(api::added_view).collect())))
+        }
+        .await)
+    }
+
     pub fn get(&self, id: &str) -> std::result::Result<Option<String>, JsValue> {
         let b = borrow(&self.inner)?;
         Ok(b.engine().get(id).map(|m| to_json(&api::memory_view(&b.engine().presented(m)))))
@@ -314,6 +336,16 @@ impl EngramCore {
         write_promise!(self, |b| async {
             let input = api::parse_session(&parse(&session, "ingest")?)?;
             b.mutate(|e| e.ingest(input.clone())).await.map(|r| json_js(&api::ingested_view(&r)))
+        }
+        .await)
+    }
+
+    /// `ingest` for every session of a JSON array, as one write: the reports in session order.
+    #[wasm_bindgen(js_name = ingestMany)]
+    pub fn ingest_many(&self, sessions: String) -> Promise {
+        write_promise!(self, |b| async {
+            let input = api::parse_sessions(&parse(&sessions, "ingestMany")?)?;
+            b.mutate(|e| e.ingest_many(input.clone())).await.map(|r| json_js(&Value::Array(r.iter().map(api::ingested_view).collect())))
         }
         .await)
     }

@@ -71,6 +71,14 @@ impl Delta {
         self.docs.iter().zip(self.codes.chunks_exact(self.dims.max(1))).zip(&self.scales).map(|((&d, q), &s)| (d, q, s))
     }
 
+    /// The newest `n` rows (appended last), in row order.
+    pub fn newest(&self, n: usize) -> impl Iterator<Item = (DocId, &[i8], f32)> + '_ {
+        // Sliced, not `rows().skip(…)`: skipping walks every older row.
+        let start = self.len().saturating_sub(n);
+        let codes = &self.codes[start * self.dims..];
+        self.docs[start..].iter().zip(codes.chunks_exact(self.dims.max(1))).zip(&self.scales[start..]).map(|((&d, q), &s)| (d, q, s))
+    }
+
     /// Drops growth slack after a bulk move (an install), when the tier is not about to grow.
     pub fn shrink_to_fit(&mut self) {
         self.codes.shrink_to_fit();

@@ -28,7 +28,7 @@ mod frame;
 mod graph;
 mod quantize;
 
-pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_COST};
+pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_COST, TRIAL_MIN_CONTRAST, TRIAL_POINTS};
 pub use graph::BuiltGraph;
 pub use quantize::dot;
 
@@ -555,6 +555,37 @@ impl VectorIndex {
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
 
+    /// Top `limit` by cosine like [`VectorIndex::search`], but in bounded work whatever the tiers
+    /// hold: only the newest `delta_rows` rows of the exact tier are scanned, and each segment is
+    /// asked through its graph alone (no exact fallback for filters or tombstones). Vectors older
+    /// than that window and not yet in a segment are not candidates. For callers that want good
+    /// neighbours cheaply rather than the exact ones (a new memory's links), so that their cost stays
+    /// flat however far the builds lag behind the writes.
+    pub fn search_bounded(&self, query: &[f32], limit: usize, delta_rows: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
+        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
+            return Vec::new();
+        }
+        let q = Code::new(query);
+        let scan_q = ScanQuery::new(&q);
+        let pool = limit * 4 + 32;
+        let mut delta_best = Best::new(pool);
+        for (d, c, s) in self.delta.newest(delta_rows) {
+            delta_best.offer(d, scan_q.cosine(s, c), &accept);
+        }
+        let mut candidates = delta_best.into_vec();
+        for (si, seg) in self.segments.iter().enumerate() {
+            let (g, si) = (&seg.graph, si as u16);
+            if seg.live == 0 {
+                continue;
+            }
+            let live = |pid: u32, doc: DocId| self.locs.get(doc as usize) == Some(&Loc::Graph(si, pid));
+            candidates.extend(g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)));
+        }
+        let candidates = best(candidates.into_iter(), pool);
+        let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
+        super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
+    }
+
     /// Whether too few graph results would pass `accept` for HNSW to fill `limit`: estimated from a
     /// strided sample of the graph's points, against the ef candidates a query returns.
     fn selective(&self, seg: u16, g: &BuiltGraph, accept: &impl Fn(DocId) -> bool, limit: usize) -> bool {
@@ -571,6 +602,14 @@ impl VectorIndex {
         }
         // Expected survivors among the ef results must cover the request with some margin.
         passed * g.ef_search() < seen * (limit + limit / 2)
+    }
+
+    /// Cosine of `doc`'s vector with `query` (as search results score it), if `doc` has one.
+    pub fn similarity(&self, doc: DocId, query: &[f32]) -> Option<f32> {
+        if self.dims != Some(query.len()) || self.code_of(doc).is_none() {
+            return None;
+        }
+        Some(self.rescore(doc, query))
     }
 
     /// Exact cosine from the f32 copy, or the f32 query against the int8 code without one.
