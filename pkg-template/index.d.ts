@@ -172,7 +172,10 @@ export interface DeletedSession {
   memories: number;
 }
 
-/** `add` returns the stored memory; `deduplicated` is true when identical content already existed. */
+/**
+ * `add` returns the stored memory; `deduplicated` is true when identical content about the same fact
+ * (thread, value, shape, and `eventAt` when given) already existed and was reinforced.
+ */
 export interface AddResult extends MemoryItem {
   deduplicated: boolean;
 }

@@ -98,6 +98,33 @@ fn duplicates_reinforce_instead_of_storing_twice() {
 }
 
 #[test]
+fn the_same_words_about_another_fact_are_a_new_memory() {
+    use engram::engine::Evolving;
+    let (mut e, _) = engine();
+    let on = |thread: &str, value: &str| NewMemory {
+        content: "We use it for everything.".into(),
+        evolving: Evolving { thread: Some(thread.into()), value: Some(value.into()), ..Default::default() },
+        ..Default::default()
+    };
+    let a = e.add(on("team/editor", "vim")).unwrap();
+    assert!(!e.add(on("team/editor", "emacs")).unwrap().deduplicated, "another value on the thread");
+    assert!(!e.add(on("team/shell", "vim")).unwrap().deduplicated, "another thread");
+    let again = e.add(on("team/editor", "vim")).unwrap();
+    assert!(again.deduplicated && again.memory.id == a.memory.id, "the same fact is reinforced");
+    // Another date is another event; no date says nothing new.
+    let dated = |at: Option<i64>| NewMemory { content: "Went to the dentist.".into(), event_at: at, ..Default::default() };
+    let first = e.add(dated(Some(T0 - 86_400_000))).unwrap();
+    assert!(!e.add(dated(Some(T0))).unwrap().deduplicated);
+    assert_eq!(e.add(dated(None)).unwrap().memory.id, first.memory.id);
+    assert_eq!(e.stats().memories, 5);
+    // A batch applies the same rule, within itself too.
+    let many = e.add_many(vec![on("team/editor", "nano"), on("team/editor", "nano"), on("team/editor", "vim")]).unwrap();
+    assert_eq!(many.iter().map(|a| a.deduplicated).collect::<Vec<_>>(), [false, true, true]);
+    assert_eq!(many[2].memory.id, a.memory.id);
+    assert_eq!(e.stats().memories, 6);
+}
+
+#[test]
 fn keyword_ranking_follows_bm25() {
     let (mut e, _) = engine();
     for c in [

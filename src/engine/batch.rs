@@ -14,6 +14,21 @@ use std::collections::HashSet;
 pub const BATCH_MAX: usize = 10_000;
 
 /// A new memory's input after every check that needs no other memory of its batch.
+impl CheckedAdd {
+    /// Whether a stored memory with the same words is this same fact: a repeat is reinforced, but
+    /// the same sentence on another thread, with another value or about another date is a new
+    /// memory (an evolving value stated again later is an event of its own on the thread's trail).
+    pub fn same_fact(&self, m: &crate::model::Memory) -> bool {
+        let ev = &self.evolving;
+        m.thread == ev.thread && m.value == ev.value && m.shape == ev.shape && (self.input.event_at.is_none() || m.event_at == self.input.event_at)
+    }
+
+    /// What identifies an item's fact within one batch (see [`CheckedAdd::same_fact`]).
+    fn fact_key(&self) -> (&str, String, Option<&str>, Option<&str>, Option<crate::model::time::Millis>) {
+        (self.namespace.as_str(), crate::store::dedup::normalize(&self.input.content), self.evolving.thread.as_deref(), self.evolving.value.as_deref(), self.input.event_at)
+    }
+}
+
 pub(super) struct CheckedAdd {
     /// The input as the guards left it.
     pub input: NewMemory,
@@ -71,11 +86,11 @@ impl Engram {
     fn embed_new(&self, checked: &[CheckedAdd], dims: Option<usize>) -> Result<Vec<Option<Vec<f32>>>> {
         let mut out: Vec<Option<Vec<f32>>> = vec![None; checked.len()];
         let Some(embedder) = self.embedder.as_deref() else { return Ok(out) };
-        let mut seen: HashSet<(&str, String)> = HashSet::new();
+        let mut seen = HashSet::new();
         let mut wanted: Vec<usize> = Vec::new();
         for (i, c) in checked.iter().enumerate() {
-            let first = seen.insert((c.namespace.as_str(), crate::store::dedup::normalize(&c.input.content)));
-            if first && c.input.embedding.is_none() && self.tables.table().find_duplicate(&c.namespace, &c.input.content).is_none() {
+            let first = seen.insert(c.fact_key());
+            if first && c.input.embedding.is_none() && self.tables.table().find_duplicate_where(&c.namespace, &c.input.content, |m| c.same_fact(m)).is_none() {
                 wanted.push(i);
             }
         }

@@ -225,7 +225,7 @@ impl Engram {
     }
 
     /// Stores a memory in the buffer layer, or reinforces the existing one with the same normalized
-    /// content in the same namespace.
+    /// content in the same namespace about the same fact (see `CheckedAdd::same_fact`).
     pub fn add(&mut self, input: NewMemory) -> Result<Added> {
         self.add_by(input, None)
     }
@@ -265,7 +265,7 @@ impl Engram {
 
     /// Reinforces the stored memory with the same normalized content in the namespace, if any.
     fn apply_duplicate(&mut self, checked: &batch::CheckedAdd, prompt_id: Option<&str>) -> Option<Added> {
-        let slot = self.tables.table().find_duplicate(&checked.namespace, &checked.input.content)?;
+        let slot = self.tables.table().find_duplicate_where(&checked.namespace, &checked.input.content, |m| checked.same_fact(m))?;
         let now = self.now();
         if let Some(id) = self.tables.table().get(slot).map(|m| m.id.clone()) {
             self.note_memory(&id);

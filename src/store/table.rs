@@ -66,9 +66,15 @@ impl MemoryTable {
 
     /// The live memory in `namespace` whose normalized content equals that of `content`.
     pub fn find_duplicate(&self, namespace: &str, content: &str) -> Option<DocId> {
+        self.find_duplicate_where(namespace, content, |_| true)
+    }
+
+    /// Like [`MemoryTable::find_duplicate`], among the memories `same` accepts (the same fact, not
+    /// only the same words).
+    pub fn find_duplicate_where(&self, namespace: &str, content: &str, same: impl Fn(&Memory) -> bool) -> Option<DocId> {
         let norm = normalize(content);
         let key = (namespace.to_string(), content_hash(&norm));
-        self.by_content.get(&key)?.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm))
+        self.by_content.get(&key)?.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm && same(m)))
     }
 
     /// Stores a new memory in a fresh slot and returns it.
