@@ -8,13 +8,14 @@ import { EngramError } from "./errors.js";
 /** glue (one wasm instance) → its fault state. */
 const states = new WeakMap();
 
-/** `{message, fault}` of the instance `glue`: `message` is null until it faults; `fault` rejects then. */
+/**
+ * `{message, waiting}` of the instance `glue`: `message` is null until it faults; `waiting` holds the
+ * rejecters of the calls in flight, all rejected then.
+ */
 export function faultsOf(glue) {
   let state = states.get(glue);
   if (!state) {
-    let reject;
-    state = { message: null, fault: new Promise((_, r) => (reject = r)), reject };
-    state.fault.catch(() => {}); // observed by the calls that race it
+    state = { message: null, waiting: new Set() };
     states.set(glue, state);
     glue.onInternalFault((message) => markFaulted(state, message));
   }
@@ -25,14 +26,33 @@ export function faultsOf(glue) {
 export function markFaulted(state, message) {
   if (state.message !== null) return;
   state.message = String(message);
-  state.reject(faultError(state));
+  const error = faultError(state);
+  for (const reject of state.waiting) reject(error);
+  state.waiting.clear();
 }
 
 export function faultError(state) {
   return new EngramError("Internal", `the wasm instance stopped after an internal fault: ${state.message}`);
 }
 
-/** `promise`, or the instance's fault as soon as there is one. */
+/**
+ * `promise`, or the instance's fault as soon as there is one. Not `Promise.race` with a promise that
+ * rejects on a fault: that promise never settles on a healthy instance, and each race would leave a
+ * reaction on it for good (a few hundred bytes per call, measured as a steady leak over 10^5 adds).
+ */
 export function unlessFaulted(state, promise) {
-  return Promise.race([promise, state.fault]);
+  if (state.message !== null) return Promise.reject(faultError(state));
+  return new Promise((resolve, reject) => {
+    state.waiting.add(reject);
+    Promise.resolve(promise).then(
+      (value) => {
+        state.waiting.delete(reject);
+        resolve(value);
+      },
+      (error) => {
+        state.waiting.delete(reject);
+        reject(error);
+      },
+    );
+  });
 }
