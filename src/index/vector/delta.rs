@@ -68,7 +68,7 @@ impl Delta {
 
     /// (doc, codes, scale) of every row, in row order.
     pub fn rows(&self) -> impl Iterator<Item = (DocId, &[i8], f32)> + '_ {
-        self.docs.iter().zip(self.codes.chunks_exact(self.dims.max(1))).zip(&self.scales).map(|((&d, q), &s)| (d, q, s))
+        self.newest(self.len())
     }
 
     /// The newest `n` rows (appended last), in row order.

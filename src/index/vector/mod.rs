@@ -511,6 +511,22 @@ impl VectorIndex {
     /// size; with a graph, approximate for the graph tier unless the filter is selective, in which
     /// case the accepted set is scanned exactly.
     pub fn search(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
+        self.search_tiers(query, limit, None, accept)
+    }
+
+    /// Top `limit` by cosine like [`VectorIndex::search`], but in bounded work whatever the tiers
+    /// hold: only the newest `delta_rows` rows of the exact tier are scanned, and each segment is
+    /// asked through its graph alone (no exact fallback for filters or tombstones). Vectors older
+    /// than that window and not yet in a segment are not candidates. For callers that want good
+    /// neighbours cheaply rather than the exact ones (a new memory's links), so that their cost stays
+    /// flat however far the builds lag behind the writes.
+    pub fn search_bounded(&self, query: &[f32], limit: usize, delta_rows: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
+        self.search_tiers(query, limit, Some(delta_rows), accept)
+    }
+
+    /// Both searches: `bounded` is the number of newest exact-tier rows scanned, and with it a
+    /// segment is never scanned exactly.
+    fn search_tiers(&self, query: &[f32], limit: usize, bounded: Option<usize>, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
         if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
             return Vec::new();
         }
@@ -518,7 +534,7 @@ impl VectorIndex {
         let scan_q = ScanQuery::new(&q);
         let pool = limit * 4 + 32;
         let mut delta_best = Best::new(pool);
-        for (d, c, s) in self.delta.rows() {
+        for (d, c, s) in self.delta.newest(bounded.unwrap_or(usize::MAX)) {
             delta_best.offer(d, scan_q.cosine(s, c), &accept);
         }
         let mut candidates = delta_best.into_vec();
@@ -535,13 +551,14 @@ impl VectorIndex {
                 }
                 b.into_vec()
             };
-            let from_graph = if self.selective(si, g, &accept, limit) {
+            let exact_allowed = bounded.is_none();
+            let from_graph = if exact_allowed && self.selective(si, g, &accept, limit) {
                 scan()
             } else {
                 let hits: Vec<(DocId, f32)> =
                     g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)).collect();
                 // Too few survivors after tombstones and the filter: only a scan is sure to find all.
-                if hits.len() < limit.min(seg.live) {
+                if exact_allowed && hits.len() < limit.min(seg.live) {
                     scan()
                 } else {
                     hits
@@ -551,37 +568,6 @@ impl VectorIndex {
         }
         // Estimates are within ~1e-3 of the exact cosine: only the best of them are worth rescoring.
         let candidates = if self.segments.is_empty() { candidates } else { best(candidates.into_iter(), pool) };
-        let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
-        super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
-    }
-
-    /// Top `limit` by cosine like [`VectorIndex::search`], but in bounded work whatever the tiers
-    /// hold: only the newest `delta_rows` rows of the exact tier are scanned, and each segment is
-    /// asked through its graph alone (no exact fallback for filters or tombstones). Vectors older
-    /// than that window and not yet in a segment are not candidates. For callers that want good
-    /// neighbours cheaply rather than the exact ones (a new memory's links), so that their cost stays
-    /// flat however far the builds lag behind the writes.
-    pub fn search_bounded(&self, query: &[f32], limit: usize, delta_rows: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
-        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
-            return Vec::new();
-        }
-        let q = Code::new(query);
-        let scan_q = ScanQuery::new(&q);
-        let pool = limit * 4 + 32;
-        let mut delta_best = Best::new(pool);
-        for (d, c, s) in self.delta.newest(delta_rows) {
-            delta_best.offer(d, scan_q.cosine(s, c), &accept);
-        }
-        let mut candidates = delta_best.into_vec();
-        for (si, seg) in self.segments.iter().enumerate() {
-            let (g, si) = (&seg.graph, si as u16);
-            if seg.live == 0 {
-                continue;
-            }
-            let live = |pid: u32, doc: DocId| self.locs.get(doc as usize) == Some(&Loc::Graph(si, pid));
-            candidates.extend(g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)));
-        }
-        let candidates = best(candidates.into_iter(), pool);
         let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
