@@ -3,7 +3,7 @@
 // vector. The core then checks everything again and writes the whole batch as one record.
 
 import { EngramError } from "./errors.js";
-import { isPlainObject, splitEmbedding, toJson } from "./wire.js";
+import { isPlainObject, packVectors, splitEmbedding, toJson } from "./wire.js";
 import { embedDocuments } from "./embedder.js";
 
 /** `e` (an EngramError) with the item named first; other errors as they are. */
@@ -20,9 +20,9 @@ function addItem(item, i) {
 }
 
 /**
- * `{json, vectors, withVector}` for the core's `addMany`: the items as one JSON array (vectors split
- * out), and one Float32Array holding the vectors of the items `withVector` lists, callers' and the
- * host embedder's alike. `guarded(text, allowSecrets)` is the text as the store's guards keep it.
+ * `{json, vectors, dims}` for the core's `addMany`: the items as one JSON array (vectors split out),
+ * and their vectors, callers' and the host embedder's alike, packed by `packVectors`.
+ * `guarded(text, allowSecrets)` is the text as the store's guards keep it.
  */
 export async function prepareAddMany(items, { embedder, guarded }) {
   if (!Array.isArray(items)) throw new EngramError("InvalidInput", "addMany: expected an array of memories");
@@ -50,17 +50,7 @@ export async function prepareAddMany(items, { embedder, guarded }) {
       vectors[i] = made[k];
     });
   }
-  const withVector = [];
-  let dims = 0;
-  for (let i = 0; i < items.length; i++) {
-    if (!vectors[i]) continue;
-    if (withVector.length > 0 && vectors[i].length !== dims) throw new EngramError("InvalidInput", `items[${i}]: embedding has ${vectors[i].length} dimensions; items before it have ${dims}`);
-    dims = vectors[i].length;
-    withVector.push(i);
-  }
-  const flat = new Float32Array(withVector.length * dims);
-  withVector.forEach((i, k) => flat.set(vectors[i], k * dims));
-  return { json: `[${jsons.join(",")}]`, vectors: flat, withVector: Uint32Array.from(withVector) };
+  return { json: `[${jsons.join(",")}]`, ...packVectors(vectors) };
 }
 
 /**

@@ -3,7 +3,7 @@
 // EngramError with a stable code. Vector index builds are scheduled by build-scheduler.js.
 
 import { EngramError, abortError, asEngramError, closedError, invalid, isAbortError } from "./errors.js";
-import { fields, isInstance, isPlainObject, optionsJson, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
+import { fields, isInstance, isPlainObject, optionsJson, packVectors, requireString, splitEmbedding, toJson, toVector } from "./wire.js";
 import { embedDocument, embedDocuments, embedQuery, resolveEmbedder } from "./embedder.js";
 import { defaultEmbedder, vectorBuilder } from "./core.js";
 import { checkedAdapter, withLock } from "./storage-bridge.js";
@@ -304,7 +304,7 @@ export class Engram {
   addMany(items) {
     return this.#write(
       () => prepareAddMany(items, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow) }),
-      async (core, { json, vectors, withVector }) => JSON.parse(await core.addMany(json, vectors, withVector)),
+      async (core, { json, vectors, dims }) => JSON.parse(await core.addMany(json, vectors, dims)),
     );
   }
 
@@ -389,13 +389,7 @@ export class Engram {
       }
     }
     if (ready.length === 0) return;
-    const dims = Int32Array.from(ready, (r) => (r.v ? r.v.length : -1));
-    const vectors = new Float32Array(dims.reduce((n, d) => n + Math.max(d, 0), 0));
-    let at = 0;
-    for (const r of ready) {
-      if (r.v) vectors.set(r.v, at);
-      at += r.v?.length ?? 0;
-    }
+    const { vectors, dims } = packVectors(ready.map((r) => r.v));
     const inputs = `[${ready.map((r) => r.json).join(",")}]`;
     const outcomes = JSON.parse(await this.#commit(core, (c) => c.addGroup(inputs, vectors, dims)));
     ready.forEach(({ item }, k) => {

@@ -95,3 +95,19 @@ export function splitEmbedding(input, what) {
   const vector = embedding === undefined || embedding === null ? undefined : toVector(embedding, `${what}: embedding`);
   return { json: toJson(rest, what), vector };
 }
+
+/**
+ * Vectors of several items for one core call (`addMany`, group commit): `{vectors, dims}`, the
+ * vectors end to end in one Float32Array and `dims[i]` item i's length, -1 where it has none.
+ */
+export function packVectors(list) {
+  const dims = Int32Array.from(list, (v) => (v ? v.length : -1));
+  const vectors = new Float32Array(dims.reduce((n, d) => n + Math.max(d, 0), 0));
+  let at = 0;
+  for (const v of list) {
+    if (!v) continue;
+    vectors.set(v, at);
+    at += v.length;
+  }
+  return { vectors, dims };
+}

@@ -16,27 +16,44 @@ fn at(what: &str, i: usize, e: Error) -> Error {
     Error::new(e.code, format!("{what}[{i}]: {}", e.message))
 }
 
-/// `addMany` items; `vectors` holds the vectors of the items listed in `with_vector` (ascending item
-/// indexes), one after another, all of one length (as a host embedder made them, or the callers').
-pub fn parse_add_many(v: &Value, vectors: &[f32], with_vector: &[u32]) -> Result<Vec<NewMemory>> {
-    let list = items(v, "addMany")?;
-    let mut out: Vec<NewMemory> = list.iter().enumerate().map(|(i, item)| super::parse_add(item).map_err(|e| at("items", i, e))).collect::<Result<_>>()?;
-    if with_vector.is_empty() {
-        return if vectors.is_empty() { Ok(out) } else { Err(Error::invalid("addMany: vectors given for no item")) };
+/// Per-item vectors sent end to end in one buffer (`addMany`, the facade's group commit): `dims[i]` is
+/// item i's length, -1 for none. The engine checks each vector's dimensions as `add` does.
+pub fn split_vectors(vectors: &[f32], dims: &[i32], what: &str) -> Result<Vec<Option<Vec<f32>>>> {
+    let mut at = 0usize;
+    let mut out = Vec::with_capacity(dims.len());
+    for &d in dims {
+        let Ok(len) = usize::try_from(d) else {
+            out.push(None);
+            continue;
+        };
+        let end = at.checked_add(len).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid(format!("{what}: the vectors are shorter than their lengths say")))?;
+        out.push(Some(vectors[at..end].to_vec()));
+        at = end;
     }
-    if vectors.len() % with_vector.len() != 0 || vectors.is_empty() {
-        return Err(Error::invalid(format!("addMany: {} vector values do not split into {} vectors", vectors.len(), with_vector.len())));
-    }
-    let dims = vectors.len() / with_vector.len();
-    let mut last: Option<u32> = None;
-    for (k, &i) in with_vector.iter().enumerate() {
-        if last.is_some_and(|l| i <= l) || i as usize >= out.len() {
-            return Err(Error::invalid("addMany: vector item indexes must ascend within the items"));
-        }
-        last = Some(i);
-        out[i as usize].embedding = Some(vectors[k * dims..(k + 1) * dims].to_vec());
+    if at != vectors.len() {
+        return Err(Error::invalid(format!("{what}: the vectors are longer than their lengths say")));
     }
     Ok(out)
+}
+
+/// `addMany` items with their vectors (see [`split_vectors`]).
+pub fn parse_add_many(v: &Value, vectors: &[f32], dims: &[i32]) -> Result<Vec<NewMemory>> {
+    let list = items(v, "addMany")?;
+    if dims.len() != list.len() {
+        return Err(Error::invalid("addMany: one vector length per item"));
+    }
+    let split = split_vectors(vectors, dims, "addMany")?;
+    list.iter()
+        .zip(split)
+        .enumerate()
+        .map(|(i, (item, vector))| {
+            let mut req = super::parse_add(item).map_err(|e| at("items", i, e))?;
+            if vector.is_some() {
+                req.embedding = vector;
+            }
+            Ok(req)
+        })
+        .collect()
 }
 
 /// `ingestMany` sessions.

@@ -6,7 +6,7 @@ mod evolve;
 mod fields;
 mod guards;
 
-pub use batch::{parse_add_many, parse_sessions};
+pub use batch::{parse_add_many, parse_sessions, split_vectors};
 use serde::Serialize;
 use serde_json::{json, Value};
 

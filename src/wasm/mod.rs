@@ -210,20 +210,19 @@ impl EngramCore {
             if items.len() != dims.len() {
                 return Err(Error::invalid("addGroup: one vector length per input"));
             }
-            let mut at = 0usize;
-            let mut parsed: Vec<Result<crate::engine::NewMemory>> = Vec::with_capacity(items.len());
-            for (item, &d) in items.iter().zip(&dims) {
-                let len = usize::try_from(d).unwrap_or(0);
-                let end = at.checked_add(len).filter(|&end| end <= vectors.len()).ok_or_else(|| Error::invalid("addGroup: the vectors are shorter than their lengths say"))?;
-                let vector = (d >= 0).then(|| vectors[at..end].to_vec());
-                at = end;
-                parsed.push(api::parse_add(item).map(|mut req| {
-                    if vector.is_some() {
-                        req.embedding = vector;
-                    }
-                    req
-                }));
-            }
+            let vectors = api::split_vectors(&vectors, &dims, "addGroup")?;
+            let parsed: Vec<Result<crate::engine::NewMemory>> = items
+                .iter()
+                .zip(vectors)
+                .map(|(item, vector)| {
+                    api::parse_add(item).map(|mut req| {
+                        if vector.is_some() {
+                            req.embedding = vector;
+                        }
+                        req
+                    })
+                })
+                .collect();
             let mut ops: Vec<GroupedWrite<'_, Value>> = parsed
                 .iter()
                 .filter_map(|p| p.as_ref().ok())
@@ -256,11 +255,11 @@ impl EngramCore {
     }
 
     /// `add` for every item of a JSON array, as one write (one stored chunk): the results in item
-    /// order. `vectors` holds, one after another, the vectors of the items `with_vector` lists.
+    /// order. `vectors` holds the items' vectors end to end, `dims[i]` item i's length (-1: none).
     #[wasm_bindgen(js_name = addMany)]
-    pub fn add_many(&self, items: String, vectors: Vec<f32>, with_vector: Vec<u32>) -> Promise {
+    pub fn add_many(&self, items: String, vectors: Vec<f32>, dims: Vec<i32>) -> Promise {
         write_promise!(self, |b| async {
-            let reqs = api::parse_add_many(&parse(&items, "addMany")?, &vectors, &with_vector)?;
+            let reqs = api::parse_add_many(&parse(&items, "addMany")?, &vectors, &dims)?;
             b.mutate(|e| {
                 e.add_many(reqs.clone()).map(|all| {
                     all.into_iter()

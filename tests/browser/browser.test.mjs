@@ -120,3 +120,28 @@ test("a trap in the middle of a write: the next calls run on a new instance, reo
   assert.deepEqual(r.workerFaults, ["Internal", "resolved", "resolved", "Internal", "resolved", "resolved"], "in openInWorker's worker too");
   for (const c of ["in the worker before the faults", "queued behind fault 0", "queued behind fault 1"]) assert.ok(r.workerContents.includes(c), `${c} in ${r.workerContents}`);
 });
+
+// openInWorker({llm}): the function stays in the page, the worker's calls are relayed to it, and
+// the worker's timeout or abort reaches the page's call as an aborted signal.
+test("a worker store authors through the page's LLM function; a timeout aborts the page's call and the rules take over", async () => {
+  await browser.goto(`${server.origin}/tests/browser/worker-llm.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.deepEqual(r.first, { author: "author@1", outcome: ["ok"], thread: "pharmacy", value: "Greenleaf Chemists", offline: [], usage: 120 });
+  assert.deepEqual(r.seen, [{ purpose: "author", promptId: "author@1", hasSignal: true, mentions: true }]);
+  assert.deepEqual(r.timeout, { outcome: ["timeout"], offline: ["s2#0"], abortedInPage: true, dentist: "Dr. Ortega" });
+  assert.equal(r.badLlm, "InvalidInput");
+});
+
+// addMany / ingestMany through openInWorker (the worker forwards both).
+test("addMany and ingestMany through openInWorker", async () => {
+  await browser.goto(`${server.origin}/tests/browser/add-many.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.count, 3);
+  assert.equal(r.dedup, true, "a repeat within the batch reinforces the earlier item");
+  assert.deepEqual(r.error, { code: "InvalidInput", namesItem: true });
+  assert.deepEqual(r.sessions, ["s1", "s2"]);
+  assert.equal(r.memories, 2, "the failed batch wrote nothing");
+  assert.equal(r.rawEntries, 2);
+});
