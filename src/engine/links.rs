@@ -40,29 +40,30 @@ impl Engram {
     pub(super) fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
         let table = self.tables.table();
         let vectors = self.tables.vectors();
-        let accept = |s: DocId| table.get(s).is_some_and(|m| m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
+        let links = self.tables.links();
+        let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
+        let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
         let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
         let mut seen: HashSet<DocId> = seeds.iter().map(|h| h.doc).collect();
         let mut frontier: BinaryHeap<Scored> = seeds.iter().map(|h| Scored(h.cosine, h.doc)).collect();
         let mut best: Vec<Scored> = frontier.clone().into_sorted_vec();
         best.reverse();
+        let Some(estimator) = vectors.estimator(v) else { return Vec::new() };
         let mut scored = seen.len();
         while let Some(Scored(cos, slot)) = frontier.pop() {
             // Stop once the beam is full and nothing left to expand can enter it, or the work is spent.
             if scored >= LINK_WALK_MAX || best.len() >= LINK_BEAM && best.last().is_some_and(|w| cos < w.0) {
                 break;
             }
-            let Some(m) = table.get(slot) else { continue };
-            let reverse = self.tables.linked_from(&m.id).unwrap_or_default();
-            for id in m.links.iter().chain(&reverse[reverse.len().saturating_sub(REVERSE_PER_MEMORY)..]) {
+            let reverse = links.incoming(slot);
+            for &next in links.outgoing(slot).iter().chain(&reverse[reverse.len().saturating_sub(REVERSE_PER_MEMORY)..]) {
                 if scored >= LINK_WALK_MAX {
                     break;
                 }
-                let Some(next) = table.slot_of(id) else { continue };
                 if !seen.insert(next) || !accept(next) {
                     continue;
                 }
-                let Some(c) = vectors.similarity(next, v) else { continue };
+                let Some(c) = estimator.estimate(next) else { continue };
                 scored += 1;
                 let s = Scored(c, next);
                 frontier.push(s);
@@ -71,6 +72,9 @@ impl Engram {
                 best.truncate(LINK_BEAM);
             }
         }
-        best.into_iter().filter(|s| s.0 >= LINK_MIN_COSINE).take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|m| m.id.clone())).collect()
+        // The walk ranked by estimates; the beam's few are scored exactly for the threshold and order.
+        let mut exact: Vec<Scored> = best.into_iter().filter_map(|s| vectors.similarity(s.1, v).map(|c| Scored(c, s.1))).collect();
+        exact.sort_unstable_by(|a, b| b.cmp(a));
+        exact.into_iter().filter(|s| s.0 >= LINK_MIN_COSINE).take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|m| m.id.clone())).collect()
     }
 }

@@ -547,11 +547,23 @@ impl Engram {
 
     /// Memories linked with `id` in either direction.
     pub fn linked(&self, id: &str) -> Vec<String> {
-        let mut out: Vec<String> = self.get(id).map(|m| m.links.clone()).unwrap_or_default();
-        if let Some(from) = self.tables.linked_from(id) {
-            out.extend(from.iter().filter(|x| !out.contains(x)).cloned().collect::<Vec<_>>());
+        let table = self.tables.table();
+        let slots = match table.slot_of(id) {
+            Some(slot) => self.linked_slots(slot),
+            None => self.tables.links().pending(id).to_vec(),
+        };
+        slots.into_iter().filter_map(|s| table.get(s).map(|m| m.id.clone())).collect()
+    }
+
+    /// Slots of the memories linked with the one in `slot` in either direction, each once.
+    pub(crate) fn linked_slots(&self, slot: DocId) -> Vec<DocId> {
+        let links = self.tables.links();
+        let mut out: Vec<DocId> = Vec::with_capacity(links.outgoing(slot).len() + links.incoming(slot).len());
+        for &s in links.outgoing(slot).iter().chain(links.incoming(slot)) {
+            if !out.contains(&s) {
+                out.push(s);
+            }
         }
-        out.retain(|x| self.tables.table().slot_of(x).is_some());
         out
     }
 }

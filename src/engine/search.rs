@@ -200,12 +200,10 @@ impl Engram {
                 }
                 Key::Memory(slot) if req.expand_links => {
                     let Some(m) = self.tables.table().get(slot) else { continue };
-                    for linked in self.linked(&m.id) {
-                        if let Some(n) = self.tables.table().slot_of(&linked) {
-                            let ok = self.tables.table().get(n).is_some_and(|x| in_scope(&x.namespace));
-                            if ok && seen.insert(Key::Memory(n)) {
-                                expansions.push((Key::Memory(n), b.score * EXPANSION_DECAY, m.id.clone()));
-                            }
+                    for n in self.linked_slots(slot) {
+                        let ok = self.tables.table().get(n).is_some_and(|x| in_scope(&x.namespace));
+                        if ok && seen.insert(Key::Memory(n)) {
+                            expansions.push((Key::Memory(n), b.score * EXPANSION_DECAY, m.id.clone()));
                         }
                     }
                 }

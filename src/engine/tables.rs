@@ -3,14 +3,12 @@
 //! every change goes through a put / remove step here, so an engine call, an undo, a load, a replay
 //! and an import all keep the derived indexes in step the same way; a new index is one edit here.
 
-use std::collections::HashMap;
-
 use super::prebuilt::{self, Prebuilt};
 use super::vectors::VectorTarget;
 use super::WithVector;
 use crate::index::{DocId, KeywordIndex, VectorIndex, VectorOptions};
 use crate::model::{Memory, RawEntry};
-use crate::store::{HistoryEvent, HistoryLog, MemoryTable, RawTable};
+use crate::store::{HistoryEvent, HistoryLog, LinkGraph, MemoryTable, RawTable};
 
 /// What a put does to a record's vector.
 #[derive(Debug)]
@@ -41,8 +39,8 @@ pub(crate) struct Tables {
     raw_vectors: VectorIndex,
     /// Whole sessions as documents (all turns' text), by session number: the context a turn is in.
     session_keyword: KeywordIndex,
-    /// Reverse of `Memory::links` (who links to a memory), derived from the table, never stored.
-    linked_from: HashMap<String, Vec<String>>,
+    /// `Memory::links` by slot, both ways, derived from the table, never stored.
+    links: LinkGraph,
 }
 
 impl Tables {
@@ -91,8 +89,8 @@ impl Tables {
     pub fn session_keyword(&self) -> &KeywordIndex {
         &self.session_keyword
     }
-    pub fn linked_from(&self, id: &str) -> Option<&[String]> {
-        self.linked_from.get(id).map(Vec::as_slice)
+    pub fn links(&self) -> &LinkGraph {
+        &self.links
     }
 
     pub fn vector_index(&self, target: VectorTarget) -> &VectorIndex {
@@ -132,16 +130,18 @@ impl Tables {
     pub fn put_memory(&mut self, m: Memory, vector: VectorChange) -> DocId {
         let slot = match self.table.slot_of(&m.id) {
             Some(slot) => {
-                if let Some(old) = self.table.get(slot).cloned() {
-                    self.unlink(&old);
+                let old = self.table.get(slot).map(|o| o.links.clone()).unwrap_or_default();
+                if old != m.links {
+                    let table = &self.table;
+                    self.links.relink(slot, &old, &m.links, |id| table.slot_of(id));
                 }
-                self.link(&m);
                 self.table.replace(slot, m);
                 slot
             }
             None => {
-                self.link(&m);
-                self.table.insert(m)
+                let slot = self.table.insert(m);
+                self.link(slot);
+                slot
             }
         };
         self.index_memory(slot);
@@ -151,8 +151,8 @@ impl Tables {
 
     /// Puts a removed memory back into the slot it had (undo), or a fresh slot if that one is taken.
     pub fn restore_memory(&mut self, slot: DocId, (m, v): WithVector<Memory>) {
-        self.link(&m);
         let slot = if self.table.restore(slot, m.clone()) { slot } else { self.table.insert(m) };
+        self.link(slot);
         self.index_memory(slot);
         self.change_vector(VectorTarget::Memories, slot, v.into());
     }
@@ -162,7 +162,7 @@ impl Tables {
         let m = self.table.remove(slot)?;
         self.keyword.remove(slot);
         self.vectors.remove(slot);
-        self.unlink(&m);
+        self.links.remove(slot, &m.id, &m.links);
         Some(m)
     }
 
@@ -188,20 +188,11 @@ impl Tables {
         }
     }
 
-    fn link(&mut self, m: &Memory) {
-        for target in &m.links {
-            self.linked_from.entry(target.clone()).or_default().push(m.id.clone());
-        }
-    }
-
-    fn unlink(&mut self, m: &Memory) {
-        for target in &m.links {
-            if let Some(from) = self.linked_from.get_mut(target) {
-                from.retain(|x| *x != m.id);
-                if from.is_empty() {
-                    self.linked_from.remove(target);
-                }
-            }
+    /// Brings the link graph in step with the memory just stored in `slot`.
+    fn link(&mut self, slot: DocId) {
+        let table = &self.table;
+        if let Some(m) = table.get(slot) {
+            self.links.insert(slot, &m.id, &m.links, |id| table.slot_of(id));
         }
     }
 
@@ -311,8 +302,8 @@ impl Tables {
     pub fn load(&mut self, memories: Vec<WithVector<Memory>>, raw: Vec<WithVector<RawEntry>>, history: Vec<HistoryEvent>, prebuilt: &Prebuilt) {
         let mut ids = Vec::new();
         for (i, (m, v)) in memories.into_iter().enumerate() {
-            self.link(&m);
             let slot = self.table.insert(m);
+            self.link(slot);
             if !prebuilt::insert_counted(prebuilt.memories.as_ref(), &mut ids, i, &mut self.keyword, slot) {
                 self.index_memory(slot);
             }
@@ -345,6 +336,65 @@ impl Tables {
         }
         for h in history {
             self.history.append(h);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The link graph after random puts, relinks, removals and restores equals the one read off
+    /// the table from scratch: outgoing = the slots of a memory's existing link ids, incoming = the
+    /// memories whose links name it, pending = the memories naming an id no memory has.
+    #[test]
+    fn link_graph_stays_equal_to_the_links_in_the_table() {
+        let mut t = Tables::default();
+        let mut removed: Vec<(DocId, Memory)> = Vec::new();
+        let mut seed: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        let id = |k: u64| format!("m{k}");
+        for _ in 0..3_000 {
+            let links: Vec<String> = (0..next(4)).map(|_| id(next(40))).collect();
+            match next(10) {
+                0..=4 => {
+                    let m = Memory { id: id(next(40)), links, ..Memory::default() };
+                    t.put_memory(m, VectorChange::Keep);
+                }
+                5..=7 => {
+                    if let Some(slot) = t.table().slot_of(&id(next(40))) {
+                        let m = t.remove_memory(slot).unwrap();
+                        removed.push((slot, m));
+                    }
+                }
+                _ => {
+                    if let Some((slot, m)) = removed.pop() {
+                        if t.table().slot_of(&m.id).is_none() {
+                            t.restore_memory(slot, (m, None));
+                        }
+                    }
+                }
+            }
+            let table = t.table();
+            let sorted = |mut v: Vec<DocId>| {
+                v.sort_unstable();
+                v
+            };
+            for (slot, m) in table.iter() {
+                let want_out: Vec<DocId> = m.links.iter().filter_map(|l| table.slot_of(l)).collect();
+                assert_eq!(sorted(t.links().outgoing(slot).to_vec()), sorted(want_out), "outgoing of {}", m.id);
+                let want_in: Vec<DocId> = table.iter().flat_map(|(s, o)| o.links.iter().filter(|l| **l == m.id).map(move |_| s)).collect();
+                assert_eq!(sorted(t.links().incoming(slot).to_vec()), sorted(want_in), "incoming of {}", m.id);
+            }
+            for k in 0..40 {
+                if table.slot_of(&id(k)).is_none() {
+                    let want: Vec<DocId> = table.iter().flat_map(|(s, o)| o.links.iter().filter(|l| **l == id(k)).map(move |_| s)).collect();
+                    assert_eq!(sorted(t.links().pending(&id(k)).to_vec()), sorted(want), "pending of {}", id(k));
+                }
+            }
         }
     }
 }

@@ -15,10 +15,18 @@ pub struct MemoryTable {
     /// (namespace, content hash) → slots with that normalized content (more than one only on a hash
     /// collision or after an update made two memories equal).
     by_content: HashMap<(String, u64), Vec<DocId>>,
+    /// The namespace of each slot as a number (`NO_NAMESPACE` for an empty slot): a namespace filter
+    /// over many scattered slots (a new memory's link search) reads 4 bytes of one array per slot
+    /// instead of the memory and its namespace string, two cache misses that grew with the store.
+    slot_namespace: Vec<u32>,
+    /// Namespace → its number; numbers are never reused, namespaces are few.
+    namespace_numbers: HashMap<String, u32>,
     /// Slots handed out by `get_mut` since last taken, while persistence wants to know (search
     /// touches access counts in place; those memories must be written again).
     touched: Option<Vec<DocId>>,
 }
+
+const NO_NAMESPACE: u32 = u32::MAX;
 
 impl MemoryTable {
     pub fn len(&self) -> usize {
@@ -35,6 +43,35 @@ impl MemoryTable {
 
     pub fn get(&self, slot: DocId) -> Option<&Memory> {
         self.slots.get(slot as usize).and_then(Option::as_ref)
+    }
+
+    /// The number of `namespace` (see [`MemoryTable::namespace_of`]); `None` if no memory was ever in it.
+    pub fn namespace_number(&self, namespace: &str) -> Option<u32> {
+        self.namespace_numbers.get(namespace).copied()
+    }
+
+    /// The number of the namespace of the memory in `slot`; `None` for an empty slot.
+    pub fn namespace_of(&self, slot: DocId) -> Option<u32> {
+        self.slot_namespace.get(slot as usize).copied().filter(|&n| n != NO_NAMESPACE)
+    }
+
+    fn set_namespace(&mut self, slot: DocId, namespace: Option<&str>) {
+        let number = match namespace {
+            None => NO_NAMESPACE,
+            Some(ns) => match self.namespace_numbers.get(ns) {
+                Some(&n) => n,
+                None => {
+                    let n = self.namespace_numbers.len() as u32;
+                    self.namespace_numbers.insert(ns.to_string(), n);
+                    n
+                }
+            },
+        };
+        let i = slot as usize;
+        if self.slot_namespace.len() <= i {
+            self.slot_namespace.resize(i + 1, NO_NAMESPACE);
+        }
+        self.slot_namespace[i] = number;
     }
 
     pub fn get_mut(&mut self, slot: DocId) -> Option<&mut Memory> {
@@ -81,6 +118,7 @@ impl MemoryTable {
     pub fn insert(&mut self, memory: Memory) -> DocId {
         let slot = self.slots.len() as DocId;
         self.by_id.insert(memory.id.clone(), slot);
+        self.set_namespace(slot, Some(&memory.namespace));
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
         self.slots.push(Some(memory));
         slot
@@ -92,6 +130,7 @@ impl MemoryTable {
             self.unlink_content(&old, slot);
         }
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        self.set_namespace(slot, Some(&memory.namespace));
         self.slots[slot as usize] = Some(memory);
     }
 
@@ -104,6 +143,7 @@ impl MemoryTable {
         }
         self.by_id.insert(memory.id.clone(), slot);
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        self.set_namespace(slot, Some(&memory.namespace));
         self.slots[slot as usize] = Some(memory);
         true
     }
@@ -112,6 +152,7 @@ impl MemoryTable {
         let old = self.slots.get_mut(slot as usize).and_then(Option::take)?;
         self.by_id.remove(&old.id);
         self.unlink_content(&old, slot);
+        self.set_namespace(slot, None);
         Some(old)
     }
 

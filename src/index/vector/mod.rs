@@ -592,18 +592,40 @@ impl VectorIndex {
 
     /// Cosine of `doc`'s vector with `query` (as search results score it), if `doc` has one.
     pub fn similarity(&self, doc: DocId, query: &[f32]) -> Option<f32> {
-        if self.dims != Some(query.len()) || self.code_of(doc).is_none() {
+        if self.dims != Some(query.len()) {
             return None;
         }
-        Some(self.rescore(doc, query))
+        // The f32 copy exactly when `doc` has a vector (kept copies are dropped with it): one
+        // memory read, where asking the tiers first would read its int8 code too.
+        if let Some(v) = self.get(doc) {
+            return Some(dot(query, v));
+        }
+        self.code_of(doc).map(|(q, s)| s * q.iter().zip(query).map(|(&c, &x)| c as f32 * x).sum::<f32>())
+    }
+
+    /// Scores scattered documents against `query` from their int8 codes (see [`Estimator`]).
+    pub fn estimator(&self, query: &[f32]) -> Option<Estimator<'_>> {
+        (self.dims == Some(query.len())).then(|| Estimator { index: self, query: ScanQuery::new(&Code::new(query)) })
     }
 
     /// Exact cosine from the f32 copy, or the f32 query against the int8 code without one.
     fn rescore(&self, doc: DocId, query: &[f32]) -> f32 {
-        if let Some(v) = self.get(doc) {
-            return dot(query, v);
-        }
-        self.code_of(doc).map_or(f32::NEG_INFINITY, |(q, s)| s * q.iter().zip(query).map(|(&c, &x)| c as f32 * x).sum::<f32>())
+        self.similarity(doc, query).unwrap_or(f32::NEG_INFINITY)
+    }
+}
+
+/// Cosine estimates (within ~1e-3 of the exact value) of one query against documents picked one by
+/// one, as a walk over links does: each reads the document's int8 code, a quarter of the bytes of its
+/// f32 copy, and scattered reads are what such a walk pays for as the store outgrows the caches.
+pub struct Estimator<'a> {
+    index: &'a VectorIndex,
+    query: ScanQuery,
+}
+
+impl Estimator<'_> {
+    /// The estimated cosine of `doc`'s vector with the query; `None` if `doc` has none.
+    pub fn estimate(&self, doc: DocId) -> Option<f32> {
+        self.index.code_of(doc).map(|(c, scale)| self.query.cosine(scale, c))
     }
 }
 

@@ -1,0 +1,68 @@
+//! Whether `add` with a vector stays flat as a store grows, natively (no JS, no garbage collector):
+//! N adds of 384-d clustered vectors one by one through `Engram::add`, the mean cost of each block
+//! of adds, the last block against the first, and the quality of the links `add` found for a sample
+//! of the last block against the exact ones (≤ 3 nearest earlier memories with cosine ≥ 0.5).
+//! No graph build runs (the engine builds only when a host asks), so the exact tier holds every
+//! vector: the worst case for a link search that must not grow with it.
+//!
+//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100]`
+
+#[path = "../tests/support/vectors.rs"]
+mod vectors;
+
+use engram::host::SystemClock;
+use engram::{EngineOptions, Engram, NewMemory};
+use std::time::Instant;
+use vectors::Clusters;
+
+const DIMS: usize = 384;
+const LINK_MIN: f32 = 0.5;
+
+fn arg(args: &[String], name: &str, default: usize) -> usize {
+    args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let n = arg(&args, "--n", 100_000);
+    let block = arg(&args, "--block", 5_000).max(1);
+    let sample = arg(&args, "--sample", 100);
+    let data = Clusters::new(500, DIMS, 42).many(n);
+    let mut e = Engram::new(Box::new(SystemClock), EngineOptions { id_seed: Some(1), ..EngineOptions::default() });
+    let mut ids = Vec::with_capacity(n);
+    let mut links = Vec::with_capacity(n);
+    let mut blocks = Vec::new();
+    let t0 = Instant::now();
+    for start in (0..n).step_by(block) {
+        let end = (start + block).min(n);
+        let t = Instant::now();
+        for (i, v) in data[start..end].iter().enumerate() {
+            let input = NewMemory {
+                content: format!("memory {}: note about topic {} written on day {}", start + i, (start + i) * 7919 % 500, (start + i) % 365),
+                embedding: Some(v.clone()),
+                ..NewMemory::default()
+            };
+            let added = e.add(input).expect("add");
+            ids.push(added.memory.id.clone());
+            links.push(added.memory.links);
+        }
+        let ms = t.elapsed().as_secs_f64() * 1e3 / (end - start) as f64;
+        println!("{end}: {ms:.3} ms/add");
+        blocks.push((end, ms));
+    }
+    let total = t0.elapsed().as_secs_f64();
+
+    let first = n.saturating_sub(block);
+    let (mut found, mut exact) = (0, 0);
+    for k in 0..sample {
+        let i = first + k * (n - first) / sample.max(1);
+        let mut best: Vec<(usize, f32)> = (0..i).map(|j| (j, data[i].iter().zip(&data[j]).map(|(a, b)| a * b).sum::<f32>())).filter(|&(_, c)| c >= LINK_MIN).collect();
+        best.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let truth: Vec<&String> = best.iter().take(3).map(|&(j, _)| &ids[j]).collect();
+        exact += truth.len();
+        found += links[i].iter().filter(|l| truth.contains(l)).count();
+    }
+    let (first_ms, last_ms) = (blocks[0].1, blocks[blocks.len() - 1].1);
+    println!("{n} adds of {DIMS}-d clustered vectors in {total:.1} s; last block / first block: {:.2}× ({last_ms:.3} vs {first_ms:.3} ms per add)", last_ms / first_ms);
+    println!("links vs exact on {sample} of the last block: {found} of {exact} exact links found ({:.3})", found as f64 / exact.max(1) as f64);
+}
