@@ -11,6 +11,7 @@
 #![allow(clippy::await_holding_refcell_ref)]
 
 #[cfg(feature = "embedder")]
+mod alloc;
 mod embedder;
 mod error;
 mod fault;
