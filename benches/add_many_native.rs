@@ -84,7 +84,8 @@ fn engine(guards: GuardOptions) -> Engram {
 
 /// The engine call alone: inputs are built before the clock starts.
 fn add_many_engine(lines: &[String], guards: GuardOptions) -> (Duration, usize) {
-    let batches: Vec<Vec<NewMemory>> = lines.chunks(engram::engine::BATCH_MAX).map(|c| c.iter().map(|l| NewMemory { content: l.clone(), ..Default::default() }).collect()).collect();
+    let batches: Vec<Vec<NewMemory>> =
+        lines.chunks(engram::engine::BATCH_MAX).map(|c| c.iter().map(|l| NewMemory { content: l.clone(), ..Default::default() }).collect()).collect();
     let mut e = engine(guards);
     let t = Instant::now();
     let mut added = 0;
