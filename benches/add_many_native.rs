@@ -4,7 +4,8 @@
 //! `add_many` figure is timed twice: the engine call alone (inputs built beforehand), and the JSON
 //! path the wasm binding takes (parse the items, add, render each result as JSON).
 //!
-//! `cargo bench --profile bench-native --bench add_many_native -- [PATH] [--n 100000] [--reps 3]`
+//! `cargo bench --profile bench-native --bench add_many_native -- [PATH] [--n 100000] [--reps 3] [--only scans|add|engine]`
+//! (`--only engine`: the engine call with the default guards alone, for a profiler)
 //!
 //! PATH defaults to `longmemeval-s-dev.json.gz` in `$ENGRAM_BENCH_DIR` or `../shared/bench`. The lines
 //! are picked as `benches/corpus.mjs` picks them: every line of every haystack turn, trimmed, cut to
@@ -118,6 +119,7 @@ fn main() {
     let flag = |name: &str, default: usize| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default);
     let n = flag("--n", 100_000);
     let reps = flag("--reps", 3).max(1);
+    let only = args.iter().position(|a| a == "--only").and_then(|i| args.get(i + 1)).map(String::as_str);
     let path = args
         .iter()
         .enumerate()
@@ -129,9 +131,24 @@ fn main() {
         std::process::exit(2);
     });
     let bytes: usize = lines.iter().map(String::len).sum();
-    let per_100k = |d: Duration| ms(d.mul_f64(100_000.0 / lines.len() as f64));
     println!("{} lines ({:.1} MB) of {}, best | median of {reps}, times per 100k lines", lines.len(), bytes as f64 / 1e6, path.display());
 
+    match only {
+        Some("scans") => scan_times(&lines, reps),
+        Some("add") => add_many_times(&lines, reps),
+        Some("engine") => (0..reps).for_each(|_| println!("{}", per_100k(add_many_engine(&lines, GuardOptions::default()).0, lines.len()))),
+        _ => {
+            scan_times(&lines, reps);
+            add_many_times(&lines, reps);
+        }
+    }
+}
+
+fn per_100k(d: Duration, lines: usize) -> String {
+    ms(d.mul_f64(100_000.0 / lines as f64))
+}
+
+fn scan_times(lines: &[String], reps: usize) {
     println!("guard scanners, each run on every line:");
     type Scan = fn(&str) -> usize;
     let scans: [(&str, Scan); 8] = [
@@ -162,22 +179,24 @@ fn main() {
     ];
     for (name, f) in scans {
         let (best, median) = timed(reps, || lines.iter().map(|l| f(l)).sum());
-        println!("  {name:<42} {:>10} | {:>10}  ({:.2} µs/line)", per_100k(best), per_100k(median), best.as_secs_f64() * 1e6 / lines.len() as f64);
+        println!("  {name:<42} {:>10} | {:>10}  ({:.2} µs/line)", per_100k(best, lines.len()), per_100k(median, lines.len()), best.as_secs_f64() * 1e6 / lines.len() as f64);
     }
+}
 
+fn add_many_times(lines: &[String], reps: usize) {
     let off = GuardOptions { secrets: SecretPolicy::Off, injection: InjectionPolicy::Off };
     println!("add_many, {} per call, keyword only:", engram::engine::BATCH_MAX);
     for (label, guards) in [("guards default", GuardOptions::default()), ("guards off", off)] {
-        let mut engine_only: Vec<Duration> = (0..reps).map(|_| add_many_engine(&lines, guards).0).collect();
+        let mut engine_only: Vec<Duration> = (0..reps).map(|_| add_many_engine(lines, guards).0).collect();
         engine_only.sort();
-        let mut json: Vec<Duration> = (0..reps).map(|_| add_many_json(&lines, guards).0).collect();
+        let mut json: Vec<Duration> = (0..reps).map(|_| add_many_json(lines, guards).0).collect();
         json.sort();
         println!(
             "  {label:<16} engine {:>10} | {:>10}   json path {:>10} | {:>10}",
-            per_100k(engine_only[0]),
-            per_100k(engine_only[reps / 2]),
-            per_100k(json[0]),
-            per_100k(json[reps / 2])
+            per_100k(engine_only[0], lines.len()),
+            per_100k(engine_only[reps / 2], lines.len()),
+            per_100k(json[0], lines.len()),
+            per_100k(json[reps / 2], lines.len())
         );
     }
 }

@@ -52,9 +52,23 @@ fn is_separator(c: char) -> bool {
         || matches!(c, '，' | '。' | '、' | '！' | '？' | '：' | '；' | '「' | '」' | '“' | '”' | '¿' | '¡' | '…' | '—' | '–' | '"')
 }
 
-/// The folded text's words: split at separators, hyphens trimmed from their ends.
-fn tokens(folded: &str) -> impl Iterator<Item = &str> {
-    folded.split(is_separator).map(|t| t.trim_matches('-')).filter(|t| !t.is_empty())
+/// Calls `f` with each of the folded text's words: split at separators, hyphens trimmed from their
+/// ends. ASCII text is split by bytes (a table of `is_separator`), without decoding characters.
+fn each_token<'a>(folded: &'a str, mut f: impl FnMut(&'a str)) {
+    if !folded.is_ascii() {
+        folded.split(is_separator).map(|t| t.trim_matches('-')).filter(|t| !t.is_empty()).for_each(f);
+        return;
+    }
+    let table = &index().ascii_separators;
+    for t in folded.as_bytes().split(|&b| table[usize::from(b)]) {
+        let start = t.iter().position(|&b| b != b'-');
+        if let Some(start) = start {
+            let end = t.iter().rposition(|&b| b != b'-').map_or(t.len(), |e| e + 1);
+            // Offsets within `folded` from the slice's position: ASCII, so any byte is a boundary.
+            let at = t.as_ptr() as usize - folded.as_ptr() as usize;
+            f(&folded[at + start..at + end]);
+        }
+    }
 }
 
 /// Stems bucketed by first byte (built once): a token is compared only with the stems that begin
@@ -70,9 +84,11 @@ impl Stems {
         Stems(buckets)
     }
 
-    /// Whether one of the stems starts `token`.
+    /// Whether one of the stems starts `token` (the second byte compared first: most words share
+    /// only the first with a stem).
     fn start(&self, token: &str) -> bool {
-        token.as_bytes().first().is_some_and(|&b| self.0[usize::from(b)].iter().any(|s| token.starts_with(s)))
+        let t = token.as_bytes();
+        t.first().is_some_and(|&b| self.0[usize::from(b)].iter().any(|s| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes())))
     }
 }
 
@@ -139,8 +155,10 @@ struct Index {
     /// the text is compared only with the phrases that begin with its byte.
     phrases: Vec<Vec<(&'static str, usize)>>,
     /// The other phrases (punctuation, other scripts), searched as substrings: per list, each with
-    /// whether it is ASCII (only those can occur in ASCII text).
-    substrings: [Vec<(&'static str, bool)>; 4],
+    /// the set of its bytes (a text lacking one of them cannot hold it).
+    substrings: [Vec<(&'static str, ByteSet)>; 4],
+    /// `is_separator` of each ASCII byte.
+    ascii_separators: [bool; 128],
     verbs: Stems,
     nouns: Stems,
 }
@@ -149,26 +167,45 @@ fn index() -> &'static Index {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
         let mut phrases = vec![Vec::new(); 128];
-        let mut substrings: [Vec<(&'static str, bool)>; 4] = Default::default();
+        let mut substrings: [Vec<(&'static str, ByteSet)>; 4] = Default::default();
         for (list, all) in PHRASE_LISTS.iter().enumerate() {
             for p in all.iter() {
                 if is_word_phrase(p) {
                     phrases[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
                 } else {
-                    substrings[list].push((*p, p.is_ascii()));
+                    substrings[list].push((*p, ByteSet::of(p.as_bytes())));
                 }
             }
         }
-        Index { phrases, substrings, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
+        let ascii_separators = std::array::from_fn(|b| is_separator(char::from(b as u8)));
+        Index { phrases, substrings, ascii_separators, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
     })
+}
+
+/// The bytes that occur in a text (one bit each).
+#[derive(Clone, Copy, Default)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(bytes: &[u8]) -> ByteSet {
+        let mut set = ByteSet::default();
+        for &b in bytes {
+            set.0[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        set
+    }
+
+    fn holds(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & b == *b)
+    }
 }
 
 /// Which of `PHRASE_LISTS` have a phrase in the text.
 fn phrase_lists(spaced: &str, folded: &str, index: &Index) -> [bool; 4] {
     let mut hit = [false; 4];
-    let ascii_text = folded.is_ascii();
+    let bytes = ByteSet::of(folded.as_bytes());
     for (list, phrases) in index.substrings.iter().enumerate() {
-        hit[list] = phrases.iter().any(|&(p, ascii)| (ascii || !ascii_text) && folded.contains(p));
+        hit[list] = phrases.iter().any(|(p, needs)| bytes.holds(needs) && folded.contains(p));
     }
     let b = spaced.as_bytes();
     for at in (1..b.len()).filter(|&at| b[at - 1] == b' ' && b[at].is_ascii()) {
@@ -217,11 +254,13 @@ fn fake_tag(lower: &str) -> bool {
 /// `<|im_start|>`, `[INST]`, `<<SYS>>` … and `system:` lines that instruct, or forged dialogues.
 fn role_marker(lower: &str) -> bool {
     let b = lower.as_bytes();
-    let special = lower.match_indices("<|").any(|(at, _)| {
-        let inner = &b[at + 2..];
-        let n = inner.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
-        (2..=32).contains(&n) && inner.get(n) == Some(&b'|') && inner.get(n + 1) == Some(&b'>')
-    });
+    // The substring searches start with a byte search: most texts have neither byte.
+    let special = b.contains(&b'|')
+        && lower.match_indices("<|").any(|(at, _)| {
+            let inner = &b[at + 2..];
+            let n = inner.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+            (2..=32).contains(&n) && inner.get(n) == Some(&b'|') && inner.get(n + 1) == Some(&b'>')
+        });
     if special
         || (lower.bytes().any(|c| matches!(c, b'[' | b'<' | b'#'))
             && ["[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "### instruction:", "### system:"].iter().any(|m| lower.contains(m)))
@@ -278,18 +317,19 @@ fn tool_call(lower: &str) -> bool {
 
 /// A markdown image whose URL carries a query: rendering it sends data to that host.
 fn image_beacon(lower: &str) -> bool {
-    lower.match_indices("![").any(|(at, _)| {
-        // The link text is short (at most 200 bytes): a bounded look, so many `![` stay linear.
-        let mut cut = (at + 210).min(lower.len());
-        while !lower.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let rest = &lower[at..];
-        let Some(open) = lower[at..cut].find("](http") else { return false };
-        let url = &rest[open + 2..];
-        let end = url.find(')').unwrap_or(url.len());
-        open < 200 && url[..end].contains('?') && url[..end].contains('=')
-    })
+    lower.as_bytes().contains(&b'!')
+        && lower.match_indices("![").any(|(at, _)| {
+            // The link text is short (at most 200 bytes): a bounded look, so many `![` stay linear.
+            let mut cut = (at + 210).min(lower.len());
+            while !lower.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let rest = &lower[at..];
+            let Some(open) = lower[at..cut].find("](http") else { return false };
+            let url = &rest[open + 2..];
+            let end = url.find(')').unwrap_or(url.len());
+            open < 200 && url[..end].contains('?') && url[..end].contains('=')
+        })
 }
 
 /// The injection flags of `text`, each once, in a fixed order.
@@ -304,11 +344,11 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let mut spaced = String::with_capacity(folded.len() + 2);
     spaced.push(' ');
     let mut noun_token = false;
-    for t in tokens(&folded) {
+    each_token(&folded, |t| {
         noun_token = noun_token || index.nouns.start(t);
         spaced.push_str(t);
         spaced.push(' ');
-    }
+    });
     if spaced.len() == 1 {
         spaced.push(' ');
     }
