@@ -4,6 +4,9 @@
 
 use super::Finding;
 
+/// The fewest digits of a card number this scanner finds.
+pub const MIN_DIGITS: usize = 13;
+
 pub fn luhn(digits: &[u8]) -> bool {
     let mut sum = 0u32;
     for (i, d) in digits.iter().rev().enumerate() {
@@ -77,7 +80,7 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
                     if digits.len() > 19 {
                         break;
                     }
-                    if digits.len() >= 13 && known_issuer(&digits) && luhn(&digits) && !labelled_as_other(text, groups[a].0) {
+                    if digits.len() >= MIN_DIGITS && known_issuer(&digits) && luhn(&digits) && !labelled_as_other(text, groups[a].0) {
                         out.push(Finding { start: groups[a].0, end: groups[z].1, kind: "card-number" });
                         break 'spans;
                     }

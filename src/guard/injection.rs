@@ -12,10 +12,23 @@ use super::unicode::{self, Invisible};
 /// Lower case, common Latin accents folded, hidden characters dropped, typographic quotes plain.
 pub fn fold(text: &str) -> String {
     if text.is_ascii() {
-        return text.bytes().map(|b| if b == b'`' { '\'' } else { char::from(b.to_ascii_lowercase()) }).collect();
+        return fold_ascii(text);
     }
-    let mut out = String::with_capacity(text.len());
-    for c in unicode::strip(text).chars().flat_map(char::to_lowercase) {
+    fold_visible(&unicode::strip(text))
+}
+
+fn fold_ascii(text: &str) -> String {
+    let lower = text.to_ascii_lowercase();
+    if lower.contains('`') {
+        return lower.replace('`', "'");
+    }
+    lower
+}
+
+/// `fold` of text whose hidden characters are already gone.
+fn fold_visible(visible: &str) -> String {
+    let mut out = String::with_capacity(visible.len());
+    for c in visible.chars().flat_map(char::to_lowercase) {
         let f = match c {
             'á' | 'à' | 'â' | 'ä' | 'ã' | 'å' => 'a',
             'é' | 'è' | 'ê' | 'ë' => 'e',
@@ -39,22 +52,53 @@ fn is_separator(c: char) -> bool {
         || matches!(c, '，' | '。' | '、' | '！' | '？' | '：' | '；' | '「' | '」' | '“' | '”' | '¿' | '¡' | '…' | '—' | '–' | '"')
 }
 
-fn tokens(folded: &str) -> Vec<&str> {
-    folded.split(is_separator).map(|t| t.trim_matches('-')).filter(|t| !t.is_empty()).collect()
+/// Calls `f` with each of the folded text's words: split at separators, hyphens trimmed from their
+/// ends. ASCII text is split by bytes (a table of `is_separator`), without decoding characters.
+fn each_token<'a>(folded: &'a str, mut f: impl FnMut(&'a str)) {
+    if !folded.is_ascii() {
+        folded.split(is_separator).map(|t| t.trim_matches('-')).filter(|t| !t.is_empty()).for_each(f);
+        return;
+    }
+    let table = &index().ascii_separators;
+    for t in folded.as_bytes().split(|&b| table[usize::from(b)]) {
+        let start = t.iter().position(|&b| b != b'-');
+        if let Some(start) = start {
+            let end = t.iter().rposition(|&b| b != b'-').map_or(t.len(), |e| e + 1);
+            // Offsets within `folded` from the slice's position: ASCII, so any byte is a boundary.
+            let at = t.as_ptr() as usize - folded.as_ptr() as usize;
+            f(&folded[at + start..at + end]);
+        }
+    }
 }
 
-fn stem_in(token: &str, stems: &[&str]) -> bool {
-    let first = token.as_bytes().first().copied();
-    stems.iter().any(|s| s.as_bytes().first().copied() == first && token.starts_with(s))
+/// Stems bucketed by first byte (built once): a token is compared only with the stems that begin
+/// with its byte, since every text is checked for them word by word.
+struct Stems(Vec<Vec<&'static str>>);
+
+impl Stems {
+    fn new(stems: &[&'static str]) -> Stems {
+        let mut buckets = vec![Vec::new(); 256];
+        for s in stems {
+            buckets[usize::from(s.as_bytes()[0])].push(*s);
+        }
+        Stems(buckets)
+    }
+
+    /// Whether one of the stems starts `token` (the second byte compared first: most words share
+    /// only the first with a stem).
+    fn start(&self, token: &str) -> bool {
+        let t = token.as_bytes();
+        t.first().is_some_and(|&b| self.0[usize::from(b)].iter().any(|s| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes())))
+    }
 }
 
 const NEGATIONS: &[&str] = &["t", "dont", "not", "never", "no", "n", "nicht", "nie", "не", "non", "nao", "niet"];
 
 /// A verb of overriding near both a word pointing at earlier instructions and an instruction noun.
-fn override_tokens(toks: &[&str]) -> bool {
+fn override_tokens(toks: &[&str], index: &Index) -> bool {
     for (i, t) in toks.iter().enumerate() {
         // Past tense tells of something that happened ("the kids ignored all my instructions").
-        if !stem_in(t, OVERRIDE_VERBS) || (t.is_ascii() && (t.ends_with("ed") || matches!(*t, "forgot" | "forgotten" | "overridden"))) {
+        if !index.verbs.start(t) || (t.is_ascii() && (t.ends_with("ed") || matches!(*t, "forgot" | "forgotten" | "overridden"))) {
             continue;
         }
         // "don't forget the previous instructions" keeps them.
@@ -62,7 +106,7 @@ fn override_tokens(toks: &[&str]) -> bool {
             continue;
         }
         let window = i.saturating_sub(4)..(i + 8).min(toks.len());
-        let noun = window.clone().find(|&j| j != i && stem_in(toks[j], INSTRUCTION_NOUNS));
+        let noun = window.clone().find(|&j| j != i && index.nouns.start(toks[j]));
         let prior = window.clone().find(|&j| j != i && Some(j) != noun && PRIOR_WORDS.iter().any(|p| toks[j] == *p || (p.chars().count() > 3 && toks[j].starts_with(p))));
         if noun.is_some() && prior.is_some() {
             return true;
@@ -98,12 +142,6 @@ fn contains_words(spaced: &str, phrase: &str) -> bool {
     spaced.match_indices(phrase).any(|(at, _)| at > 0 && b[at - 1] == b' ' && b.get(at + phrase.len()) == Some(&b' '))
 }
 
-/// The word phrases of the lists above, bucketed by first byte (built once): each word start of
-/// the text is compared only with the phrases that begin with its byte.
-struct PhraseIndex {
-    buckets: Vec<Vec<(&'static str, usize)>>,
-}
-
 /// The lists `find` reports, in flag order.
 const PHRASE_LISTS: [&[&str]; 4] = [PROMPT_LEAK, JAILBREAK, EXFILTRATION, OVERRIDE_PHRASES];
 
@@ -111,32 +149,70 @@ fn is_word_phrase(p: &str) -> bool {
     !p.chars().any(|c| c.is_ascii_punctuation() && c != '\'') && p.is_ascii()
 }
 
-fn phrase_index() -> &'static PhraseIndex {
-    static INDEX: std::sync::OnceLock<PhraseIndex> = std::sync::OnceLock::new();
+/// The word lists arranged for lookup (built once).
+struct Index {
+    /// The word phrases of `PHRASE_LISTS` with their list, bucketed by first byte: each word start of
+    /// the text is compared only with the phrases that begin with its byte.
+    phrases: Vec<Vec<(&'static str, usize)>>,
+    /// The other phrases (punctuation, other scripts), searched as substrings: per list, each with
+    /// the set of its bytes (a text lacking one of them cannot hold it).
+    substrings: [Vec<(&'static str, ByteSet)>; 4],
+    /// `is_separator` of each ASCII byte.
+    ascii_separators: [bool; 128],
+    verbs: Stems,
+    nouns: Stems,
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut buckets = vec![Vec::new(); 128];
-        for (list, phrases) in PHRASE_LISTS.iter().enumerate() {
-            for p in phrases.iter().filter(|p| is_word_phrase(p)) {
-                buckets[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
+        let mut phrases = vec![Vec::new(); 128];
+        let mut substrings: [Vec<(&'static str, ByteSet)>; 4] = Default::default();
+        for (list, all) in PHRASE_LISTS.iter().enumerate() {
+            for p in all.iter() {
+                if is_word_phrase(p) {
+                    phrases[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
+                } else {
+                    substrings[list].push((*p, ByteSet::of(p.as_bytes())));
+                }
             }
         }
-        PhraseIndex { buckets }
+        let ascii_separators = std::array::from_fn(|b| is_separator(char::from(b as u8)));
+        Index { phrases, substrings, ascii_separators, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
     })
 }
 
-/// Which of `PHRASE_LISTS` have a phrase in the text.
-fn phrase_lists(spaced: &str, folded: &str) -> [bool; 4] {
-    let mut hit = [false; 4];
-    let ascii_text = folded.is_ascii();
-    for (list, phrases) in PHRASE_LISTS.iter().enumerate() {
-        hit[list] = phrases.iter().filter(|p| !is_word_phrase(p) && (p.is_ascii() || !ascii_text)).any(|p| folded.contains(*p));
+/// The bytes that occur in a text (one bit each).
+#[derive(Clone, Copy, Default)]
+struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    fn of(bytes: &[u8]) -> ByteSet {
+        let mut set = ByteSet::default();
+        for &b in bytes {
+            set.0[usize::from(b >> 6)] |= 1 << (b & 63);
+        }
+        set
     }
-    let index = phrase_index();
+
+    fn holds(&self, other: &ByteSet) -> bool {
+        self.0.iter().zip(&other.0).all(|(a, b)| a & b == *b)
+    }
+}
+
+/// Which of `PHRASE_LISTS` have a phrase in the text.
+fn phrase_lists(spaced: &str, folded: &str, index: &Index) -> [bool; 4] {
+    let mut hit = [false; 4];
+    let bytes = ByteSet::of(folded.as_bytes());
+    for (list, phrases) in index.substrings.iter().enumerate() {
+        hit[list] = phrases.iter().any(|(p, needs)| bytes.holds(needs) && folded.contains(p));
+    }
     let b = spaced.as_bytes();
     for at in (1..b.len()).filter(|&at| b[at - 1] == b' ' && b[at].is_ascii()) {
-        for (p, list) in &index.buckets[usize::from(b[at])] {
-            if !hit[*list] && b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ') {
-                hit[*list] = true;
+        for &(p, list) in &index.phrases[usize::from(b[at])] {
+            // The second byte first: most word starts share only the first with a phrase.
+            if !hit[list] && b.get(at + 1) == p.as_bytes().get(1) && b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ') {
+                hit[list] = true;
             }
         }
     }
@@ -178,16 +254,22 @@ fn fake_tag(lower: &str) -> bool {
 /// `<|im_start|>`, `[INST]`, `<<SYS>>` … and `system:` lines that instruct, or forged dialogues.
 fn role_marker(lower: &str) -> bool {
     let b = lower.as_bytes();
-    let special = lower.match_indices("<|").any(|(at, _)| {
-        let inner = &b[at + 2..];
-        let n = inner.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
-        (2..=32).contains(&n) && inner.get(n) == Some(&b'|') && inner.get(n + 1) == Some(&b'>')
-    });
+    // The substring searches start with a byte search: most texts have neither byte.
+    let special = b.contains(&b'|')
+        && lower.match_indices("<|").any(|(at, _)| {
+            let inner = &b[at + 2..];
+            let n = inner.iter().take_while(|c| c.is_ascii_alphanumeric() || **c == b'_').count();
+            (2..=32).contains(&n) && inner.get(n) == Some(&b'|') && inner.get(n + 1) == Some(&b'>')
+        });
     if special
         || (lower.bytes().any(|c| matches!(c, b'[' | b'<' | b'#'))
             && ["[inst]", "[/inst]", "<<sys>>", "<</sys>>", "<start_of_turn>", "<end_of_turn>", "### instruction:", "### system:"].iter().any(|m| lower.contains(m)))
     {
         return true;
+    }
+    // A role line has its colon: most texts have none and stop here.
+    if !lower.contains(':') && !lower.contains('：') {
+        return false;
     }
     let mut roles: Vec<&str> = Vec::new();
     for line in lower.lines() {
@@ -235,36 +317,60 @@ fn tool_call(lower: &str) -> bool {
 
 /// A markdown image whose URL carries a query: rendering it sends data to that host.
 fn image_beacon(lower: &str) -> bool {
-    lower.match_indices("![").any(|(at, _)| {
-        // The link text is short (at most 200 bytes): a bounded look, so many `![` stay linear.
-        let mut cut = (at + 210).min(lower.len());
-        while !lower.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let rest = &lower[at..];
-        let Some(open) = lower[at..cut].find("](http") else { return false };
-        let url = &rest[open + 2..];
-        let end = url.find(')').unwrap_or(url.len());
-        open < 200 && url[..end].contains('?') && url[..end].contains('=')
-    })
+    lower.as_bytes().contains(&b'!')
+        && lower.match_indices("![").any(|(at, _)| {
+            // The link text is short (at most 200 bytes): a bounded look, so many `![` stay linear.
+            let mut cut = (at + 210).min(lower.len());
+            while !lower.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let rest = &lower[at..];
+            let Some(open) = lower[at..cut].find("](http") else { return false };
+            let url = &rest[open + 2..];
+            let end = url.find(')').unwrap_or(url.len());
+            open < 200 && url[..end].contains('?') && url[..end].contains('=')
+        })
 }
 
 /// The injection flags of `text`, each once, in a fixed order.
 pub fn find(text: &str) -> Vec<&'static str> {
     let mut flags = Vec::new();
-    let folded = fold(text);
-    let toks = tokens(&folded);
-    let spaced = format!(" {} ", toks.join(" "));
-    // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept.
-    let lower = if text.is_ascii() { text.to_ascii_lowercase() } else { unicode::strip(text).to_lowercase() };
-    let [leak, jailbreak, exfiltration, override_phrase] = phrase_lists(&spaced, &folded);
+    let index = index();
+    let ascii = text.is_ascii();
+    let visible = unicode::strip(text);
+    let folded = if ascii { fold_ascii(text) } else { fold_visible(&visible) };
+    // The words joined by single spaces, a space at each end, built in one pass that also notes
+    // whether a word starts with an instruction noun.
+    let mut spaced = String::with_capacity(folded.len() + 2);
+    spaced.push(' ');
+    let mut noun_token = false;
+    each_token(&folded, |t| {
+        noun_token = noun_token || index.nouns.start(t);
+        spaced.push_str(t);
+        spaced.push(' ');
+    });
+    if spaced.len() == 1 {
+        spaced.push(' ');
+    }
+    // Tag and markup checks see the text lower-cased with hidden characters gone, accents kept (in
+    // ASCII text without a backtick that is the folded text itself).
+    let lower: std::borrow::Cow<'_, str> = if !ascii {
+        visible.to_lowercase().into()
+    } else if text.contains('`') {
+        text.to_ascii_lowercase().into()
+    } else {
+        folded.as_str().into()
+    };
+    let [leak, jailbreak, exfiltration, override_phrase] = phrase_lists(&spaced, &folded, index);
     // Every other override form needs an instruction noun: most texts have none and stop here.
-    let has_noun = toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS)) || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
+    let has_noun = noun_token || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
+    // The words again, for the checks that look around a word (spaces never occur inside one).
+    let toks: Vec<&str> = if has_noun { spaced.split(' ').filter(|t| !t.is_empty()).collect() } else { Vec::new() };
     let phrase_verb = has_noun
         && OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
-        && toks.iter().any(|t| stem_in(t, INSTRUCTION_NOUNS))
+        && noun_token
         && toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
-    if override_phrase || phrase_verb || (has_noun && (override_tokens(&toks) || override_cjk(&folded))) {
+    if override_phrase || phrase_verb || (has_noun && (override_tokens(&toks, index) || override_cjk(&folded))) {
         flags.push("injection:override");
     }
     if leak {

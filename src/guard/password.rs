@@ -191,25 +191,47 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
     classes >= 2 || non_ascii || (after_colon && value.len() >= 4) || value.len() >= 12
 }
 
+/// First bytes of the ASCII triggers, either case (built at compile time): most word starts begin none.
+static TRIGGER_STARTS: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut i = 0;
+    while i < TRIGGERS.len() {
+        let b = TRIGGERS[i].as_bytes()[0];
+        if b.is_ascii() {
+            table[b as usize] = true;
+            table[b.to_ascii_uppercase() as usize] = true;
+        }
+        i += 1;
+    }
+    table
+};
+
 pub fn find(text: &str, out: &mut Vec<Finding>) {
     // Positions in `hay` must be positions in `text`: full lower-casing when it keeps every byte
-    // length (Cyrillic "Пароль"), ASCII lower-casing otherwise.
-    let hay: String = if text.is_ascii() {
-        text.to_ascii_lowercase()
+    // length (Cyrillic "Пароль"), ASCII lower-casing otherwise. ASCII text is compared in place,
+    // ignoring case, which is the same as comparing its ASCII lower-casing.
+    let hay: std::borrow::Cow<'_, str> = if text.is_ascii() {
+        text.into()
     } else {
         let lower = text.to_lowercase();
         if lower.len() == text.len() {
-            lower
+            lower.into()
         } else {
-            text.to_ascii_lowercase()
+            text.to_ascii_lowercase().into()
         }
     };
     // Candidate positions: word starts for the ASCII triggers (compared in place, no searcher per
     // trigger: this runs on every write), substring search for the others only in non-ASCII text.
     let hb = hay.as_bytes();
     let mut hits: Vec<(usize, &str)> = Vec::new();
-    for pos in (0..hb.len()).filter(|&p| hb[p].is_ascii_alphabetic() && (p == 0 || !hb[p - 1].is_ascii_alphanumeric())) {
-        hits.extend(TRIGGERS.iter().filter(|t| t.as_bytes()[0] == hb[pos] && t.is_ascii() && hb[pos..].starts_with(t.as_bytes())).map(|t| (pos, *t)));
+    for pos in (0..hb.len()).filter(|&p| TRIGGER_STARTS[usize::from(hb[p])] && (p == 0 || !hb[p - 1].is_ascii_alphanumeric())) {
+        let first = hb[pos].to_ascii_lowercase();
+        hits.extend(
+            TRIGGERS
+                .iter()
+                .filter(|t| t.as_bytes()[0] == first && t.is_ascii() && hb.get(pos..pos + t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t.as_bytes())))
+                .map(|t| (pos, *t)),
+        );
     }
     if !text.is_ascii() {
         for t in TRIGGERS.iter().filter(|t| !t.is_ascii()) {

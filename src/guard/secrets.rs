@@ -96,6 +96,22 @@ const RULES: &[Rule] = &[
     rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
 ];
 
+/// `items` bucketed by the first byte of their word, in list order within each bucket (built once):
+/// a position is compared only with the entries that begin with its byte, and most positions of
+/// ordinary text begin none.
+fn by_first_byte<T: Copy>(items: impl Iterator<Item = (&'static str, T)>) -> Vec<Vec<(&'static str, T)>> {
+    let mut buckets = vec![Vec::new(); 256];
+    for (word, item) in items {
+        buckets[usize::from(word.as_bytes()[0])].push((word, item));
+    }
+    buckets
+}
+
+fn rules_by_first_byte() -> &'static [Vec<(&'static str, &'static Rule)>] {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, &'static Rule)>>> = std::sync::OnceLock::new();
+    BUCKETS.get_or_init(|| by_first_byte(RULES.iter().map(|r| (r.prefix, r))))
+}
+
 /// Token characters: a key never starts in the middle of one of these.
 fn is_token_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
@@ -124,18 +140,20 @@ fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
     found.iter().any(|f| start < f.end && f.start < end)
 }
 
-fn prefixed(text: &str, out: &mut Vec<Finding>) {
+pub fn prefixed(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     // One pass over token starts, comparing prefixes there (no substring searcher per rule: this
     // runs on every write).
+    let buckets = rules_by_first_byte();
     let mut at = 0;
     while at < bytes.len() {
-        if !bytes[at].is_ascii_alphanumeric() || !starts_token(bytes, at) {
+        let rules = &buckets[usize::from(bytes[at])];
+        if rules.is_empty() || !bytes[at].is_ascii_alphanumeric() || !starts_token(bytes, at) {
             at += 1;
             continue;
         }
         let mut next = at + 1;
-        for r in RULES.iter().filter(|r| r.prefix.as_bytes()[0] == bytes[at] && bytes[at..].starts_with(r.prefix.as_bytes())) {
+        for &(_, r) in rules.iter().filter(|(prefix, _)| bytes[at..].starts_with(prefix.as_bytes())) {
             let body_start = at + r.prefix.len();
             let end = run_end_within(bytes, body_start, r.charset, r.max + 1);
             let body = &text[body_start..end];
@@ -161,7 +179,7 @@ fn prefixed(text: &str, out: &mut Vec<Finding>) {
 }
 
 /// `-----BEGIN … PRIVATE KEY-----` through its END line (or the end of the text).
-fn private_keys(text: &str, out: &mut Vec<Finding>) {
+pub fn private_keys(text: &str, out: &mut Vec<Finding>) {
     for (at, _) in text.match_indices("-----BEGIN ") {
         // Inside a block already found (one without an END runs to the end of the text).
         if out.last().is_some_and(|f| f.kind == "private-key" && at < f.end) {
@@ -188,7 +206,7 @@ fn private_keys(text: &str, out: &mut Vec<Finding>) {
 }
 
 /// `eyJ….eyJ….sig`: a JSON header and payload, base64url-encoded.
-fn jwts(text: &str, out: &mut Vec<Finding>) {
+pub fn jwts(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
     for (at, _) in text.match_indices("eyJ") {
         if !starts_token(bytes, at) {
@@ -235,14 +253,30 @@ const KEY_NAMES: &[&str] = &[
     "authorization",
 ];
 
+/// `KEY_NAMES` by first byte, in either case (a name is matched ignoring ASCII case).
+fn names_by_first_byte() -> &'static [Vec<(&'static str, ())>] {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, ())>>> = std::sync::OnceLock::new();
+    BUCKETS.get_or_init(|| {
+        let mut buckets = by_first_byte(KEY_NAMES.iter().map(|n| (*n, ())));
+        for b in b'a'..=b'z' {
+            buckets[usize::from(b.to_ascii_uppercase())] = buckets[usize::from(b)].clone();
+        }
+        buckets
+    })
+}
+
+/// Whether `bytes` at `at` starts with `word` (lower case), ASCII case ignored.
+fn starts_folded(bytes: &[u8], at: usize, word: &[u8]) -> bool {
+    bytes.get(at..at + word.len()).is_some_and(|s| s.eq_ignore_ascii_case(word))
+}
+
 /// A high-entropy value assigned to a key-like name: `api_key = "…"`, `token: …`, `Bearer …`.
-fn assigned(text: &str, out: &mut Vec<Finding>) {
-    let lower = text.to_ascii_lowercase();
+pub fn assigned(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
-    let lb = lower.as_bytes();
-    let starts = (0..lb.len()).filter(|&at| lb[at].is_ascii_alphabetic() && (at == 0 || !lb[at - 1].is_ascii_alphanumeric()));
+    let buckets = names_by_first_byte();
+    let starts = (0..bytes.len()).filter(|&at| !buckets[usize::from(bytes[at])].is_empty() && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric()));
     for at in starts {
-        for name in KEY_NAMES.iter().filter(|n| n.as_bytes()[0] == lb[at] && lb[at..].starts_with(n.as_bytes())) {
+        for name in buckets[usize::from(bytes[at])].iter().map(|(n, _)| n).filter(|n| starts_folded(bytes, at, n.as_bytes())) {
             // Name suffixes (`_ID`, quotes) then the separator, then an optional quote.
             let mut i = at + name.len();
             while i < bytes.len() && (bytes[i].is_ascii_alphanumeric() || bytes[i] == b'_') && i - at < name.len() + 12 {
@@ -253,7 +287,7 @@ fn assigned(text: &str, out: &mut Vec<Finding>) {
                 i += 1;
             }
             let sep = &text[sep_start..i];
-            let spaced_is = lower[i..].starts_with("is ") && sep.trim().is_empty();
+            let spaced_is = starts_folded(bytes, i, b"is ") && sep.trim().is_empty();
             if spaced_is {
                 i += 3;
                 while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b'`') {
@@ -293,12 +327,67 @@ fn assigned(text: &str, out: &mut Vec<Finding>) {
     }
 }
 
-/// Every secret of these kinds in `text`.
+/// Bytes every secret of this module is made of: each charset above, and the `/ + =` of base64.
+const fn is_value_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=')
+}
+
+/// The longest run of value bytes in `bytes` (one pass, no branch per byte).
+fn longest_value_run(bytes: &[u8]) -> usize {
+    let (mut run, mut longest) = (0usize, 0usize);
+    for &b in bytes {
+        run = if is_value_byte(b) { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    longest
+}
+
+/// The shortest run of value bytes a rule's key can sit in: its body, after the part of the prefix
+/// made of value bytes (`//hooks.slack.com/services/` of the webhook's prefix).
+const fn shortest_key_run(rules: &[Rule]) -> usize {
+    let mut shortest = usize::MAX;
+    let mut i = 0;
+    while i < rules.len() {
+        let p = rules[i].prefix.as_bytes();
+        let mut tail = 0;
+        while tail < p.len() {
+            if !is_value_byte(p[p.len() - 1 - tail]) {
+                break;
+            }
+            tail += 1;
+        }
+        // Every charset is made of value bytes.
+        if tail + rules[i].min < shortest {
+            shortest = tail + rules[i].min;
+        }
+        i += 1;
+    }
+    shortest
+}
+
+/// Runs of value bytes each scanner needs: `-----BEGIN`; a JWT header (`eyJ` and 7 more); an
+/// assigned value of 16; a provider key.
+const PEM_RUN: usize = "-----BEGIN".len();
+const JWT_RUN: usize = 10;
+const ASSIGNED_RUN: usize = 16;
+const KEY_RUN: usize = shortest_key_run(RULES);
+
+/// Every secret of these kinds in `text`. A scanner runs only when the text has a run of value
+/// bytes as long as its shortest find: ordinary prose has no run that long and skips them all.
 pub fn find(text: &str, out: &mut Vec<Finding>) {
-    private_keys(text, out);
-    prefixed(text, out);
-    jwts(text, out);
-    assigned(text, out);
+    let run = longest_value_run(text.as_bytes());
+    if run >= PEM_RUN {
+        private_keys(text, out);
+    }
+    if run >= KEY_RUN {
+        prefixed(text, out);
+    }
+    if run >= JWT_RUN {
+        jwts(text, out);
+    }
+    if run >= ASSIGNED_RUN {
+        assigned(text, out);
+    }
 }
 
 #[cfg(test)]

@@ -37,6 +37,12 @@ fn legit_joiner(prev: Option<char>, next: Option<char>) -> bool {
     word(prev) && word(next)
 }
 
+/// Whether `text` holds a character `classify` can report: one pass without allocating, so the
+/// common text with none skips the classification.
+fn may_hide(text: &str) -> bool {
+    !text.is_ascii() && text.chars().any(|c| is_zero_width(c) || is_bidi_control(c) || is_tag(c) || is_selector_supplement(c))
+}
+
 /// Classifies every character of `text`: `Some(kind)` for the ones that are hidden and not
 /// legitimate where they stand.
 fn classify(text: &str) -> Vec<(usize, char, Option<Invisible>)> {
@@ -82,7 +88,7 @@ fn classify(text: &str) -> Vec<(usize, char, Option<Invisible>)> {
 /// The kinds of hidden characters in `text`, each once, in first-seen order.
 pub fn find(text: &str) -> Vec<Invisible> {
     let mut out = Vec::new();
-    if text.is_ascii() {
+    if !may_hide(text) {
         return out;
     }
     for (_, _, k) in classify(text) {
@@ -102,7 +108,7 @@ pub fn hidden_tag_text(text: &str) -> String {
 
 /// `text` without its hidden characters (legitimate joiners, marks and flags stay).
 pub fn strip(text: &str) -> std::borrow::Cow<'_, str> {
-    if text.is_ascii() {
+    if !may_hide(text) {
         return std::borrow::Cow::Borrowed(text);
     }
     let classified = classify(text);

@@ -39,19 +39,51 @@ fn is_sentence_punctuation(c: char) -> bool {
     )
 }
 
+/// What `normalize` does with a character.
+#[derive(Clone, Copy)]
+enum Class {
+    Space,
+    Dropped,
+    Kept,
+}
+
+fn class_of(c: char) -> Class {
+    if c.is_whitespace() {
+        Class::Space
+    } else if is_sentence_punctuation(c) {
+        Class::Dropped
+    } else {
+        Class::Kept
+    }
+}
+
+/// `class_of` each ASCII character, looked up rather than matched: most text is ASCII.
+fn ascii_classes() -> &'static [Class; 128] {
+    static CLASSES: std::sync::OnceLock<[Class; 128]> = std::sync::OnceLock::new();
+    CLASSES.get_or_init(|| std::array::from_fn(|b| class_of(char::from(b as u8))))
+}
+
 /// The normalized form two duplicates share.
 pub fn normalize(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut pending_space = false;
+    let ascii = ascii_classes();
     for c in text.chars() {
-        if c.is_whitespace() {
-            pending_space = !out.is_empty();
-        } else if !is_sentence_punctuation(c) {
-            if pending_space {
-                out.push(' ');
-                pending_space = false;
+        let class = if c.is_ascii() { ascii[c as usize] } else { class_of(c) };
+        match class {
+            Class::Space => pending_space = !out.is_empty(),
+            Class::Dropped => {}
+            Class::Kept => {
+                if pending_space {
+                    out.push(' ');
+                    pending_space = false;
+                }
+                if c.is_ascii() {
+                    out.push(c.to_ascii_lowercase());
+                } else {
+                    out.extend(c.to_lowercase());
+                }
             }
-            out.extend(c.to_lowercase());
         }
     }
     if out.is_empty() {
