@@ -7,7 +7,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 
-use super::tokenize::tokenize_into;
+use super::tokenize::{for_each_term, tokenize_into};
 
 pub const K1: f32 = 1.2;
 pub const B: f32 = 0.75;
@@ -26,9 +26,34 @@ struct DocEntry {
     len: u32,
 }
 
+/// Hashes vocabulary terms with foldhash keyed by a per-process seed from the OS: interning is a
+/// lookup per token of every write, where SipHash cost more than the rest of the lookup, and a key
+/// the writer of stored text cannot know keeps crafted collisions out of reach.
+#[derive(Clone, Debug)]
+pub struct TermHasher(foldhash::fast::FixedState);
+
+impl Default for TermHasher {
+    fn default() -> Self {
+        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+        let seed = *SEED.get_or_init(|| {
+            let mut b = [0u8; 8];
+            // Without an OS source the table still works; its key is then only less secret.
+            getrandom::getrandom(&mut b).map_or(0x243F_6A88_85A3_08D3, |()| u64::from_le_bytes(b))
+        });
+        TermHasher(foldhash::fast::FixedState::with_seed(seed))
+    }
+}
+
+impl std::hash::BuildHasher for TermHasher {
+    type Hasher = <foldhash::fast::FixedState as std::hash::BuildHasher>::Hasher;
+    fn build_hasher(&self) -> Self::Hasher {
+        self.0.build_hasher()
+    }
+}
+
 #[derive(Default, Debug)]
 pub struct KeywordIndex {
-    term_ids: HashMap<String, TermId>,
+    term_ids: HashMap<String, TermId, TermHasher>,
     /// By term id: (document, term frequency). Order is irrelevant: scores are summed.
     postings: Vec<Vec<(DocId, u32)>>,
     docs: Vec<Option<DocEntry>>,
@@ -113,12 +138,11 @@ impl KeywordIndex {
 
     /// Indexes `doc` with the given texts (content, tags, …), replacing what it had before.
     pub fn insert<'a>(&mut self, doc: DocId, texts: impl IntoIterator<Item = &'a str>) {
-        let mut toks = Vec::new();
+        let mut ids: Vec<(TermId, u32)> = Vec::new();
         for t in texts {
-            tokenize_into(t, &mut toks);
+            for_each_term(t, |term| ids.push((self.intern(term), 1)));
         }
-        let len = toks.len() as u32;
-        let ids: Vec<(TermId, u32)> = toks.iter().map(|tok| (self.intern(tok), 1)).collect();
+        let len = ids.len() as u32;
         self.insert_counted(doc, ids, len);
     }
 

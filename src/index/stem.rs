@@ -49,10 +49,22 @@ fn ends_cvc(w: &[u8]) -> bool {
 
 /// The stem of a lowercase word (unchanged unless it is ASCII letters, longer than 3).
 pub fn stem(word: &str) -> std::borrow::Cow<'_, str> {
-    if word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
-        return std::borrow::Cow::Borrowed(word);
+    let mut w = word.to_string();
+    stem_in_place(&mut w);
+    if w == word {
+        std::borrow::Cow::Borrowed(word)
+    } else {
+        std::borrow::Cow::Owned(w)
     }
-    let mut w: Vec<u8> = word.as_bytes().to_vec();
+}
+
+/// [`stem`] in place: the tokenizer stems each word in its one reused buffer.
+pub fn stem_in_place(word: &mut String) {
+    if word.len() <= 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return;
+    }
+    // ASCII letters only from here, and only ASCII letters are removed or written: the bytes stay UTF-8.
+    let mut w = std::mem::take(word).into_bytes();
     // 1a: plurals.
     if w.ends_with(b"sses") || w.ends_with(b"ies") {
         w.truncate(w.len() - 2);
@@ -86,7 +98,7 @@ pub fn stem(word: &str) -> std::borrow::Cow<'_, str> {
         let n = w.len();
         w[n - 1] = b'i';
     }
-    std::borrow::Cow::Owned(String::from_utf8(w).unwrap_or_else(|_| word.to_string()))
+    *word = String::from_utf8(w).unwrap_or_default();
 }
 
 #[cfg(test)]

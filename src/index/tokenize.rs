@@ -31,12 +31,16 @@ fn is_apostrophe(c: char) -> bool {
     c == '\'' || c == '\u{2019}'
 }
 
-/// Appends the terms of `text` to `out`, in text order (repeats kept: they are term frequencies).
-pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
+/// Calls `f` with each term of `text`, in text order (repeats kept: they are term frequencies). The
+/// term is lent from one buffer reused for the whole text: indexing interns most terms without
+/// allocating (a `String` per token was the largest share of an add's allocations).
+pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
     let chars: Vec<char> = text.chars().collect();
+    let mut term = String::new();
     let mut i = 0;
     while i < chars.len() {
         let c = chars[i];
+        term.clear();
         if is_cjk(c) {
             let start = i;
             while i < chars.len() && is_cjk(chars[i]) {
@@ -44,18 +48,22 @@ pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
             }
             let run = &chars[start..i];
             if run.len() == 1 {
-                out.push(run[0].to_lowercase().collect());
+                term.extend(run[0].to_lowercase());
+                f(&term);
             } else {
-                out.extend(run.windows(2).map(|w| w.iter().collect::<String>()));
+                for w in run.windows(2) {
+                    term.clear();
+                    term.extend(w);
+                    f(&term);
+                }
             }
         } else if is_word_char(c) {
-            let mut word = String::new();
             while i < chars.len() {
                 let c = chars[i];
                 if is_word_char(c) {
-                    word.extend(c.to_lowercase());
+                    term.extend(c.to_lowercase());
                     i += 1;
-                } else if is_apostrophe(c) && i + 1 < chars.len() && is_word_char(chars[i + 1]) && !word.is_empty() {
+                } else if is_apostrophe(c) && i + 1 < chars.len() && is_word_char(chars[i + 1]) && !term.is_empty() {
                     // `'s` at the end of a word is a possessive: drop it; other inner apostrophes vanish.
                     let s_end = i + 2 >= chars.len() || !is_word_char(chars[i + 2]);
                     if s_end && matches!(chars[i + 1], 's' | 'S') {
@@ -67,16 +75,19 @@ pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
                     break;
                 }
             }
-            if !word.is_empty() {
-                out.push(match super::stem::stem(&word) {
-                    std::borrow::Cow::Borrowed(_) => word,
-                    std::borrow::Cow::Owned(s) => s,
-                });
+            if !term.is_empty() {
+                super::stem::stem_in_place(&mut term);
+                f(&term);
             }
         } else {
             i += 1;
         }
     }
+}
+
+/// Appends the terms of `text` to `out`, in text order (repeats kept: they are term frequencies).
+pub fn tokenize_into(text: &str, out: &mut Vec<String>) {
+    for_each_term(text, |t| out.push(t.to_string()));
 }
 
 /// The terms of `text`, in order.
