@@ -1,12 +1,15 @@
 // Keyword search in Node: engram-wasm (BM25 in wasm) against MiniSearch on the same documents and
 // queries, in the same run. Each library runs in its own child process so memory numbers are clean.
 //
-//   node benches/keyword.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,100000] [--rounds 5] [--libs engram,engram-many,minisearch]
+//   node benches/keyword.mjs PATH/longmemeval-s-dev.json.gz [--sizes 10000,100000] [--rounds 5] [--libs engram,engram-many,minisearch] [--pkg DIR]
+//
+// `--pkg DIR` runs another build of the package (e.g. an older checkout's pkg/) for a before-number.
 //
 // `engram` adds one by one; `engram-many` through `addMany` in batches of 10,000 (MiniSearch: `addAll`);
 // `engram-many-unguarded` the same with the secret and injection guards off.
 import { execFileSync } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { loadCorpus, percentile } from "./corpus.mjs";
 
 const args = process.argv.slice(2);
@@ -20,7 +23,8 @@ async function worker(lib, path, n, rounds) {
   let wasmBytes = 0;
   const t0 = performance.now();
   if (lib.startsWith("engram")) {
-    const { Engram } = await import("engram-wasm");
+    const pkg = process.env.ENGRAM_BENCH_PKG;
+    const { Engram } = await import(pkg ? pathToFileURL(resolve(pkg, "dist/engram.node.mjs")).href : "engram-wasm");
     // `-unguarded`: secret and injection scanning off, to show what the guards cost (MiniSearch has none).
     const guards = lib.endsWith("-unguarded") ? { secrets: "off", injection: "off" } : undefined;
     const db = await Engram.open({ embedder: null, guards });
@@ -73,12 +77,13 @@ if (args[0] === "--worker") {
   const rows = [];
   for (const n of sizes) {
     for (const lib of opt("--libs", "engram,engram-many,minisearch").split(",")) {
-      const out = execFileSync(process.execPath, ["--expose-gc", self, "--worker", lib, path, String(n), rounds], { encoding: "utf8", maxBuffer: 1 << 24 });
+      const env = { ...process.env, ENGRAM_BENCH_PKG: opt("--pkg", "") };
+      const out = execFileSync(process.execPath, ["--expose-gc", self, "--worker", lib, path, String(n), rounds], { encoding: "utf8", maxBuffer: 1 << 24, env });
       rows.push(JSON.parse(out.trim().split("\n").at(-1)));
     }
   }
   const f = (x, d = 2) => x.toFixed(d);
-  console.log(`node ${process.version}, ${rounds} rounds of ${rows[0].queries / Number(rounds)} queries, limit 10`);
+  console.log(`node ${process.version}, ${rounds} rounds of ${rows[0].queries / Number(rounds)} queries, limit 10, engram-wasm from ${opt("--pkg", "pkg/")}`);
   console.log("| docs | library | build (s) | query p50 (ms) | query p95 (ms) | memory (MiB) | of which wasm (MiB) | hits/query |");
   console.log("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const r of rows) {
