@@ -43,7 +43,7 @@ impl Engram {
     /// ranks alone); `get`, `history`, `recall`'s trails and `includeSuperseded` still show them.
     pub(super) fn replaced_slots(&self, namespace: &str) -> HashSet<DocId> {
         let in_scope = |m: &Memory| m.thread.is_some() && (m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
-        let threaded: Vec<&Memory> = self.tables.table().iter().map(|(_, m)| m).filter(|m| in_scope(m)).collect();
+        let threaded: Vec<&Memory> = self.tables.table().threaded().map(|(_, m)| m).filter(|m| in_scope(m)).collect();
         if threaded.is_empty() {
             return HashSet::new();
         }

@@ -44,7 +44,9 @@ impl Engram {
         let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
         let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
         let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
-        let mut seen: HashSet<DocId> = seeds.iter().map(|h| h.doc).collect();
+        // Slots are not chosen by whoever writes the text: a fast unkeyed hash is safe here, and SipHash was
+        // a visible share of a walk step in wasm (a few hundred inserts per add).
+        let mut seen: HashSet<DocId, foldhash::fast::FixedState> = seeds.iter().map(|h| h.doc).collect();
         let mut frontier: BinaryHeap<Scored> = seeds.iter().map(|h| Scored(h.cosine, h.doc)).collect();
         let mut best: Vec<Scored> = frontier.clone().into_sorted_vec();
         best.reverse();

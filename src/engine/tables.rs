@@ -344,8 +344,8 @@ impl Tables {
 mod tests {
     use super::*;
 
-    /// The link graph after random puts, relinks, removals and restores equals the one read off
-    /// the table from scratch: outgoing = the slots of a memory's existing link ids, incoming = the
+    /// The link graph (and the table's per-slot namespace numbers and threaded set) after random
+    /// puts, relinks, removals and restores equals what is read off the table from scratch: outgoing = the slots of a memory's existing link ids, incoming = the
     /// memories whose links name it, pending = the memories naming an id no memory has.
     #[test]
     fn link_graph_stays_equal_to_the_links_in_the_table() {
@@ -361,7 +361,9 @@ mod tests {
             let links: Vec<String> = (0..next(4)).map(|_| id(next(40))).collect();
             match next(10) {
                 0..=4 => {
-                    let m = Memory { id: id(next(40)), links, ..Memory::default() };
+                    let thread = (next(3) == 0).then(|| "t".to_string());
+                    let namespace = ["default", "work"][next(2) as usize].to_string();
+                    let m = Memory { id: id(next(40)), links, thread, namespace, ..Memory::default() };
                     t.put_memory(m, VectorChange::Keep);
                 }
                 5..=7 => {
@@ -383,7 +385,10 @@ mod tests {
                 v.sort_unstable();
                 v
             };
+            let threaded: Vec<DocId> = table.iter().filter(|(_, m)| m.thread.is_some()).map(|(s, _)| s).collect();
+            assert_eq!(table.threaded().map(|(s, _)| s).collect::<Vec<_>>(), threaded);
             for (slot, m) in table.iter() {
+                assert_eq!(table.namespace_of(slot), table.namespace_number(&m.namespace));
                 let want_out: Vec<DocId> = m.links.iter().filter_map(|l| table.slot_of(l)).collect();
                 assert_eq!(sorted(t.links().outgoing(slot).to_vec()), sorted(want_out), "outgoing of {}", m.id);
                 let want_in: Vec<DocId> = table.iter().flat_map(|(s, o)| o.links.iter().filter(|l| **l == m.id).map(move |_| s)).collect();

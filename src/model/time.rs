@@ -42,7 +42,23 @@ pub fn to_iso(ms: Millis) -> String {
     let rem = ms.rem_euclid(MS_PER_DAY);
     let (y, mo, d) = civil_from_days(days);
     let (h, mi, s, milli) = (rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000);
-    format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}.{milli:03}Z")
+    // Digits written by hand: every memory a call returns renders four times, and the formatting
+    // machinery was a visible share of a large `addMany` in wasm. The clamp keeps the year in 0..=9999.
+    let mut out = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: i64| {
+        for k in (at..at + width).rev() {
+            out[k] = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, y);
+    put(5, 2, mo);
+    put(8, 2, d);
+    put(11, 2, h);
+    put(14, 2, mi);
+    put(17, 2, s);
+    put(20, 3, milli);
+    out.iter().map(|&b| char::from(b)).collect()
 }
 
 fn digits(s: &[u8], what: &str) -> Result<i64> {
@@ -141,6 +157,27 @@ pub fn truncate(text: &str, max_chars: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn iso_digits_match_the_formatter_across_the_range() {
+        let reference = |ms: i64| {
+            let ms = ms.clamp(MIN_MS, MAX_MS);
+            let (y, mo, d) = civil_from_days(ms.div_euclid(MS_PER_DAY));
+            let rem = ms.rem_euclid(MS_PER_DAY);
+            format!("{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}.{:03}Z", rem / 3_600_000, rem / 60_000 % 60, rem / 1000 % 60, rem % 1000)
+        };
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut samples = vec![MIN_MS, MAX_MS, MIN_MS - 1, MAX_MS + 1, i64::MIN, i64::MAX, 0, -1];
+        for _ in 0..20_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            samples.push(MIN_MS + (x % (MAX_MS - MIN_MS) as u64) as i64);
+        }
+        for ms in samples {
+            assert_eq!(to_iso(ms), reference(ms), "{ms}");
+        }
+    }
 
     #[test]
     fn round_trips_known_instants() {

@@ -2,7 +2,7 @@
 //! map per namespace. Slots are never reused, so an index that still mentions a removed slot can only
 //! miss it, never return a different memory in its place.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use super::dedup::{content_hash, normalize};
 use crate::index::DocId;
@@ -21,6 +21,9 @@ pub struct MemoryTable {
     slot_namespace: Vec<u32>,
     /// Namespace → its number; numbers are never reused, namespaces are few.
     namespace_numbers: HashMap<String, u32>,
+    /// Slots of the memories on a thread: what is superseded is derived from them alone on every
+    /// search, which must not read every memory of a large store to find the few threaded ones.
+    threaded: BTreeSet<DocId>,
     /// Slots handed out by `get_mut` since last taken, while persistence wants to know (search
     /// touches access counts in place; those memories must be written again).
     touched: Option<Vec<DocId>>,
@@ -53,6 +56,22 @@ impl MemoryTable {
     /// The number of the namespace of the memory in `slot`; `None` for an empty slot.
     pub fn namespace_of(&self, slot: DocId) -> Option<u32> {
         self.slot_namespace.get(slot as usize).copied().filter(|&n| n != NO_NAMESPACE)
+    }
+
+    /// Live memories on a thread with their slots, in slot order.
+    pub fn threaded(&self) -> impl Iterator<Item = (DocId, &Memory)> {
+        self.threaded.iter().filter_map(|&s| self.get(s).map(|m| (s, m)))
+    }
+
+    /// Keeps the per-slot derived facts (namespace number, on a thread) in step with `memory`
+    /// stored in `slot`, or with the slot emptied (`None`).
+    fn note_slot(&mut self, slot: DocId, memory: Option<&Memory>) {
+        self.set_namespace(slot, memory.map(|m| m.namespace.as_str()));
+        if memory.is_some_and(|m| m.thread.is_some()) {
+            self.threaded.insert(slot);
+        } else {
+            self.threaded.remove(&slot);
+        }
     }
 
     fn set_namespace(&mut self, slot: DocId, namespace: Option<&str>) {
@@ -118,7 +137,7 @@ impl MemoryTable {
     pub fn insert(&mut self, memory: Memory) -> DocId {
         let slot = self.slots.len() as DocId;
         self.by_id.insert(memory.id.clone(), slot);
-        self.set_namespace(slot, Some(&memory.namespace));
+        self.note_slot(slot, Some(&memory));
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
         self.slots.push(Some(memory));
         slot
@@ -130,7 +149,7 @@ impl MemoryTable {
             self.unlink_content(&old, slot);
         }
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
-        self.set_namespace(slot, Some(&memory.namespace));
+        self.note_slot(slot, Some(&memory));
         self.slots[slot as usize] = Some(memory);
     }
 
@@ -143,7 +162,7 @@ impl MemoryTable {
         }
         self.by_id.insert(memory.id.clone(), slot);
         self.by_content.entry(content_key(&memory)).or_default().push(slot);
-        self.set_namespace(slot, Some(&memory.namespace));
+        self.note_slot(slot, Some(&memory));
         self.slots[slot as usize] = Some(memory);
         true
     }
@@ -152,7 +171,7 @@ impl MemoryTable {
         let old = self.slots.get_mut(slot as usize).and_then(Option::take)?;
         self.by_id.remove(&old.id);
         self.unlink_content(&old, slot);
-        self.set_namespace(slot, None);
+        self.note_slot(slot, None);
         Some(old)
     }
 
