@@ -4,6 +4,9 @@
 //! a best-first walk over the links already stored (each memory's own and the reverse ones): every
 //! memory was linked to its nearest earlier ones when it was added, so the links form a proximity
 //! graph that reaches neighbours outside the newest rows while the graph builds lag behind the writes.
+//! The walk follows links by slot (`store::LinkGraph`), filters namespaces by the table's per-slot
+//! number and ranks by int8 estimates, scoring only its final beam exactly: each step reads a few
+//! bytes, which is what keeps its cost from growing once the store outgrows the caches.
 
 use super::Engram;
 use crate::index::DocId;
@@ -44,8 +47,8 @@ impl Engram {
         let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
         let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
         let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
-        // Slots are not chosen by whoever writes the text: a fast unkeyed hash is safe here, and SipHash was
-        // a visible share of a walk step in wasm (a few hundred inserts per add).
+        // Slots are not chosen by whoever writes the text, so a fast unkeyed hash is safe here; SipHash
+        // was a visible share of a walk step in wasm (a few hundred inserts per add).
         let mut seen: HashSet<DocId, foldhash::fast::FixedState> = seeds.iter().map(|h| h.doc).collect();
         let mut frontier: BinaryHeap<Scored> = seeds.iter().map(|h| Scored(h.cosine, h.doc)).collect();
         let mut best: Vec<Scored> = frontier.clone().into_sorted_vec();
