@@ -130,10 +130,10 @@ impl Tables {
     pub fn put_memory(&mut self, m: Memory, vector: VectorChange) -> DocId {
         let slot = match self.table.slot_of(&m.id) {
             Some(slot) => {
-                let old = self.table.get(slot).map(|o| o.links.clone()).unwrap_or_default();
-                if old != m.links {
-                    let table = &self.table;
-                    self.links.relink(slot, &old, &m.links, |id| table.slot_of(id));
+                let table = &self.table;
+                let old = table.get(slot).map_or(&[][..], |o| o.links.as_slice());
+                if old != m.links.as_slice() {
+                    self.links.relink(slot, old, &m.links, |id| table.slot_of(id));
                 }
                 self.table.replace(slot, m);
                 slot
@@ -345,8 +345,9 @@ mod tests {
     use super::*;
 
     /// The link graph (and the table's per-slot namespace numbers and threaded set) after random
-    /// puts, relinks, removals and restores equals what is read off the table from scratch: outgoing = the slots of a memory's existing link ids, incoming = the
-    /// memories whose links name it, pending = the memories naming an id no memory has.
+    /// puts, relinks, removals and restores equals what is read off the table from scratch:
+    /// outgoing = the slots of a memory's existing link ids, incoming = the memories whose links
+    /// name it, pending = the memories naming an id no memory has.
     #[test]
     fn link_graph_stays_equal_to_the_links_in_the_table() {
         let mut t = Tables::default();
