@@ -16,6 +16,7 @@ pub mod evolve;
 pub mod guard;
 pub mod host;
 pub mod index;
+pub mod keyed_hash;
 pub mod lifecycle;
 pub mod llm;
 pub mod model;

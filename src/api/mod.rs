@@ -5,6 +5,7 @@ mod batch;
 mod evolve;
 mod fields;
 mod guards;
+pub mod view;
 
 pub use batch::{parse_add_many, parse_sessions, split_vectors};
 use serde::Serialize;
@@ -16,7 +17,6 @@ pub use guards::{guarded_view, parse_context_options, CONTEXT_FIELDS};
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};
-use crate::model::time::to_iso;
 use crate::model::{DependsOn, Kind, Layer, Memory, Pin, RawEntry, Shape};
 use crate::recall::{Scope, SearchRequest};
 use crate::store::HistoryEvent;
@@ -213,33 +213,33 @@ pub fn parse_namespace_only(v: Option<&Value>, what: &'static str) -> Result<Opt
     }
 }
 
-/// A model record as callers see it, derived from its serde form (the persisted one, already in
-/// camelCase) so that a field added to the model reaches the view with no edit here (a field meant
-/// for storage only would have to be removed here). The `times` fields (milliseconds) become
-/// ISO-8601 strings, and the optional `nullable` fields, which the persisted form skips when unset,
-/// are present as `null`. Fields the model skips when empty (a memory's `derivedFrom`, `links`) stay
-/// absent.
-fn record_view<T: Serialize>(record: &T, times: &[&str], nullable: &[&str]) -> Value {
-    let Ok(Value::Object(mut view)) = serde_json::to_value(record) else { unreachable!("model records serialize to JSON objects") };
-    for key in times {
-        if let Some(ms) = view.get(*key).and_then(Value::as_i64) {
-            view.insert((*key).to_string(), Value::String(to_iso(ms)));
-        }
-    }
-    for key in nullable {
-        view.entry(*key).or_insert(Value::Null);
-    }
-    Value::Object(view)
+/// A model record as callers see it (see [`view`]): derived from its serde form (the persisted one,
+/// already in camelCase) so that a field added to the model reaches the view with no edit here (a
+/// field meant for storage only would have to be removed here). Fields the model skips when empty (a
+/// memory's `derivedFrom`, `links`) stay absent.
+fn record_view<T: Serialize>(record: &T, shape: &view::Shape) -> Value {
+    serde_json::to_value(view::View { record, shape, extra: &[] }).unwrap_or_else(|e| unreachable!("model records serialize to JSON objects: {e}"))
 }
 
 /// A memory as callers see it.
 pub fn memory_view(m: &Memory) -> Value {
-    record_view(m, &["createdAt", "modifiedAt", "lastAccessed", "eventAt"], &["source", "eventAt"])
+    record_view(m, &view::MEMORY)
+}
+
+/// Memories as callers see them, as the text of one JSON array (written directly: no tree).
+pub fn memories_json<'a>(all: impl IntoIterator<Item = &'a Memory>) -> Result<String> {
+    let list: Vec<_> = all.into_iter().map(|m| view::View { record: m, shape: &view::MEMORY, extra: &[] }).collect();
+    json_text(&list)
+}
+
+/// A memory as callers see it, as JSON text.
+pub fn memory_json(m: &Memory) -> Result<String> {
+    json_text(&view::View { record: m, shape: &view::MEMORY, extra: &[] })
 }
 
 /// A raw entry (verbatim turn) as callers see it.
 pub fn raw_view(e: &RawEntry) -> Value {
-    record_view(e, &["date", "createdAt"], &["speaker", "turnId", "date"])
+    record_view(e, &view::RAW)
 }
 
 pub const SESSION_FIELDS: &[&str] = &["id", "namespace", "date", "turns", "allowSecrets"];
@@ -278,10 +278,30 @@ pub fn ingested_view(r: &Ingested) -> Value {
     serde_json::to_value(r).unwrap_or(Value::Null)
 }
 
+/// What `add` returns: the memory as callers see it, and whether it reinforced a stored one.
+struct AddedView<'a>(&'a Added);
+
+impl Serialize for AddedView<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        let extra = [("deduplicated", Value::Bool(self.0.deduplicated))];
+        view::View { record: &self.0.memory, shape: &view::MEMORY, extra: &extra }.serialize(s)
+    }
+}
+
 pub fn added_view(a: &Added) -> Value {
-    let mut v = memory_view(&a.memory);
-    v["deduplicated"] = Value::Bool(a.deduplicated);
-    v
+    serde_json::to_value(AddedView(a)).unwrap_or_else(|e| unreachable!("model records serialize to JSON objects: {e}"))
+}
+
+/// `added_view` of each, as the text of one JSON array: a large `addMany` returns 10,000 of them,
+/// written straight to text.
+pub fn added_list_json(all: &[Added]) -> Result<String> {
+    json_text(&all.iter().map(AddedView).collect::<Vec<_>>())
+}
+
+/// JSON text of a view. Views of model records do not fail to serialize (their maps have string
+/// keys), so a failure is a bug: an `Internal` error, never a panic.
+fn json_text<T: Serialize>(v: &T) -> Result<String> {
+    serde_json::to_string(v).map_err(|e| Error::new(crate::error::ErrorCode::Internal, format!("a result did not serialize: {e}")))
 }
 
 /// `{type: "memory", memory, score}` or `{type: "raw", raw, score}`, plus `explain` and
@@ -301,7 +321,7 @@ pub fn hit_view(h: &Hit) -> Value {
 }
 
 pub fn history_view(e: &HistoryEvent) -> Value {
-    record_view(e, &["at"], &["content", "previousContent"])
+    record_view(e, &view::HISTORY)
 }
 
 /// `{maxTokens, namespace?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000.

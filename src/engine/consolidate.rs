@@ -152,11 +152,16 @@ impl Engram {
 
     /// The memory as the API presents it: importance as it stands now.
     pub fn presented(&self, m: &Memory) -> Memory {
-        let epoch = self.epoch(&m.namespace);
         let mut out = m.clone();
-        out.importance = decay::current_importance(m, epoch);
-        out.lifecycle.decay_epoch = epoch;
+        self.present(&mut out);
         out
+    }
+
+    /// [`Engram::presented`] in place, for a copy the caller already owns.
+    pub fn present(&self, m: &mut Memory) {
+        let epoch = self.epoch(&m.namespace);
+        m.importance = decay::current_importance(m, epoch);
+        m.lifecycle.decay_epoch = epoch;
     }
 
     fn consolidation_namespaces(&self, only: Option<&str>) -> Result<Vec<String>> {

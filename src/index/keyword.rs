@@ -4,6 +4,7 @@
 //! and corrects the document count and total length at once: a removed document is never scored and
 //! no longer moves anyone's IDF or length normalization (no ghosts, no lazy tombstones).
 
+use crate::keyed_hash::KeyedState;
 use std::cell::RefCell;
 use std::collections::HashMap;
 
@@ -26,34 +27,9 @@ struct DocEntry {
     len: u32,
 }
 
-/// Hashes vocabulary terms with foldhash keyed by a per-process seed from the OS: interning is a
-/// lookup per token of every write, where SipHash cost more than the rest of the lookup, and a key
-/// the writer of stored text cannot know keeps crafted collisions out of reach.
-#[derive(Clone, Debug)]
-pub struct TermHasher(foldhash::fast::FixedState);
-
-impl Default for TermHasher {
-    fn default() -> Self {
-        static SEED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
-        let seed = *SEED.get_or_init(|| {
-            let mut b = [0u8; 8];
-            // Without an OS source the table still works; its key is then only less secret.
-            getrandom::getrandom(&mut b).map_or(0x243F_6A88_85A3_08D3, |()| u64::from_le_bytes(b))
-        });
-        TermHasher(foldhash::fast::FixedState::with_seed(seed))
-    }
-}
-
-impl std::hash::BuildHasher for TermHasher {
-    type Hasher = <foldhash::fast::FixedState as std::hash::BuildHasher>::Hasher;
-    fn build_hasher(&self) -> Self::Hasher {
-        self.0.build_hasher()
-    }
-}
-
 #[derive(Default, Debug)]
 pub struct KeywordIndex {
-    term_ids: HashMap<String, TermId, TermHasher>,
+    term_ids: HashMap<String, TermId, KeyedState>,
     /// By term id: (document, term frequency). Order is irrelevant: scores are summed.
     postings: Vec<Vec<(DocId, u32)>>,
     docs: Vec<Option<DocEntry>>,

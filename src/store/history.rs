@@ -87,7 +87,7 @@ impl HistoryEvent {
 #[derive(Default, Debug)]
 pub struct HistoryLog {
     events: Vec<HistoryEvent>,
-    by_memory: HashMap<String, Vec<usize>>,
+    by_memory: HashMap<String, Vec<usize>, crate::keyed_hash::KeyedState>,
 }
 
 impl HistoryLog {

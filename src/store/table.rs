@@ -6,21 +6,22 @@ use std::collections::{BTreeSet, HashMap};
 
 use super::dedup::{content_hash, normalize};
 use crate::index::DocId;
+use crate::keyed_hash::KeyedState;
 use crate::model::Memory;
 
 #[derive(Default, Debug)]
 pub struct MemoryTable {
     slots: Vec<Option<Memory>>,
-    by_id: HashMap<String, DocId>,
-    /// (namespace, content hash) → slots with that normalized content (more than one only on a hash
-    /// collision or after an update made two memories equal).
-    by_content: HashMap<(String, u64), Vec<DocId>>,
+    by_id: HashMap<String, DocId, KeyedState>,
+    /// (namespace number, content hash) → slots with that normalized content (more than one only on
+    /// a hash collision or after an update made two memories equal).
+    by_content: HashMap<(u32, u64), Vec<DocId>, KeyedState>,
     /// The namespace of each slot as a number (`NO_NAMESPACE` for an empty slot): a namespace filter
     /// over many scattered slots (a new memory's link search) reads 4 bytes of one array per slot
     /// instead of the memory and its namespace string, two cache misses that grew with the store.
     slot_namespace: Vec<u32>,
     /// Namespace → its number; numbers are never reused, namespaces are few.
-    namespace_numbers: HashMap<String, u32>,
+    namespace_numbers: HashMap<String, u32, KeyedState>,
     /// Slots of the memories on a thread: what is superseded is derived from them alone on every
     /// search, which must not read every memory of a large store to find the few threaded ones.
     threaded: BTreeSet<DocId>,
@@ -129,7 +130,7 @@ impl MemoryTable {
     /// only the same words).
     pub fn find_duplicate_where(&self, namespace: &str, content: &str, same: impl Fn(&Memory) -> bool) -> Option<DocId> {
         let norm = normalize(content);
-        let key = (namespace.to_string(), content_hash(&norm));
+        let key = (self.namespace_number(namespace)?, content_hash(&norm));
         self.by_content.get(&key)?.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm && same(m)))
     }
 
@@ -138,7 +139,8 @@ impl MemoryTable {
         let slot = self.slots.len() as DocId;
         self.by_id.insert(memory.id.clone(), slot);
         self.note_slot(slot, Some(&memory));
-        self.by_content.entry(content_key(&memory)).or_default().push(slot);
+        let key = self.content_key(&memory);
+        self.by_content.entry(key).or_default().push(slot);
         self.slots.push(Some(memory));
         slot
     }
@@ -148,8 +150,9 @@ impl MemoryTable {
         if let Some(old) = self.slots.get_mut(slot as usize).and_then(Option::take) {
             self.unlink_content(&old, slot);
         }
-        self.by_content.entry(content_key(&memory)).or_default().push(slot);
         self.note_slot(slot, Some(&memory));
+        let key = self.content_key(&memory);
+        self.by_content.entry(key).or_default().push(slot);
         self.slots[slot as usize] = Some(memory);
     }
 
@@ -161,8 +164,9 @@ impl MemoryTable {
             return false;
         }
         self.by_id.insert(memory.id.clone(), slot);
-        self.by_content.entry(content_key(&memory)).or_default().push(slot);
         self.note_slot(slot, Some(&memory));
+        let key = self.content_key(&memory);
+        self.by_content.entry(key).or_default().push(slot);
         self.slots[slot as usize] = Some(memory);
         true
     }
@@ -175,8 +179,13 @@ impl MemoryTable {
         Some(old)
     }
 
+    /// The duplicate map's key of `m`, whose namespace has a number (every stored memory's has).
+    fn content_key(&self, m: &Memory) -> (u32, u64) {
+        (self.namespace_number(&m.namespace).unwrap_or(NO_NAMESPACE), content_hash(&normalize(&m.content)))
+    }
+
     fn unlink_content(&mut self, memory: &Memory, slot: DocId) {
-        let key = content_key(memory);
+        let key = self.content_key(memory);
         if let Some(list) = self.by_content.get_mut(&key) {
             list.retain(|&s| s != slot);
             if list.is_empty() {
@@ -190,8 +199,4 @@ impl MemoryTable {
         *self = MemoryTable::default();
         self.track_touches(tracking);
     }
-}
-
-fn content_key(m: &Memory) -> (String, u64) {
-    (m.namespace.clone(), content_hash(&normalize(&m.content)))
 }

@@ -264,25 +264,24 @@ impl EngramCore {
     pub fn add_many(&self, items: String, vectors: Vec<f32>, dims: Vec<i32>) -> Promise {
         write_promise!(self, |b| async {
             let reqs = api::parse_add_many(&parse(&items, "addMany")?, &vectors, &dims)?;
-            b.mutate(|e| {
-                e.add_many(reqs.clone()).map(|all| {
-                    all.into_iter()
-                        .map(|mut a| {
-                            a.memory = e.presented(&a.memory);
-                            a
-                        })
-                        .collect::<Vec<_>>()
-                })
-            })
-            .await
-            .map(|all| json_js(&Value::Array(all.iter().map(api::added_view).collect())))
+            let present = |e: &Engram, mut all: Vec<crate::engine::Added>| {
+                all.iter_mut().for_each(|a| e.present(&mut a.memory));
+                all
+            };
+            // In memory the write runs once, so the items move into it; a stored write may run again
+            // (another writer took its place) and gets a copy each time.
+            let all = match &mut *b {
+                Backend::Memory(e) => e.add_many(reqs).map(|all| present(e, all))?,
+                Backend::Stored(s) => s.mutate(|e| e.add_many(reqs.clone()).map(|all| present(e, all))).await?,
+            };
+            api::added_list_json(&all).map(|text| JsValue::from_str(&text))
         }
         .await)
     }
 
     pub fn get(&self, id: &str) -> std::result::Result<Option<String>, JsValue> {
         let b = borrow(&self.inner)?;
-        Ok(b.engine().get(id).map(|m| to_json(&api::memory_view(&b.engine().presented(m)))))
+        b.engine().get(id).map(|m| api::memory_json(&b.engine().presented(m))).transpose().map_err(to_js)
     }
 
     #[wasm_bindgen(js_name = getAll)]
@@ -291,7 +290,8 @@ impl EngramCore {
         let (ns, limit, offset) = api::parse_page(opts.as_ref()).map_err(to_js)?;
         let b = borrow(&self.inner)?;
         let items = b.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
-        Ok(to_json(&Value::Array(items.iter().map(|m| api::memory_view(&b.engine().presented(m))).collect())))
+        let presented: Vec<_> = items.iter().map(|m| b.engine().presented(m)).collect();
+        api::memories_json(&presented).map_err(to_js)
     }
 
     pub fn update(&self, id: String, patch: String, embedding: Option<Vec<f32>>) -> Promise {
