@@ -34,39 +34,69 @@ fn is_apostrophe(c: char) -> bool {
 /// Calls `f` with each term of `text`, in text order (repeats kept: they are term frequencies). The
 /// term is lent from one buffer reused for the whole text: indexing interns most terms without
 /// allocating (a `String` per token was the largest share of an add's allocations).
-pub fn for_each_term(text: &str, mut f: impl FnMut(&str)) {
-    let chars: Vec<char> = text.chars().collect();
+pub fn for_each_term(text: &str, f: impl FnMut(&str)) {
+    // ASCII text (most of it) is read as bytes: no buffer of decoded characters, no Unicode tables.
+    if text.is_ascii() {
+        terms_of(text.as_bytes(), f);
+    } else {
+        terms_of(&text.chars().collect::<Vec<char>>(), f);
+    }
+}
+
+/// A character of the text being split: a byte of ASCII text, or a decoded `char`.
+trait Unit: Copy + Into<char> {
+    fn push_lower(self, term: &mut String);
+}
+
+impl Unit for u8 {
+    fn push_lower(self, term: &mut String) {
+        term.push(char::from(self.to_ascii_lowercase()));
+    }
+}
+
+impl Unit for char {
+    fn push_lower(self, term: &mut String) {
+        if self.is_ascii() {
+            term.push(self.to_ascii_lowercase());
+        } else {
+            term.extend(self.to_lowercase());
+        }
+    }
+}
+
+fn terms_of<C: Unit>(chars: &[C], mut f: impl FnMut(&str)) {
+    let word = |c: C| is_word_char(c.into());
     let mut term = String::new();
     let mut i = 0;
     while i < chars.len() {
-        let c = chars[i];
+        let c: char = chars[i].into();
         term.clear();
         if is_cjk(c) {
             let start = i;
-            while i < chars.len() && is_cjk(chars[i]) {
+            while i < chars.len() && is_cjk(chars[i].into()) {
                 i += 1;
             }
             let run = &chars[start..i];
             if run.len() == 1 {
-                term.extend(run[0].to_lowercase());
+                run[0].push_lower(&mut term);
                 f(&term);
             } else {
                 for w in run.windows(2) {
                     term.clear();
-                    term.extend(w);
+                    term.extend(w.iter().map(|&c| -> char { c.into() }));
                     f(&term);
                 }
             }
         } else if is_word_char(c) {
             while i < chars.len() {
                 let c = chars[i];
-                if is_word_char(c) {
-                    term.extend(c.to_lowercase());
+                if word(c) {
+                    c.push_lower(&mut term);
                     i += 1;
-                } else if is_apostrophe(c) && i + 1 < chars.len() && is_word_char(chars[i + 1]) && !term.is_empty() {
+                } else if is_apostrophe(c.into()) && i + 1 < chars.len() && word(chars[i + 1]) && !term.is_empty() {
                     // `'s` at the end of a word is a possessive: drop it; other inner apostrophes vanish.
-                    let s_end = i + 2 >= chars.len() || !is_word_char(chars[i + 2]);
-                    if s_end && matches!(chars[i + 1], 's' | 'S') {
+                    let s_end = i + 2 >= chars.len() || !word(chars[i + 2]);
+                    if s_end && matches!(chars[i + 1].into(), 's' | 'S') {
                         i += 2;
                         break;
                     }
@@ -99,7 +129,31 @@ pub fn tokenize(text: &str) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    use super::tokenize;
+    use super::{terms_of, tokenize};
+
+    #[test]
+    fn ascii_read_as_bytes_splits_as_when_decoded() {
+        let collect = |run: &dyn Fn(&mut dyn FnMut(&str))| {
+            let mut out = Vec::new();
+            run(&mut |t| out.push(t.to_string()));
+            out
+        };
+        let alphabet = b"aZs's' 9_-.\t'Ss";
+        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        for _ in 0..3000 {
+            let text: String = (0..(state % 30) as usize)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    char::from(alphabet[(state % alphabet.len() as u64) as usize])
+                })
+                .collect();
+            let bytes = collect(&|f| terms_of(text.as_bytes(), f));
+            let chars = collect(&|f| terms_of(&text.chars().collect::<Vec<char>>(), f));
+            assert_eq!(bytes, chars, "{text:?}");
+        }
+    }
 
     #[test]
     fn folds_case_keeps_accents_and_numbers() {

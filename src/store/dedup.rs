@@ -63,34 +63,52 @@ fn ascii_classes() -> &'static [Class; 128] {
     CLASSES.get_or_init(|| std::array::from_fn(|b| class_of(char::from(b as u8))))
 }
 
-/// The normalized form two duplicates share.
-pub fn normalize(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
+/// Calls `emit` with each character of the normalized form; false if there is none.
+fn each_normalized(text: &str, mut emit: impl FnMut(char)) -> bool {
+    let mut emitted = false;
     let mut pending_space = false;
     let ascii = ascii_classes();
     for c in text.chars() {
         let class = if c.is_ascii() { ascii[c as usize] } else { class_of(c) };
         match class {
-            Class::Space => pending_space = !out.is_empty(),
+            Class::Space => pending_space = emitted,
             Class::Dropped => {}
             Class::Kept => {
                 if pending_space {
-                    out.push(' ');
+                    emit(' ');
                     pending_space = false;
                 }
+                emitted = true;
                 if c.is_ascii() {
-                    out.push(c.to_ascii_lowercase());
+                    emit(c.to_ascii_lowercase());
                 } else {
-                    out.extend(c.to_lowercase());
+                    c.to_lowercase().for_each(&mut emit);
                 }
             }
         }
     }
-    if out.is_empty() {
+    emitted
+}
+
+/// The normalized form two duplicates share.
+pub fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    if !each_normalized(text, |c| out.push(c)) {
         // Text made only of punctuation: compare it as written rather than letting it all collide.
         return text.trim().to_string();
     }
     out
+}
+
+/// `content_hash(&normalize(text))` without building the normalized text: every write looks its
+/// content up in the duplicate map.
+pub fn normalized_hash(text: &str) -> u64 {
+    let mut h = crate::digest::Fnv1a::default();
+    let mut buf = [0u8; 4];
+    if !each_normalized(text, |c| h.eat(c.encode_utf8(&mut buf).as_bytes())) {
+        return content_hash(text.trim());
+    }
+    h.finish()
 }
 
 /// The dedup key of normalized text.
@@ -101,6 +119,28 @@ pub fn content_hash(normalized: &str) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_streamed_hash_is_the_hash_of_the_normalized_text() {
+        let texts = ["", "   ", "...", " !? ", "Hello,  World!", "I use C++", "Straße “quoted” — ÉTÉ", "İstanbul ǅ", "a\tb\n c", "日本語。テスト"];
+        for t in texts {
+            assert_eq!(normalized_hash(t), content_hash(&normalize(t)), "{t:?}");
+        }
+        // And on generated text mixing every class of character.
+        let alphabet: Vec<char> = "aZ .,'\u{2019}\u{3002}É ß\u{0130}\t!x7\u{1F600}".chars().collect();
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        for _ in 0..2000 {
+            let text: String = (0..(state % 24) as usize)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    alphabet[(state % alphabet.len() as u64) as usize]
+                })
+                .collect();
+            assert_eq!(normalized_hash(&text), content_hash(&normalize(&text)), "{text:?}");
+        }
+    }
 
     #[test]
     fn duplicates_meet_and_different_texts_do_not() {

@@ -4,7 +4,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 
-use super::dedup::{content_hash, normalize};
+use super::dedup::{normalize, normalized_hash};
 use crate::index::DocId;
 use crate::keyed_hash::KeyedState;
 use crate::model::Memory;
@@ -129,9 +129,11 @@ impl MemoryTable {
     /// Like [`MemoryTable::find_duplicate`], among the memories `same` accepts (the same fact, not
     /// only the same words).
     pub fn find_duplicate_where(&self, namespace: &str, content: &str, same: impl Fn(&Memory) -> bool) -> Option<DocId> {
+        let key = (self.namespace_number(namespace)?, normalized_hash(content));
+        let candidates = self.by_content.get(&key)?;
+        // A bucket is nearly always empty or a true duplicate; texts are compared only then.
         let norm = normalize(content);
-        let key = (self.namespace_number(namespace)?, content_hash(&norm));
-        self.by_content.get(&key)?.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm && same(m)))
+        candidates.iter().copied().find(|&s| self.get(s).is_some_and(|m| normalize(&m.content) == norm && same(m)))
     }
 
     /// Stores a new memory in a fresh slot and returns it.
@@ -181,7 +183,7 @@ impl MemoryTable {
 
     /// The duplicate map's key of `m`, whose namespace has a number (every stored memory's has).
     fn content_key(&self, m: &Memory) -> (u32, u64) {
-        (self.namespace_number(&m.namespace).unwrap_or(NO_NAMESPACE), content_hash(&normalize(&m.content)))
+        (self.namespace_number(&m.namespace).unwrap_or(NO_NAMESPACE), normalized_hash(&m.content))
     }
 
     fn unlink_content(&mut self, memory: &Memory, slot: DocId) {
