@@ -71,24 +71,70 @@ fn each_token<'a>(folded: &'a str, mut f: impl FnMut(&'a str)) {
     }
 }
 
+/// The (first, second) byte pairs that start some phrase or stem, one bit each (ASCII pairs only; a
+/// non-ASCII byte maps to no pair, so such a word is always looked up). Most words of a text start
+/// with a pair no entry has: one bit read turns them away before any bucket is scanned.
+struct PairSet(Vec<u64>);
+
+impl PairSet {
+    fn new() -> PairSet {
+        PairSet(vec![0; 128 * 128 / 64])
+    }
+
+    fn bit(first: u8, second: u8) -> Option<usize> {
+        (first.is_ascii() && second.is_ascii()).then(|| usize::from(first) * 128 + usize::from(second))
+    }
+
+    fn add(&mut self, first: u8, second: u8) {
+        if let Some(i) = Self::bit(first, second) {
+            self.0[i / 64] |= 1 << (i % 64);
+        }
+    }
+
+    /// False only when no entry can start with these two bytes.
+    fn may_start(&self, first: u8, second: u8) -> bool {
+        Self::bit(first, second).is_none_or(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
+    }
+}
+
 /// Stems bucketed by first byte (built once): a token is compared only with the stems that begin
 /// with its byte, since every text is checked for them word by word.
-struct Stems(Vec<Vec<&'static str>>);
+struct Stems {
+    buckets: Vec<Vec<&'static str>>,
+    /// The first two bytes of the stems of two bytes or more.
+    pairs: PairSet,
+    /// Stems of one byte (they start every word with that byte).
+    short: [bool; 256],
+}
 
 impl Stems {
     fn new(stems: &[&'static str]) -> Stems {
         let mut buckets = vec![Vec::new(); 256];
+        let (mut pairs, mut short) = (PairSet::new(), [false; 256]);
         for s in stems {
-            buckets[usize::from(s.as_bytes()[0])].push(*s);
+            let b = s.as_bytes();
+            buckets[usize::from(b[0])].push(*s);
+            match b.get(1) {
+                Some(&second) => pairs.add(b[0], second),
+                None => short[usize::from(b[0])] = true,
+            }
         }
-        Stems(buckets)
+        Stems { buckets, pairs, short }
     }
 
     /// Whether one of the stems starts `token` (the second byte compared first: most words share
     /// only the first with a stem).
     fn start(&self, token: &str) -> bool {
         let t = token.as_bytes();
-        t.first().is_some_and(|&b| self.0[usize::from(b)].iter().any(|s| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes())))
+        let Some(&first) = t.first() else { return false };
+        if self.short[usize::from(first)] {
+            return true;
+        }
+        match t.get(1) {
+            Some(&second) if self.pairs.may_start(first, second) => {}
+            _ => return false,
+        }
+        self.buckets[usize::from(first)].iter().any(|s| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes()))
     }
 }
 
@@ -154,6 +200,8 @@ struct Index {
     /// The word phrases of `PHRASE_LISTS` with their list, bucketed by first byte: each word start of
     /// the text is compared only with the phrases that begin with its byte.
     phrases: Vec<Vec<(&'static str, usize)>>,
+    /// The first two bytes of those phrases (a one-byte word's second byte is the space after it).
+    phrase_pairs: PairSet,
     /// The other phrases (punctuation, other scripts), searched as substrings: per list, each with
     /// the set of its bytes (a text lacking one of them cannot hold it).
     substrings: [Vec<(&'static str, ByteSet)>; 4],
@@ -167,18 +215,20 @@ fn index() -> &'static Index {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
         let mut phrases = vec![Vec::new(); 128];
+        let mut phrase_pairs = PairSet::new();
         let mut substrings: [Vec<(&'static str, ByteSet)>; 4] = Default::default();
         for (list, all) in PHRASE_LISTS.iter().enumerate() {
             for p in all.iter() {
                 if is_word_phrase(p) {
                     phrases[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
+                    phrase_pairs.add(p.as_bytes()[0], p.as_bytes().get(1).copied().unwrap_or(b' '));
                 } else {
                     substrings[list].push((*p, ByteSet::of(p.as_bytes())));
                 }
             }
         }
         let ascii_separators = std::array::from_fn(|b| is_separator(char::from(b as u8)));
-        Index { phrases, substrings, ascii_separators, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
+        Index { phrases, phrase_pairs, substrings, ascii_separators, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
     })
 }
 
@@ -200,15 +250,20 @@ impl ByteSet {
     }
 }
 
-/// Which of `PHRASE_LISTS` have a phrase in the text.
-fn phrase_lists(spaced: &str, folded: &str, index: &Index) -> [bool; 4] {
+/// Which of `PHRASE_LISTS` have a phrase in the text; `starts` are the offsets of the words in
+/// `spaced`.
+fn phrase_lists(spaced: &str, starts: &[usize], folded: &str, index: &Index) -> [bool; 4] {
     let mut hit = [false; 4];
     let bytes = ByteSet::of(folded.as_bytes());
     for (list, phrases) in index.substrings.iter().enumerate() {
         hit[list] = phrases.iter().any(|(p, needs)| bytes.holds(needs) && folded.contains(p));
     }
     let b = spaced.as_bytes();
-    for at in (1..b.len()).filter(|&at| b[at - 1] == b' ' && b[at].is_ascii()) {
+    for &at in starts {
+        // `spaced` ends with a space, so a word start has a byte after it.
+        if !b[at].is_ascii() || !index.phrase_pairs.may_start(b[at], b.get(at + 1).copied().unwrap_or(b' ')) {
+            continue;
+        }
         for &(p, list) in &index.phrases[usize::from(b[at])] {
             // The second byte first: most word starts share only the first with a phrase.
             if !hit[list] && b.get(at + 1) == p.as_bytes().get(1) && b[at..].starts_with(p.as_bytes()) && b.get(at + p.len()) == Some(&b' ') {
@@ -344,8 +399,10 @@ pub fn find(text: &str) -> Vec<&'static str> {
     let mut spaced = String::with_capacity(folded.len() + 2);
     spaced.push(' ');
     let mut noun_token = false;
+    let mut starts = Vec::new();
     each_token(&folded, |t| {
         noun_token = noun_token || index.nouns.start(t);
+        starts.push(spaced.len());
         spaced.push_str(t);
         spaced.push(' ');
     });
@@ -361,7 +418,7 @@ pub fn find(text: &str) -> Vec<&'static str> {
     } else {
         folded.as_str().into()
     };
-    let [leak, jailbreak, exfiltration, override_phrase] = phrase_lists(&spaced, &folded, index);
+    let [leak, jailbreak, exfiltration, override_phrase] = phrase_lists(&spaced, &starts, &folded, index);
     // Every other override form needs an instruction noun: most texts have none and stop here.
     let has_noun = noun_token || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
     // The words again, for the checks that look around a word (spaces never occur inside one).
@@ -407,6 +464,49 @@ pub fn find(text: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Words around which the lookups are tried: sharing first bytes with many entries.
+    const FILLERS: &[&str] = &["i", "ig", "ignorance", "p", "pre", "a", "the", "x", "é", "ñu", "дa", "指"];
+
+    #[test]
+    fn pair_lookups_turn_away_only_what_cannot_match() {
+        let index = index();
+        let naive_stem = |stems: &[&str], t: &str| stems.iter().any(|s| t.starts_with(s));
+        for (stems, fast) in [(OVERRIDE_VERBS, &index.verbs), (INSTRUCTION_NOUNS, &index.nouns)] {
+            let mut tokens: Vec<String> = FILLERS.iter().map(|f| f.to_string()).collect();
+            for s in stems {
+                let cut = s.char_indices().nth(1).map_or(s.len(), |(i, _)| i);
+                tokens.extend([s.to_string(), format!("{s}ing"), s[..cut].to_string(), format!("{}x", &s[..cut])]);
+            }
+            for t in &tokens {
+                assert_eq!(fast.start(t), naive_stem(stems, t), "{t:?}");
+            }
+        }
+        // Phrases: each word phrase in short texts, whole, cut and among fillers, against a search
+        // for every phrase of every list.
+        let naive = |spaced: &str, folded: &str| -> [bool; 4] {
+            std::array::from_fn(|list| PHRASE_LISTS[list].iter().any(|p| if is_word_phrase(p) { contains_words(spaced, p) } else { folded.contains(p) }))
+        };
+        let mut checked = 0;
+        for p in PHRASE_LISTS.iter().flat_map(|l| l.iter()) {
+            let cut = &p[..p.char_indices().nth(p.chars().count() / 2).map_or(p.len(), |(i, _)| i)];
+            for f in FILLERS {
+                for text in [p.to_string(), format!("{f} {p}"), format!("{p} {f}"), format!("{f} {cut}"), format!("{cut}{f} {p}s")] {
+                    let folded = fold(&text);
+                    let mut spaced = String::from(" ");
+                    let mut starts = Vec::new();
+                    each_token(&folded, |t| {
+                        starts.push(spaced.len());
+                        spaced.push_str(t);
+                        spaced.push(' ');
+                    });
+                    assert_eq!(phrase_lists(&spaced, &starts, &folded, index), naive(&spaced, &folded), "{text:?}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
 
     #[test]
     fn overrides_in_several_languages() {

@@ -224,8 +224,15 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
     // trigger: this runs on every write), substring search for the others only in non-ASCII text.
     let hb = hay.as_bytes();
     let mut hits: Vec<(usize, &str)> = Vec::new();
-    for pos in (0..hb.len()).filter(|&p| TRIGGER_STARTS[usize::from(hb[p])] && (p == 0 || !hb[p - 1].is_ascii_alphanumeric())) {
-        let first = hb[pos].to_ascii_lowercase();
+    // One pass carrying whether the previous byte continues a word (this runs over every byte).
+    let mut after_word = false;
+    for (pos, &b) in hb.iter().enumerate() {
+        let starts = !after_word && TRIGGER_STARTS[usize::from(b)];
+        after_word = b.is_ascii_alphanumeric();
+        if !starts {
+            continue;
+        }
+        let first = b.to_ascii_lowercase();
         hits.extend(
             TRIGGERS
                 .iter()
