@@ -133,7 +133,8 @@ mod tests {
 
     #[test]
     fn ascii_read_as_bytes_splits_as_when_decoded() {
-        let collect = |run: &dyn Fn(&mut dyn FnMut(&str))| {
+        type Splitter<'a> = &'a dyn Fn(&mut dyn FnMut(&str));
+        let collect = |run: Splitter| {
             let mut out = Vec::new();
             run(&mut |t| out.push(t.to_string()));
             out
