@@ -137,6 +137,9 @@ impl Default for VectorIndex {
 
 const NO_POINT: u32 = u32::MAX;
 
+/// Rows a bounded scan reads the int8 codes of, picked from the scanned rows by their signs.
+const SIGN_KEEP: usize = 384;
+
 impl VectorIndex {
     pub fn new() -> Self {
         Self::default()
@@ -534,8 +537,21 @@ impl VectorIndex {
         let scan_q = ScanQuery::new(&q);
         let pool = limit * 4 + 32;
         let mut delta_best = Best::new(pool);
-        for (d, c, s) in self.delta.newest(bounded.unwrap_or(usize::MAX)) {
-            delta_best.offer(d, scan_q.cosine(s, c), &accept);
+        match bounded {
+            // A bounded scan of many rows reads their signs first and the codes of the closest few.
+            Some(rows) if rows.min(self.delta.len()) > SIGN_KEEP * 2 => {
+                let mut signs = vec![0u64; delta::sign_words(q.q.len())];
+                delta::signs_into(&q.q, &mut signs);
+                for row in self.delta.newest_by_signs(rows, &signs, SIGN_KEEP, &accept) {
+                    let (c, s) = self.delta.row(row);
+                    delta_best.offer(self.delta.doc(row), scan_q.cosine(s, c), &|_| true);
+                }
+            }
+            _ => {
+                for (d, c, s) in self.delta.newest(bounded.unwrap_or(usize::MAX)) {
+                    delta_best.offer(d, scan_q.cosine(s, c), &accept);
+                }
+            }
         }
         let mut candidates = delta_best.into_vec();
         for (si, seg) in self.segments.iter().enumerate() {
