@@ -10,8 +10,8 @@
 // not change mid-write, and an overlapping call fails `try_borrow_mut` with a typed error instead.
 #![allow(clippy::await_holding_refcell_ref)]
 
-#[cfg(feature = "embedder")]
 mod alloc;
+#[cfg(feature = "embedder")]
 mod embedder;
 mod error;
 mod fault;
