@@ -42,7 +42,7 @@ struct Rewrite<'a, S> {
 }
 
 /// The rewriting field writer; `seen` notes which `nullable` fields the record wrote itself.
-pub struct Fields<'a, S> {
+struct Fields<'a, S> {
     inner: S,
     shape: &'a Shape,
     extra: &'a [(&'static str, Value)],

@@ -289,9 +289,9 @@ impl EngramCore {
         let opts = parse_opt(options, "getAll options").map_err(to_js)?;
         let (ns, limit, offset) = api::parse_page(opts.as_ref()).map_err(to_js)?;
         let b = borrow(&self.inner)?;
-        let items = b.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
-        let presented: Vec<_> = items.iter().map(|m| b.engine().presented(m)).collect();
-        api::memories_json(&presented).map_err(to_js)
+        let mut items = b.engine().get_all(ns.as_deref(), limit, offset).map_err(to_js)?;
+        items.iter_mut().for_each(|m| b.engine().present(m));
+        api::memories_json(&items).map_err(to_js)
     }
 
     pub fn update(&self, id: String, patch: String, embedding: Option<Vec<f32>>) -> Promise {
