@@ -23,6 +23,8 @@ pub mod model;
 pub mod persist;
 pub mod recall;
 pub mod store;
+#[cfg(test)]
+mod test_rng;
 
 #[cfg(feature = "embedder")]
 pub mod embed;

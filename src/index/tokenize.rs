@@ -139,17 +139,10 @@ mod tests {
             run(&mut |t| out.push(t.to_string()));
             out
         };
-        let alphabet = b"aZs's' 9_-.\t'Ss";
-        let mut state = 0x2545_F491_4F6C_DD1Du64;
+        let alphabet: Vec<char> = "aZs's' 9_-.\t'Ss".chars().collect();
+        let mut rng = crate::test_rng::Rng::new(0x2545_F491_4F6C_DD1D);
         for _ in 0..3000 {
-            let text: String = (0..(state % 30) as usize)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    char::from(alphabet[(state % alphabet.len() as u64) as usize])
-                })
-                .collect();
+            let text = rng.text(&alphabet, 29);
             let bytes = collect(&|f| terms_of(text.as_bytes(), f));
             let chars = collect(&|f| terms_of(&text.chars().collect::<Vec<char>>(), f));
             assert_eq!(bytes, chars, "{text:?}");

@@ -128,16 +128,9 @@ mod tests {
         }
         // And on generated text mixing every class of character.
         let alphabet: Vec<char> = "aZ .,'\u{2019}\u{3002}É ß\u{0130}\t!x7\u{1F600}".chars().collect();
-        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut rng = crate::test_rng::Rng::new(0x9E37_79B9_7F4A_7C15);
         for _ in 0..2000 {
-            let text: String = (0..(state % 24) as usize)
-                .map(|_| {
-                    state ^= state << 13;
-                    state ^= state >> 7;
-                    state ^= state << 17;
-                    alphabet[(state % alphabet.len() as u64) as usize]
-                })
-                .collect();
+            let text = rng.text(&alphabet, 23);
             assert_eq!(normalized_hash(&text), content_hash(&normalize(&text)), "{text:?}");
         }
     }

@@ -152,20 +152,7 @@ impl Delta {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn unit(seed: u64, dims: usize) -> Vec<f32> {
-        let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-        let v: Vec<f32> = (0..dims)
-            .map(|_| {
-                s ^= s << 13;
-                s ^= s >> 7;
-                s ^= s << 17;
-                (s % 2001) as f32 / 1000.0 - 1.0
-            })
-            .collect();
-        let n = v.iter().map(|x| x * x).sum::<f32>().sqrt();
-        v.into_iter().map(|x| x / n).collect()
-    }
+    use crate::index::vector::tests::vectors;
 
     /// Every row's signs are those of its code, through pushes, rewrites and removals.
     fn check_signs(d: &Delta) {
@@ -181,13 +168,14 @@ mod tests {
     #[test]
     fn signs_follow_the_rows() {
         let dims = 100;
+        let vs = vectors(43, dims, 5);
         let mut d = Delta::new(dims);
-        for i in 0..40 {
-            d.push(i, &unit(u64::from(i), dims));
+        for (i, v) in vs[..40].iter().enumerate() {
+            d.push(i as DocId, v);
         }
-        let q = crate::index::vector::quantize::Code::new(&unit(999, dims));
+        let q = crate::index::vector::quantize::Code::new(&vs[40]);
         d.push_code(40, &q.q, q.scale);
-        d.set(3, &unit(77, dims));
+        d.set(3, &vs[41]);
         for row in [0, 17, 38, 5] {
             d.swap_remove(row);
         }
@@ -197,12 +185,13 @@ mod tests {
     #[test]
     fn sign_ranking_keeps_the_closest_accepted_rows() {
         let dims = 384;
+        let vs = vectors(501, dims, 9);
         let mut d = Delta::new(dims);
-        for i in 0..500 {
-            d.push(i, &unit(u64::from(i), dims));
+        for (i, v) in vs[..500].iter().enumerate() {
+            d.push(i as DocId, v);
         }
-        // A query next to row 250's vector (a little noise): it must rank first, and the filter holds.
-        let near: Vec<f32> = unit(250, dims).iter().zip(unit(7777, dims)).map(|(a, b)| a + 0.2 * b).collect();
+        // A query next to row 250's vector (a little noise): it must be kept, and the filter holds.
+        let near: Vec<f32> = vs[250].iter().zip(&vs[500]).map(|(a, b)| a + 0.2 * b).collect();
         let mut signs = vec![0; sign_words(dims)];
         let code = crate::index::vector::quantize::Code::new(&near);
         signs_into(&code.q, &mut signs);

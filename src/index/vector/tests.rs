@@ -6,7 +6,7 @@ fn unit(v: Vec<f32>) -> Vec<f32> {
 }
 
 /// Small deterministic pseudo-random unit vectors (xorshift), enough for unit tests.
-fn vectors(n: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
+pub(super) fn vectors(n: usize, dims: usize, seed: u64) -> Vec<Vec<f32>> {
     let mut s = seed | 1;
     let mut next = move || {
         s ^= s << 13;
