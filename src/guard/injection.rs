@@ -6,6 +6,7 @@
 //! slip through. Preferences addressed to the agent ("answer in French from now on") are ordinary
 //! memories and are not flagged.
 
+use super::lookup::{by_first_byte, PairSet};
 use super::phrases::*;
 use super::unicode::{self, Invisible};
 
@@ -71,36 +72,10 @@ fn each_token<'a>(folded: &'a str, mut f: impl FnMut(&'a str)) {
     }
 }
 
-/// The (first, second) byte pairs that start some phrase or stem, one bit each (ASCII pairs only; a
-/// non-ASCII byte maps to no pair, so such a word is always looked up). Most words of a text start
-/// with a pair no entry has: one bit read turns them away before any bucket is scanned.
-struct PairSet(Vec<u64>);
-
-impl PairSet {
-    fn new() -> PairSet {
-        PairSet(vec![0; 128 * 128 / 64])
-    }
-
-    fn bit(first: u8, second: u8) -> Option<usize> {
-        (first.is_ascii() && second.is_ascii()).then(|| usize::from(first) * 128 + usize::from(second))
-    }
-
-    fn add(&mut self, first: u8, second: u8) {
-        if let Some(i) = Self::bit(first, second) {
-            self.0[i / 64] |= 1 << (i % 64);
-        }
-    }
-
-    /// False only when no entry can start with these two bytes.
-    fn may_start(&self, first: u8, second: u8) -> bool {
-        Self::bit(first, second).is_none_or(|i| self.0[i / 64] & (1 << (i % 64)) != 0)
-    }
-}
-
 /// Stems bucketed by first byte (built once): a token is compared only with the stems that begin
 /// with its byte, since every text is checked for them word by word.
 struct Stems {
-    buckets: Vec<Vec<&'static str>>,
+    buckets: Vec<Vec<(&'static str, ())>>,
     /// The first two bytes of the stems of two bytes or more.
     pairs: PairSet,
     /// Stems of one byte (they start every word with that byte).
@@ -109,17 +84,15 @@ struct Stems {
 
 impl Stems {
     fn new(stems: &[&'static str]) -> Stems {
-        let mut buckets = vec![Vec::new(); 256];
         let (mut pairs, mut short) = (PairSet::new(), [false; 256]);
         for s in stems {
             let b = s.as_bytes();
-            buckets[usize::from(b[0])].push(*s);
             match b.get(1) {
                 Some(&second) => pairs.add(b[0], second),
                 None => short[usize::from(b[0])] = true,
             }
         }
-        Stems { buckets, pairs, short }
+        Stems { buckets: by_first_byte(stems.iter().map(|s| (*s, ()))), pairs, short }
     }
 
     /// Whether one of the stems starts `token` (the second byte compared first: most words share
@@ -134,7 +107,7 @@ impl Stems {
             Some(&second) if self.pairs.may_start(first, second) => {}
             _ => return false,
         }
-        self.buckets[usize::from(first)].iter().any(|s| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes()))
+        self.buckets[usize::from(first)].iter().any(|(s, _)| t.get(1) == s.as_bytes().get(1) && t.starts_with(s.as_bytes()))
     }
 }
 
@@ -214,19 +187,19 @@ struct Index {
 fn index() -> &'static Index {
     static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
     INDEX.get_or_init(|| {
-        let mut phrases = vec![Vec::new(); 128];
         let mut phrase_pairs = PairSet::new();
         let mut substrings: [Vec<(&'static str, ByteSet)>; 4] = Default::default();
         for (list, all) in PHRASE_LISTS.iter().enumerate() {
             for p in all.iter() {
                 if is_word_phrase(p) {
-                    phrases[usize::from(p.as_bytes()[0] & 0x7f)].push((*p, list));
                     phrase_pairs.add(p.as_bytes()[0], p.as_bytes().get(1).copied().unwrap_or(b' '));
                 } else {
                     substrings[list].push((*p, ByteSet::of(p.as_bytes())));
                 }
             }
         }
+        let words = PHRASE_LISTS.iter().enumerate().flat_map(|(list, all)| all.iter().filter(|p| is_word_phrase(p)).map(move |p| (*p, list)));
+        let phrases = by_first_byte(words);
         let ascii_separators = std::array::from_fn(|b| is_separator(char::from(b as u8)));
         Index { phrases, phrase_pairs, substrings, ascii_separators, verbs: Stems::new(OVERRIDE_VERBS), nouns: Stems::new(INSTRUCTION_NOUNS) }
     })

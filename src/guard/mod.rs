@@ -13,6 +13,7 @@ pub mod cards;
 pub mod entropy;
 pub mod iban;
 pub mod injection;
+mod lookup;
 pub mod options;
 pub mod password;
 pub mod phrases;

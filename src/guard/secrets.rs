@@ -3,6 +3,7 @@
 //! nothing here can panic on any input (all slicing is at ASCII positions found in the text).
 
 use super::entropy::{is_placeholder, looks_random};
+use super::lookup::by_first_byte;
 use super::Finding;
 
 #[derive(Clone, Copy)]
@@ -95,17 +96,6 @@ const RULES: &[Rule] = &[
     rule("AKIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
     rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
 ];
-
-/// `items` bucketed by the first byte of their word, in list order within each bucket (built once):
-/// a position is compared only with the entries that begin with its byte, and most positions of
-/// ordinary text begin none.
-fn by_first_byte<T: Copy>(items: impl Iterator<Item = (&'static str, T)>) -> Vec<Vec<(&'static str, T)>> {
-    let mut buckets = vec![Vec::new(); 256];
-    for (word, item) in items {
-        buckets[usize::from(word.as_bytes()[0])].push((word, item));
-    }
-    buckets
-}
 
 fn rules_by_first_byte() -> &'static [Vec<(&'static str, &'static Rule)>] {
     static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, &'static Rule)>>> = std::sync::OnceLock::new();
