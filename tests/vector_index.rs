@@ -11,14 +11,13 @@ use engram::index::{BuildOptions, BuiltGraph, DocId, VectorIndex, VectorOptions}
 use std::collections::BTreeMap;
 use vectors::*;
 
-/// Default build options, but cheaper links in debug builds (where instant-distance is slow); the
-/// ignored large runs use an optimized profile and the real defaults.
+/// Default build options, but always a graph, with cheaper links in debug builds (where
+/// instant-distance is slow); the ignored large runs use an optimized profile and the real defaults.
 fn test_build_options() -> BuildOptions {
-    if cfg!(debug_assertions) {
-        BuildOptions { ef_construction: 32, always_graph: true, ..BuildOptions::default() }
-    } else {
-        BuildOptions::default()
-    }
+    // The graph is what these tests check, so it is built even where calibration would keep the
+    // scan (small or uniform sets).
+    let ef_construction = if cfg!(debug_assertions) { 32 } else { BuildOptions::default().ef_construction };
+    BuildOptions { ef_construction, always_graph: true, ..BuildOptions::default() }
 }
 
 fn first_graph(ix: &VectorIndex) -> Option<&BuiltGraph> {
@@ -26,7 +25,11 @@ fn first_graph(ix: &VectorIndex) -> Option<&BuiltGraph> {
 }
 
 fn index_with(data: &[(u32, Vec<f32>)], graph_min: usize) -> VectorIndex {
-    let mut ix = VectorIndex::with_options(VectorOptions { graph_min, build: test_build_options(), ..VectorOptions::default() });
+    index_built_with(data, graph_min, test_build_options())
+}
+
+fn index_built_with(data: &[(u32, Vec<f32>)], graph_min: usize, build: BuildOptions) -> VectorIndex {
+    let mut ix = VectorIndex::with_options(VectorOptions { graph_min, build, ..VectorOptions::default() });
     for (d, v) in data {
         ix.insert(*d, v.clone());
     }
@@ -246,7 +249,7 @@ fn large_recall(n: usize) {
         ),
     ] {
         let data = labelled(data);
-        let mut ix = index_with(&data, 1);
+        let mut ix = index_built_with(&data, 1, BuildOptions::default());
         let t = std::time::Instant::now();
         ix.rebuild();
         let build = t.elapsed();

@@ -12,11 +12,14 @@ use super::Engram;
 use crate::index::DocId;
 use crate::model::validate;
 use crate::recall::{LINKS_MAX, LINK_MIN_COSINE, LINK_SCAN_ROWS};
-use std::collections::{BinaryHeap, HashSet};
+use std::collections::BinaryHeap;
 
 /// Memories the walk scores at most: 384 found the same share of exact links on the 100k bench
 /// (0.733 against 0.730) for more work.
 pub const LINK_WALK_MAX: usize = 128;
+/// The beam's best (by estimate) scored exactly for the links: estimates are within ~1e-3 of the
+/// cosine, so a link beyond these would have to tie the third within that margin.
+const EXACT_SCORED: usize = 2 * LINKS_MAX;
 /// Best candidates the walk keeps expanding from (its beam).
 const LINK_BEAM: usize = 16;
 /// Reverse links followed per memory (the newest): an early memory of a topic is linked from many
@@ -40,21 +43,23 @@ impl Ord for Scored {
 
 impl Engram {
     /// Ids of the closest existing memories (namespace or default) for a new memory's links.
-    pub(super) fn nearest_for_links(&self, v: &[f32], namespace: &str) -> Vec<String> {
-        let table = self.tables.table();
-        let vectors = self.tables.vectors();
-        let links = self.tables.links();
+    pub(super) fn nearest_for_links(&mut self, v: &[f32], namespace: &str) -> Vec<String> {
+        let Engram { tables, link_walk, .. } = self;
+        let table = tables.table();
+        let vectors = tables.vectors();
+        let links = tables.links();
         let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
         let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
         let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
-        // Slots are not chosen by whoever writes the text, so a fast unkeyed hash is safe here; SipHash
-        // was a visible share of a walk step in wasm (a few hundred inserts per add).
-        let mut seen: HashSet<DocId, foldhash::fast::FixedState> = seeds.iter().map(|h| h.doc).collect();
+        let mut seen = link_walk.start();
+        for h in &seeds {
+            seen.insert(h.doc);
+        }
         let mut frontier: BinaryHeap<Scored> = seeds.iter().map(|h| Scored(h.cosine, h.doc)).collect();
         let mut best: Vec<Scored> = frontier.clone().into_sorted_vec();
         best.reverse();
         let Some(estimator) = vectors.estimator(v) else { return Vec::new() };
-        let mut scored = seen.len();
+        let mut scored = seeds.len();
         while let Some(Scored(cos, slot)) = frontier.pop() {
             // Stop once the beam is full and nothing left to expand can enter it, or the work is spent.
             if scored >= LINK_WALK_MAX || best.len() >= LINK_BEAM && best.last().is_some_and(|w| cos < w.0) {
@@ -71,6 +76,11 @@ impl Engram {
                 let Some(c) = estimator.estimate(next) else { continue };
                 scored += 1;
                 let s = Scored(c, next);
+                // One that cannot enter the beam now never will (its floor only rises): expanding it
+                // would end the walk, so it is not queued at all.
+                if best.len() >= LINK_BEAM && best.last().is_some_and(|w| s < *w) {
+                    continue;
+                }
                 frontier.push(s);
                 let at = best.partition_point(|b| *b > s);
                 best.insert(at, s);
@@ -78,8 +88,45 @@ impl Engram {
             }
         }
         // The walk ranked by estimates; the beam's few are scored exactly for the threshold and order.
-        let mut exact: Vec<Scored> = best.into_iter().filter_map(|s| vectors.similarity(s.1, v).map(|c| Scored(c, s.1))).collect();
+        let mut exact: Vec<Scored> = best.into_iter().take(EXACT_SCORED).filter_map(|s| vectors.similarity(s.1, v).map(|c| Scored(c, s.1))).collect();
         exact.sort_unstable_by(|a, b| b.cmp(a));
         exact.into_iter().filter(|s| s.0 >= LINK_MIN_COSINE).take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|m| m.id.clone())).collect()
+    }
+}
+
+/// Which slots one walk has met: a stamp per slot, reused from walk to walk (a new walk only moves
+/// the stamp on), so that marking a slot is one store instead of a hash-set insert per neighbour.
+#[derive(Debug, Default)]
+pub(super) struct WalkScratch {
+    stamps: Vec<u32>,
+    walk: u32,
+}
+
+/// The slots met by the walk in progress.
+pub(super) struct Seen<'a> {
+    stamps: &'a mut Vec<u32>,
+    walk: u32,
+}
+
+impl WalkScratch {
+    fn start(&mut self) -> Seen<'_> {
+        self.walk = self.walk.wrapping_add(1);
+        if self.walk == 0 {
+            // Stamps of 2^32 walks ago would read as met: start over once in that many walks.
+            self.stamps.fill(0);
+            self.walk = 1;
+        }
+        Seen { stamps: &mut self.stamps, walk: self.walk }
+    }
+}
+
+impl Seen<'_> {
+    /// Marks `slot`; false if this walk had met it already.
+    fn insert(&mut self, slot: DocId) -> bool {
+        let i = slot as usize;
+        if i >= self.stamps.len() {
+            self.stamps.resize((i + 1).next_power_of_two(), 0);
+        }
+        std::mem::replace(&mut self.stamps[i], self.walk) != self.walk
     }
 }

@@ -168,6 +168,8 @@ pub struct Engram {
     /// LLM calls applied since this engine was created (not persisted).
     llm_usage: crate::llm::LlmUsage,
     guards: crate::guard::GuardOptions,
+    /// Scratch of the link walk (which slots it has met), kept between adds.
+    link_walk: links::WalkScratch,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -186,6 +188,7 @@ impl Engram {
             journal: None,
             llm_usage: crate::llm::LlmUsage::default(),
             guards: options.guards,
+            link_walk: links::WalkScratch::default(),
         }
     }
 

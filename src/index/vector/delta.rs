@@ -122,18 +122,44 @@ impl Delta {
     pub fn newest_by_signs(&self, n: usize, query: &[u64], keep: usize, accept: impl Fn(DocId) -> bool) -> Vec<u32> {
         let w = sign_words(self.dims);
         let start = self.len().saturating_sub(n);
-        let mut near: Vec<(u32, u32)> = Vec::with_capacity(self.len() - start);
-        for (r, (signs, &doc)) in self.signs[start * w..].chunks_exact(w.max(1)).zip(&self.docs[start..]).enumerate() {
-            if accept(doc) {
+        // Distances are small integers (0..=dims): a count per distance finds the cut-off in two
+        // passes, where selecting among (distance, row) pairs cost a sort's comparisons and branches.
+        const REFUSED: u32 = u32::MAX;
+        let mut counts = vec![0u32; self.dims + 1];
+        let distances: Vec<u32> = self.signs[start * w..]
+            .chunks_exact(w.max(1))
+            .zip(&self.docs[start..])
+            .map(|(signs, &doc)| {
+                if !accept(doc) {
+                    return REFUSED;
+                }
                 let d: u32 = signs.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum();
-                near.push((d, u32::MAX - (start + r) as u32));
+                counts[d as usize] += 1;
+                d
+            })
+            .collect();
+        // The smallest distance `cut` with at least `keep` rows at or below it.
+        let mut below = 0u32;
+        let cut = counts.iter().position(|&c| {
+            below += c;
+            below as usize >= keep
+        });
+        let Some(cut) = cut else {
+            return distances.iter().enumerate().filter(|(_, &d)| d != REFUSED).map(|(r, _)| (start + r) as u32).collect();
+        };
+        let cut = cut as u32;
+        // Every row closer than the cut, then rows at the cut from the newest until `keep` are taken.
+        let mut at_cut = keep - (below - counts[cut as usize]) as usize;
+        let mut rows = Vec::with_capacity(keep);
+        for (r, &d) in distances.iter().enumerate().rev() {
+            if d < cut {
+                rows.push((start + r) as u32);
+            } else if d == cut && at_cut > 0 {
+                at_cut -= 1;
+                rows.push((start + r) as u32);
             }
         }
-        if near.len() > keep {
-            near.select_nth_unstable(keep);
-            near.truncate(keep);
-        }
-        near.into_iter().map(|(_, r)| u32::MAX - r).collect()
+        rows
     }
 
     /// Drops growth slack after a bulk move (an install), when the tier is not about to grow.
@@ -180,6 +206,33 @@ mod tests {
             d.swap_remove(row);
         }
         check_signs(&d);
+    }
+
+    #[test]
+    fn sign_ranking_equals_a_sort_by_distance_then_newest() {
+        // Few dimensions make many rows tie at the cut, where "newer first" decides.
+        for (dims, n, keep) in [(8, 300, 40), (64, 500, 100), (384, 900, 384), (16, 50, 80)] {
+            let vs = vectors(n + 1, dims, dims as u64);
+            let mut d = Delta::new(dims);
+            for (i, v) in vs[..n].iter().enumerate() {
+                d.push(i as DocId, v);
+            }
+            let mut query = vec![0; sign_words(dims)];
+            signs_into(&crate::index::vector::quantize::Code::new(&vs[n]).q, &mut query);
+            let accept = |doc: DocId| doc % 3 != 1;
+            let window = n * 2 / 3;
+            let mut got = d.newest_by_signs(window, &query, keep, accept);
+            got.sort_unstable();
+            let w = sign_words(dims);
+            let mut all: Vec<(u32, std::cmp::Reverse<u32>)> = (n - window..n)
+                .filter(|&r| accept(d.doc(r as u32)))
+                .map(|r| (d.signs[r * w..(r + 1) * w].iter().zip(&query).map(|(a, b)| (a ^ b).count_ones()).sum(), std::cmp::Reverse(r as u32)))
+                .collect();
+            all.sort_unstable();
+            let mut want: Vec<u32> = all.iter().take(keep).map(|&(_, std::cmp::Reverse(r))| r).collect();
+            want.sort_unstable();
+            assert_eq!(got, want, "dims {dims}, n {n}, keep {keep}");
+        }
     }
 
     #[test]

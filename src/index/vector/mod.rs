@@ -522,7 +522,8 @@ impl VectorIndex {
     /// asked through its graph alone (no exact fallback for filters or tombstones). Vectors older
     /// than that window and not yet in a segment are not candidates. For callers that want good
     /// neighbours cheaply rather than the exact ones (a new memory's links), so that their cost stays
-    /// flat however far the builds lag behind the writes.
+    /// flat however far the builds lag behind the writes. Hits carry the int8 estimate (within ~1e-3
+    /// of the cosine), not the exact value: a caller that needs it scores its few final picks itself.
     pub fn search_bounded(&self, query: &[f32], limit: usize, delta_rows: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
         self.search_tiers(query, limit, Some(delta_rows), accept)
     }
@@ -584,7 +585,12 @@ impl VectorIndex {
         }
         // Estimates are within ~1e-3 of the exact cosine: only the best of them are worth rescoring.
         let candidates = if self.segments.is_empty() { candidates } else { best(candidates.into_iter(), pool) };
-        let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
+        // A bounded search keeps the estimates: reading each candidate's f32 copy (24 cache lines,
+        // scattered through a store that has outgrown the caches) was a cost that grew with the store.
+        let hits = match bounded {
+            Some(_) => candidates.into_iter().map(|(doc, estimate)| VectorHit { doc, cosine: estimate }).collect(),
+            None => candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect(),
+        };
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
 
