@@ -124,9 +124,7 @@ for (let k = 0; k < SAMPLE; k++) {
   const i = first + Math.floor((k * (N - first)) / SAMPLE);
   const best = [];
   for (let j = 0; j < i; j++) {
-    let dot = 0;
-    const [a, b] = [vectors.at(i), vectors.at(j)];
-    for (let d = 0; d < DIMS; d++) dot += a[d] * b[d];
+    const dot = dotOf(vectors.at(i), vectors.at(j));
     if (dot >= LINK_MIN) best.push([j, dot]);
   }
   best.sort((a, b) => b[1] - a[1]);

@@ -60,7 +60,7 @@ fn main() {
     let (mut found, mut exact, mut found_cos, mut exact_cos) = (0, 0, 0f64, 0f64);
     for k in 0..sample {
         let i = first + k * (n - first) / sample.max(1);
-        let mut best: Vec<(usize, f32)> = (0..i).map(|j| (j, data[i].iter().zip(&data[j]).map(|(a, b)| a * b).sum::<f32>())).filter(|&(_, c)| c >= LINK_MIN).collect();
+        let mut best: Vec<(usize, f32)> = (0..i).map(|j| (j, cosine(i, j))).filter(|&(_, c)| c >= LINK_MIN).collect();
         best.sort_by(|a, b| b.1.total_cmp(&a.1));
         let truth: Vec<&String> = best.iter().take(3).map(|&(j, _)| &ids[j]).collect();
         exact += truth.len();

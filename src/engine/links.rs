@@ -51,18 +51,20 @@ impl Engram {
         let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
         let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
         let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
-        let mut seen = link_walk.start();
+        link_walk.start();
         for h in &seeds {
-            seen.insert(h.doc);
+            link_walk.meet(h.doc);
         }
         let mut frontier: BinaryHeap<Scored> = seeds.iter().map(|h| Scored(h.cosine, h.doc)).collect();
         let mut best: Vec<Scored> = frontier.clone().into_sorted_vec();
         best.reverse();
         let Some(estimator) = vectors.estimator(v) else { return Vec::new() };
         let mut scored = seeds.len();
+        // The worst of a full beam: what a candidate must beat to enter it.
+        let floor = |best: &[Scored]| best.get(LINK_BEAM - 1).copied();
         while let Some(Scored(cos, slot)) = frontier.pop() {
             // Stop once the beam is full and nothing left to expand can enter it, or the work is spent.
-            if scored >= LINK_WALK_MAX || best.len() >= LINK_BEAM && best.last().is_some_and(|w| cos < w.0) {
+            if scored >= LINK_WALK_MAX || floor(&best).is_some_and(|w| cos < w.0) {
                 break;
             }
             let reverse = links.incoming(slot);
@@ -70,7 +72,7 @@ impl Engram {
                 if scored >= LINK_WALK_MAX {
                     break;
                 }
-                if !seen.insert(next) || !accept(next) {
+                if !link_walk.meet(next) || !accept(next) {
                     continue;
                 }
                 let Some(c) = estimator.estimate(next) else { continue };
@@ -78,7 +80,7 @@ impl Engram {
                 let s = Scored(c, next);
                 // One that cannot enter the beam now never will (its floor only rises): expanding it
                 // would end the walk, so it is not queued at all.
-                if best.len() >= LINK_BEAM && best.last().is_some_and(|w| s < *w) {
+                if floor(&best).is_some_and(|w| s < w) {
                     continue;
                 }
                 frontier.push(s);
@@ -102,27 +104,19 @@ pub(super) struct WalkScratch {
     walk: u32,
 }
 
-/// The slots met by the walk in progress.
-pub(super) struct Seen<'a> {
-    stamps: &'a mut Vec<u32>,
-    walk: u32,
-}
-
 impl WalkScratch {
-    fn start(&mut self) -> Seen<'_> {
+    /// Forgets the slots of the previous walk.
+    fn start(&mut self) {
         self.walk = self.walk.wrapping_add(1);
         if self.walk == 0 {
             // Stamps of 2^32 walks ago would read as met: start over once in that many walks.
             self.stamps.fill(0);
             self.walk = 1;
         }
-        Seen { stamps: &mut self.stamps, walk: self.walk }
     }
-}
 
-impl Seen<'_> {
     /// Marks `slot`; false if this walk had met it already.
-    fn insert(&mut self, slot: DocId) -> bool {
+    fn meet(&mut self, slot: DocId) -> bool {
         let i = slot as usize;
         if i >= self.stamps.len() {
             self.stamps.resize((i + 1).next_power_of_two(), 0);

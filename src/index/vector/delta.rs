@@ -138,16 +138,14 @@ impl Delta {
                 d
             })
             .collect();
-        // The smallest distance `cut` with at least `keep` rows at or below it.
+        // The smallest distance `cut` with at least `keep` rows at or below it; with fewer accepted
+        // rows than that, the largest distance, which takes them all.
         let mut below = 0u32;
         let cut = counts.iter().position(|&c| {
             below += c;
             below as usize >= keep
         });
-        let Some(cut) = cut else {
-            return distances.iter().enumerate().filter(|(_, &d)| d != REFUSED).map(|(r, _)| (start + r) as u32).collect();
-        };
-        let cut = cut as u32;
+        let cut = cut.unwrap_or(self.dims) as u32;
         // Every row closer than the cut, then rows at the cut from the newest until `keep` are taken.
         let mut at_cut = keep - (below - counts[cut as usize]) as usize;
         let mut rows = Vec::with_capacity(keep);
@@ -180,6 +178,20 @@ mod tests {
     use super::*;
     use crate::index::vector::tests::vectors;
 
+    fn delta_of(vs: &[Vec<f32>]) -> Delta {
+        let mut d = Delta::new(vs[0].len());
+        for (i, v) in vs.iter().enumerate() {
+            d.push(i as DocId, v);
+        }
+        d
+    }
+
+    fn signs_of(v: &[f32]) -> Vec<u64> {
+        let mut signs = vec![0; sign_words(v.len())];
+        signs_into(&crate::index::vector::quantize::Code::new(v).q, &mut signs);
+        signs
+    }
+
     /// Every row's signs are those of its code, through pushes, rewrites and removals.
     fn check_signs(d: &Delta) {
         let w = sign_words(d.dims);
@@ -195,10 +207,7 @@ mod tests {
     fn signs_follow_the_rows() {
         let dims = 100;
         let vs = vectors(43, dims, 5);
-        let mut d = Delta::new(dims);
-        for (i, v) in vs[..40].iter().enumerate() {
-            d.push(i as DocId, v);
-        }
+        let mut d = delta_of(&vs[..40]);
         let q = crate::index::vector::quantize::Code::new(&vs[40]);
         d.push_code(40, &q.q, q.scale);
         d.set(3, &vs[41]);
@@ -213,12 +222,8 @@ mod tests {
         // Few dimensions make many rows tie at the cut, where "newer first" decides.
         for (dims, n, keep) in [(8, 300, 40), (64, 500, 100), (384, 900, 384), (16, 50, 80)] {
             let vs = vectors(n + 1, dims, dims as u64);
-            let mut d = Delta::new(dims);
-            for (i, v) in vs[..n].iter().enumerate() {
-                d.push(i as DocId, v);
-            }
-            let mut query = vec![0; sign_words(dims)];
-            signs_into(&crate::index::vector::quantize::Code::new(&vs[n]).q, &mut query);
+            let d = delta_of(&vs[..n]);
+            let query = signs_of(&vs[n]);
             let accept = |doc: DocId| doc % 3 != 1;
             let window = n * 2 / 3;
             let mut got = d.newest_by_signs(window, &query, keep, accept);
@@ -239,15 +244,10 @@ mod tests {
     fn sign_ranking_keeps_the_closest_accepted_rows() {
         let dims = 384;
         let vs = vectors(501, dims, 9);
-        let mut d = Delta::new(dims);
-        for (i, v) in vs[..500].iter().enumerate() {
-            d.push(i as DocId, v);
-        }
+        let d = delta_of(&vs[..500]);
         // A query next to row 250's vector (a little noise): it must be kept, and the filter holds.
         let near: Vec<f32> = vs[250].iter().zip(&vs[500]).map(|(a, b)| a + 0.2 * b).collect();
-        let mut signs = vec![0; sign_words(dims)];
-        let code = crate::index::vector::quantize::Code::new(&near);
-        signs_into(&code.q, &mut signs);
+        let signs = signs_of(&near);
         let kept = d.newest_by_signs(400, &signs, 10, |doc| doc % 2 == 0);
         assert_eq!(kept.len(), 10);
         assert!(kept.iter().all(|&r| d.doc(r) % 2 == 0 && r >= 100), "{kept:?}");
