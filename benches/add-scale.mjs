@@ -5,23 +5,29 @@
 // sample of the last block, the links `add` returned against the exact ones (the ≤ 3 nearest
 // earlier memories with cosine ≥ 0.5, brute force in JS over the same vectors).
 //
-//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100] [--warmup 3000] [--pkg DIR]
+//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100] [--warmup 3000] [--vectors FILE] [--pkg DIR]
 //
 // `--warmup W` first adds W memories to a throwaway store and closes it: V8 compiles wasm in tiers
 // (a quick baseline first, optimized code for hot functions later, on other threads), and without a
 // warm-up that one-time compiling lands in the first block and makes it look dearer than a small
 // store is. `--warmup 0` measures a cold process.
 //
+// `--vectors FILE` adds real vectors instead, in the file's order: records of an 8-byte text key and
+// 384 little-endian f32 (`examples/embed_corpus.rs` writes MiniLM vectors of the dev benchmarks'
+// conversation sentences in that format). The warm-up still uses clustered vectors.
+//
 // `--pkg DIR` runs another build of the package (e.g. an older checkout's pkg/) for a before-number.
 //
 // `--batch SIZE` adds through `addMany` in batches of SIZE instead of one `add` per memory.
+import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { seededUnit } from "./corpus.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => (args.includes(name) ? args[args.indexOf(name) + 1] : dflt);
-const N = Number(opt("--n", "100000"));
+const VECTORS = opt("--vectors", null);
+let N = Number(opt("--n", "100000"));
 const BLOCK = Number(opt("--block", "5000"));
 const BATCH = Number(opt("--batch", "0"));
 const SAMPLE = Number(opt("--sample", "100"));
@@ -47,8 +53,18 @@ function clustered(i, centres) {
 const centres = Array.from({ length: CLUSTERS }, (_, c) => seededUnit(17 + c, DIMS));
 // One buffer for all vectors, viewed per add: 100k separate Float32Arrays (each its own ArrayBuffer)
 // made V8's garbage collector, not the store, the growing cost of a late add.
-const flat = new Float32Array(N * DIMS);
-for (let i = 0; i < N; i++) flat.set(clustered(i, centres), i * DIMS);
+let flat;
+if (VECTORS) {
+  const bytes = readFileSync(VECTORS);
+  const record = 8 + 4 * DIMS;
+  N = Math.min(N, Math.floor(bytes.length / record));
+  flat = new Float32Array(N * DIMS);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  for (let i = 0; i < N; i++) for (let k = 0; k < DIMS; k++) flat[i * DIMS + k] = view.getFloat32(i * record + 8 + 4 * k, true);
+} else {
+  flat = new Float32Array(N * DIMS);
+  for (let i = 0; i < N; i++) flat.set(clustered(i, centres), i * DIMS);
+}
 const vectors = { at: (i) => flat.subarray(i * DIMS, (i + 1) * DIMS) };
 const content = (i) => `memory ${i}: note about topic ${(i * 7919) % CLUSTERS} written on day ${i % 365}`;
 
@@ -140,7 +156,7 @@ await db.close();
 
 const firstBlock = blocks[0].ms;
 const lastBlock = blocks.at(-1).ms;
-console.log(`node ${process.version}, ${N} adds of ${DIMS}-d clustered vectors, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`);
+console.log(`node ${process.version}, ${N} adds of ${DIMS}-d ${VECTORS ? `vectors from ${VECTORS}` : "clustered vectors"}, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`);
 console.log("| adds so far | ms per add (mean) | median of 100-add sub-blocks | CPU ms per add | exact tier | segments |");
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const b of blocks) console.log(`| ${b.end} | ${b.ms.toFixed(3)} | ${b.median.toFixed(3)} | ${b.cpuMs.toFixed(3)} | ${b.delta} | ${b.segments} |`);

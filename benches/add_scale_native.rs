@@ -5,7 +5,11 @@
 //! No graph build runs (the engine builds only when a host asks), so the exact tier holds every
 //! vector: the worst case for a link search that must not grow with it.
 //!
-//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100]`
+//! `--vectors FILE` adds real vectors instead, in the file's order: records of an 8-byte text key and
+//! 384 little-endian f32 (the format of `examples/embed_corpus.rs`, e.g. MiniLM vectors of the dev
+//! benchmarks' conversation turns, which arrive session by session as an agent's memories would).
+//!
+//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE]`
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
@@ -22,12 +26,23 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// The first `n` vectors of a file of (8-byte key, 384 little-endian f32) records; a torn tail is ignored.
+fn read_vectors(path: &str, n: usize) -> Vec<Vec<f32>> {
+    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("--vectors {path}: {e}"));
+    let record = 8 + 4 * DIMS;
+    bytes.chunks_exact(record).take(n).map(|r| r[8..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()).collect()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let n = arg(&args, "--n", 100_000);
     let block = arg(&args, "--block", 5_000).max(1);
     let sample = arg(&args, "--sample", 100);
-    let data = Clusters::new(500, DIMS, 42).many(n);
+    let data = match args.iter().position(|a| a == "--vectors").and_then(|i| args.get(i + 1)) {
+        Some(path) => read_vectors(path, n),
+        None => Clusters::new(500, DIMS, 42).many(n),
+    };
+    let n = data.len();
     let mut e = Engram::new(Box::new(SystemClock), EngineOptions { id_seed: Some(1), ..EngineOptions::default() });
     let mut ids = Vec::with_capacity(n);
     let mut links = Vec::with_capacity(n);
@@ -47,7 +62,9 @@ fn main() {
             links.push(added.memory.links);
         }
         let ms = t.elapsed().as_secs_f64() * 1e3 / (end - start) as f64;
-        println!("{end}: {ms:.3} ms/add");
+        let (ts, tw, ns) = engram::engine::links::take_timers();
+        let k = (end - start) as f64;
+        println!("{end}: {ms:.3} ms/add  seeds {:.4} walk {:.4} scored {:.1}", ts as f64 / 1e6 / k, tw as f64 / 1e6 / k, ns as f64 / k);
         blocks.push((end, ms));
     }
     let total = t0.elapsed().as_secs_f64();
@@ -69,7 +86,7 @@ fn main() {
         found_cos += links[i].iter().map(|l| cosine(i, index[l]) as f64).sum::<f64>();
     }
     let (first_ms, last_ms) = (blocks[0].1, blocks[blocks.len() - 1].1);
-    println!("{n} adds of {DIMS}-d clustered vectors in {total:.1} s; last block / first block: {:.2}× ({last_ms:.3} vs {first_ms:.3} ms per add)", last_ms / first_ms);
+    println!("{n} adds of {DIMS}-d vectors in {total:.1} s; last block / first block: {:.2}× ({last_ms:.3} vs {first_ms:.3} ms per add)", last_ms / first_ms);
     println!(
         "links vs exact on {sample} of the last block: {found} of {exact} exact links found ({:.3}); summed cosine {:.3} of the exact links'",
         found as f64 / exact.max(1) as f64,

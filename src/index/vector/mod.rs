@@ -137,9 +137,6 @@ impl Default for VectorIndex {
 
 const NO_POINT: u32 = u32::MAX;
 
-/// Rows a bounded scan reads the int8 codes of, picked from the scanned rows by their signs.
-const SIGN_KEEP: usize = 384;
-
 impl VectorIndex {
     pub fn new() -> Self {
         Self::default()
@@ -539,11 +536,13 @@ impl VectorIndex {
         let pool = limit * 4 + 32;
         let mut delta_best = Best::new(pool);
         match bounded {
-            // A bounded scan of many rows reads their signs first and the codes of the closest few.
-            Some(rows) if rows.min(self.delta.len()) > SIGN_KEEP * 2 => {
+            // A bounded scan of many rows reads their signs first and the codes of only as many of the
+            // closest as the pool holds: on real MiniLM vectors and on clustered ones (100k adds)
+            // reading 384 instead found the same links for a quarter more time per add.
+            Some(rows) if rows.min(self.delta.len()) > pool * 2 => {
                 let mut signs = vec![0u64; delta::sign_words(q.q.len())];
                 delta::signs_into(&q.q, &mut signs);
-                for row in self.delta.newest_by_signs(rows, &signs, SIGN_KEEP, &accept) {
+                for row in self.delta.newest_by_signs(rows, &signs, pool, &accept) {
                     let (c, s) = self.delta.row(row);
                     delta_best.offer(self.delta.doc(row), scan_q.cosine(s, c), &|_| true);
                 }
