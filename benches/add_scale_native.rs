@@ -28,7 +28,10 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
 
 /// The first `n` vectors of a file of (8-byte key, 384 little-endian f32) records; a torn tail is ignored.
 fn read_vectors(path: &str, n: usize) -> Vec<Vec<f32>> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| panic!("--vectors {path}: {e}"));
+    let bytes = std::fs::read(path).unwrap_or_else(|e| {
+        eprintln!("add_scale_native: --vectors {path}: {e}");
+        std::process::exit(2);
+    });
     let record = 8 + 4 * DIMS;
     bytes.chunks_exact(record).take(n).map(|r| r[8..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()).collect()
 }
@@ -62,9 +65,7 @@ fn main() {
             links.push(added.memory.links);
         }
         let ms = t.elapsed().as_secs_f64() * 1e3 / (end - start) as f64;
-        let (ts, tw, ns) = engram::engine::links::take_timers();
-        let k = (end - start) as f64;
-        println!("{end}: {ms:.3} ms/add  seeds {:.4} walk {:.4} scored {:.1}", ts as f64 / 1e6 / k, tw as f64 / 1e6 / k, ns as f64 / k);
+        println!("{end}: {ms:.3} ms/add");
         blocks.push((end, ms));
     }
     let total = t0.elapsed().as_secs_f64();
