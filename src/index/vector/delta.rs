@@ -122,42 +122,35 @@ impl Delta {
     pub fn newest_by_signs(&self, n: usize, query: &[u64], keep: usize, accept: impl Fn(DocId) -> bool) -> Vec<u32> {
         let w = sign_words(self.dims);
         let start = self.len().saturating_sub(n);
+        let signs = &self.signs[start * w..];
         // Distances are small integers (0..=dims): a count per distance finds the cut-off in two
         // passes, where selecting among (distance, row) pairs cost a sort's comparisons and branches.
-        const REFUSED: u32 = u32::MAX;
         let mut counts = vec![0u32; self.dims + 1];
-        let distances: Vec<u32> = self.signs[start * w..]
-            .chunks_exact(w.max(1))
-            .zip(&self.docs[start..])
-            .map(|(signs, &doc)| {
-                if !accept(doc) {
-                    return REFUSED;
-                }
-                let d: u32 = signs.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum();
-                counts[d as usize] += 1;
-                d
-            })
-            .collect();
-        // The smallest distance `cut` with at least `keep` rows at or below it; with fewer accepted
-        // rows than that, the largest distance, which takes them all.
-        let mut below = 0u32;
-        let cut = counts.iter().position(|&c| {
-            below += c;
-            below as usize >= keep
-        });
-        let cut = cut.unwrap_or(self.dims) as u32;
-        // Every row closer than the cut, then rows at the cut from the newest until `keep` are taken.
-        let mut at_cut = keep - (below - counts[cut as usize]) as usize;
-        let mut rows = Vec::with_capacity(keep);
-        for (r, &d) in distances.iter().enumerate().rev() {
-            if d < cut {
-                rows.push((start + r) as u32);
-            } else if d == cut && at_cut > 0 {
-                at_cut -= 1;
-                rows.push((start + r) as u32);
+        let mut distances = Vec::with_capacity(self.len() - start);
+        match w {
+            // The widths of common embedding sizes (384, 768, 1024, 1536) as fixed-size rows: the
+            // loop over a row's words unrolls, and this pass is most of a bounded scan's cost.
+            6 => hamming_fixed::<6>(signs, query, &mut counts, &mut distances),
+            12 => hamming_fixed::<12>(signs, query, &mut counts, &mut distances),
+            16 => hamming_fixed::<16>(signs, query, &mut counts, &mut distances),
+            24 => hamming_fixed::<24>(signs, query, &mut counts, &mut distances),
+            _ => hamming_any(signs, w, query, &mut counts, &mut distances),
+        }
+        // `accept` is asked of the picked rows only (in a store of one namespace, all of them pass),
+        // not of every scanned row; a refusal among them recounts the accepted rows and picks again.
+        let picked = closest(&distances, &counts, keep, start);
+        if picked.iter().all(|&r| accept(self.docs[r as usize])) {
+            return picked;
+        }
+        counts.fill(0);
+        for (d, &doc) in distances.iter_mut().zip(&self.docs[start..]) {
+            if accept(doc) {
+                counts[usize::from(*d)] += 1;
+            } else {
+                *d = REFUSED;
             }
         }
-        rows
+        closest(&distances, &counts, keep, start)
     }
 
     /// Drops growth slack after a bulk move (an install), when the tier is not about to grow.
@@ -171,6 +164,56 @@ impl Delta {
     pub fn memory_bytes(&self) -> usize {
         self.codes.capacity() + self.scales.capacity() * 4 + self.docs.capacity() * 4 + self.signs.capacity() * 8
     }
+}
+
+/// A distance no row has: marks a row `accept` refused, so that no cut-off reaches it.
+const REFUSED: u16 = u16::MAX;
+
+/// Appends the Hamming distance of each `W`-word row of `signs` to `query` and counts it.
+fn hamming_fixed<const W: usize>(signs: &[u64], query: &[u64], counts: &mut [u32], distances: &mut Vec<u16>) {
+    let Ok(q) = <&[u64; W]>::try_from(query) else { return hamming_any(signs, W, query, counts, distances) };
+    for row in signs.chunks_exact(W) {
+        let mut d = 0;
+        for k in 0..W {
+            d += (row[k] ^ q[k]).count_ones();
+        }
+        counts[d as usize] += 1;
+        distances.push(d as u16);
+    }
+}
+
+/// [`hamming_fixed`] for any row width.
+fn hamming_any(signs: &[u64], w: usize, query: &[u64], counts: &mut [u32], distances: &mut Vec<u16>) {
+    for row in signs.chunks_exact(w.max(1)) {
+        let d: u32 = row.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum();
+        counts[d as usize] += 1;
+        distances.push(d as u16);
+    }
+}
+
+/// Rows (numbered from `start`) of the `keep` smallest distances, ties to the newer row: every row
+/// closer than the cut-off, then rows at the cut-off from the newest. `counts` are of the rows not
+/// marked [`REFUSED`]; with fewer of them than `keep`, all are taken.
+fn closest(distances: &[u16], counts: &[u32], keep: usize, start: usize) -> Vec<u32> {
+    // The smallest distance `cut` with at least `keep` rows at or below it, else the largest.
+    let mut below = 0usize;
+    let cut = counts.iter().position(|&c| {
+        below += c as usize;
+        below >= keep
+    });
+    let cut = cut.unwrap_or(counts.len() - 1);
+    let mut at_cut = keep.saturating_sub(below - counts[cut] as usize);
+    let cut = cut as u16;
+    let mut rows = Vec::with_capacity(keep.min(distances.len()));
+    for (r, &d) in distances.iter().enumerate().rev() {
+        if d < cut {
+            rows.push((start + r) as u32);
+        } else if d == cut && at_cut > 0 {
+            at_cut -= 1;
+            rows.push((start + r) as u32);
+        }
+    }
+    rows
 }
 
 #[cfg(test)]
@@ -220,11 +263,13 @@ mod tests {
     #[test]
     fn sign_ranking_equals_a_sort_by_distance_then_newest() {
         // Few dimensions make many rows tie at the cut, where "newer first" decides.
-        for (dims, n, keep) in [(8, 300, 40), (64, 500, 100), (384, 900, 384), (16, 50, 80)] {
+        // Every filter: all rows taken (the picks are asked only), a third refused (a recount).
+        let filters: [fn(DocId) -> bool; 2] = [|_| true, |doc| doc % 3 != 1];
+        let cases = [(8, 300, 40), (64, 500, 100), (384, 900, 384), (384, 900, 96), (768, 400, 50), (16, 50, 80)];
+        for ((dims, n, keep), accept) in cases.into_iter().flat_map(|c| filters.map(|f| (c, f))) {
             let vs = vectors(n + 1, dims, dims as u64);
             let d = delta_of(&vs[..n]);
             let query = signs_of(&vs[n]);
-            let accept = |doc: DocId| doc % 3 != 1;
             let window = n * 2 / 3;
             let mut got = d.newest_by_signs(window, &query, keep, accept);
             got.sort_unstable();
