@@ -9,7 +9,11 @@
 //! 384 little-endian f32 (the format of `examples/embed_corpus.rs`, e.g. MiniLM vectors of the dev
 //! benchmarks' conversation turns, which arrive session by session as an agent's memories would).
 //!
-//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE]`
+//! `--build-every N` runs the vector builds a host's background worker would (plan, build on 2
+//! threads, install; untimed) after every N adds, for the case where builds keep up with the writes:
+//! links then come from graph segments as well as the newest rows and the walk.
+//!
+//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE] [--build-every N]`
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
@@ -41,6 +45,7 @@ fn main() {
     let n = arg(&args, "--n", 100_000);
     let block = arg(&args, "--block", 5_000).max(1);
     let sample = arg(&args, "--sample", 100);
+    let build_every = arg(&args, "--build-every", 0);
     let data = match args.iter().position(|a| a == "--vectors").and_then(|i| args.get(i + 1)) {
         Some(path) => read_vectors(path, n),
         None => Clusters::new(500, DIMS, 42).many(n),
@@ -54,6 +59,7 @@ fn main() {
     for start in (0..n).step_by(block) {
         let end = (start + block).min(n);
         let t = Instant::now();
+        let mut building = std::time::Duration::ZERO;
         for (i, v) in data[start..end].iter().enumerate() {
             let input = NewMemory {
                 content: format!("memory {}: note about topic {} written on day {}", start + i, (start + i) * 7919 % 500, (start + i) % 365),
@@ -63,9 +69,17 @@ fn main() {
             let added = e.add(input).expect("add");
             ids.push(added.memory.id.clone());
             links.push(added.memory.links);
+            if build_every > 0 && ids.len() % build_every == 0 {
+                let paused = Instant::now();
+                while let Some(input) = e.plan_vector_build(false) {
+                    e.install_vector_build(input.build_with(true)).expect("install");
+                }
+                building += paused.elapsed();
+            }
         }
-        let ms = t.elapsed().as_secs_f64() * 1e3 / (end - start) as f64;
-        println!("{end}: {ms:.3} ms/add");
+        let ms = (t.elapsed() - building).as_secs_f64() * 1e3 / (end - start) as f64;
+        let stats = e.vector_stats(engram::engine::VectorTarget::Memories);
+        println!("{end}: {ms:.3} ms/add (segments {})", stats.segments);
         blocks.push((end, ms));
     }
     let total = t0.elapsed().as_secs_f64();

@@ -1,9 +1,10 @@
 //! A new memory's links: its ≤ 3 nearest earlier memories (namespace or default) with cosine ≥ 0.5,
 //! found in bounded work so that an add costs the same at 5k memories and at 100k. Candidates come
-//! from the vector index's bounded search (the newest exact-tier rows and the graph segments), then
-//! a best-first walk over the links already stored (each memory's own and the reverse ones): every
-//! memory was linked to its nearest earlier ones when it was added, so the links form a proximity
-//! graph that reaches neighbours outside the newest rows while the graph builds lag behind the writes.
+//! from the vector index's bounded search (the newest 4,096 vectors stored, whatever tier holds them
+//! now; not the graph segments, whose full search per segment cost up to 17 times the rest of an
+//! add), then a best-first walk over the links already stored (each memory's own and the reverse
+//! ones): every memory was linked to its nearest earlier ones when it was added, so the links form a
+//! proximity graph that reaches neighbours older than the newest vectors.
 //! The walk follows links by slot (`store::LinkGraph`), filters namespaces by the table's per-slot
 //! number and ranks by int8 estimates, scoring only its final beam exactly: each step reads a few
 //! bytes, which is what keeps its cost from growing once the store outgrows the caches.
@@ -11,7 +12,7 @@
 use super::Engram;
 use crate::index::DocId;
 use crate::model::validate;
-use crate::recall::{LINKS_MAX, LINK_MIN_COSINE, LINK_SCAN_ROWS};
+use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
 use std::collections::BinaryHeap;
 
 /// Memories the walk scores at most: 384 found the same share of exact links on the 100k bench
@@ -50,7 +51,7 @@ impl Engram {
         let links = tables.links();
         let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
         let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
-        let seeds = vectors.search_bounded(v, LINK_BEAM, LINK_SCAN_ROWS, accept);
+        let seeds = vectors.search_bounded(v, LINK_BEAM, accept);
         link_walk.start();
         for h in &seeds {
             link_walk.meet(h.doc);

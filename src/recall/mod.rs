@@ -69,10 +69,6 @@ pub const EXPANSION_DECAY: f64 = 0.5;
 /// Links are made to at most this many earlier memories, each at least this similar.
 pub const LINKS_MAX: usize = 3;
 pub const LINK_MIN_COSINE: f32 = 0.5;
-/// Newest exact-tier vectors a new memory's link search scans (the graph segments and a walk over
-/// stored links cover the rest), the same number at any store size (`engine/links.rs`;
-/// `benches/add-scale.mjs` measures the links found against an exact scan).
-pub const LINK_SCAN_ROWS: usize = 4096;
 
 /// Relevance above which a retrieved memory counts as used (its access count goes up).
 pub const TOUCH_RELEVANCE: f64 = 0.5;

@@ -27,10 +27,12 @@ mod delta;
 mod frame;
 mod graph;
 mod quantize;
+mod recent;
 
 pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_COST, TRIAL_MIN_CONTRAST, TRIAL_POINTS};
 pub use graph::BuiltGraph;
 pub use quantize::dot;
+pub use recent::RECENT_ROWS;
 
 use serde::Serialize;
 
@@ -125,6 +127,8 @@ pub struct VectorIndex {
     exact: Vec<Option<Box<[f32]>>>,
     delta: Delta,
     segments: Vec<Segment>,
+    /// The newest vectors stored, whatever tier holds them: what a bounded search scans.
+    recent: recent::Recent,
     /// After a build chose the scan, the exact tier must reach this size before the next one.
     retry_at: usize,
 }
@@ -143,7 +147,7 @@ impl VectorIndex {
     }
 
     pub fn with_options(options: VectorOptions) -> Self {
-        VectorIndex { options, dims: None, count: 0, locs: Vec::new(), exact: Vec::new(), delta: Delta::default(), segments: Vec::new(), retry_at: 0 }
+        VectorIndex { options, dims: None, count: 0, locs: Vec::new(), exact: Vec::new(), delta: Delta::default(), segments: Vec::new(), recent: recent::Recent::default(), retry_at: 0 }
     }
 
     pub fn options(&self) -> &VectorOptions {
@@ -179,17 +183,23 @@ impl VectorIndex {
         if self.locs.len() <= slot {
             self.locs.resize(slot + 1, Loc::Empty);
         }
-        match self.locs[slot] {
-            Loc::Delta(row) => self.delta.set(row, &unit),
+        let row = match self.locs[slot] {
+            Loc::Delta(row) => {
+                self.delta.set(row, &unit);
+                row
+            }
             old => {
                 if let Loc::Graph(s, _) = old {
                     self.segments[s as usize].live -= 1;
                 } else {
                     self.count += 1;
                 }
-                self.locs[slot] = Loc::Delta(self.delta.push(doc, &unit));
+                let row = self.delta.push(doc, &unit);
+                self.locs[slot] = Loc::Delta(row);
+                row
             }
-        }
+        };
+        self.recent.push(doc, self.delta.row(row).0);
         if self.options.keep_exact {
             if self.exact.len() <= slot {
                 self.exact.resize_with(slot + 1, || None);
@@ -231,7 +241,7 @@ impl VectorIndex {
             delta: self.delta.len(),
             tombstones: self.tombstones(),
             segments: self.segments.len(),
-            memory_bytes: self.locs.capacity() * std::mem::size_of::<Loc>() + exact + self.delta.memory_bytes() + graphs,
+            memory_bytes: self.locs.capacity() * std::mem::size_of::<Loc>() + exact + self.delta.memory_bytes() + graphs + self.recent.memory_bytes(),
         }
     }
 
@@ -511,23 +521,6 @@ impl VectorIndex {
     /// size; with a graph, approximate for the graph tier unless the filter is selective, in which
     /// case the accepted set is scanned exactly.
     pub fn search(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
-        self.search_tiers(query, limit, None, accept)
-    }
-
-    /// Top `limit` by cosine like [`VectorIndex::search`], but in bounded work whatever the tiers
-    /// hold: only the newest `delta_rows` rows of the exact tier are scanned, and each segment is
-    /// asked through its graph alone (no exact fallback for filters or tombstones). Vectors older
-    /// than that window and not yet in a segment are not candidates. For callers that want good
-    /// neighbours cheaply rather than the exact ones (a new memory's links), so that their cost stays
-    /// flat however far the builds lag behind the writes. Hits carry the int8 estimate (within ~1e-3
-    /// of the cosine), not the exact value: a caller that needs it scores its few final picks itself.
-    pub fn search_bounded(&self, query: &[f32], limit: usize, delta_rows: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
-        self.search_tiers(query, limit, Some(delta_rows), accept)
-    }
-
-    /// Both searches: `bounded` is the number of newest exact-tier rows scanned, and with it a
-    /// segment is never scanned exactly.
-    fn search_tiers(&self, query: &[f32], limit: usize, bounded: Option<usize>, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
         if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
             return Vec::new();
         }
@@ -535,23 +528,8 @@ impl VectorIndex {
         let scan_q = ScanQuery::new(&q);
         let pool = limit * 4 + 32;
         let mut delta_best = Best::new(pool);
-        match bounded {
-            // A bounded scan of many rows reads their signs first and the codes of only as many of the
-            // closest as the pool holds: on real MiniLM vectors and on clustered ones (100k adds)
-            // reading 384 instead found the same links for a quarter more time per add.
-            Some(rows) if rows.min(self.delta.len()) > pool * 2 => {
-                let mut signs = vec![0u64; delta::sign_words(q.q.len())];
-                delta::signs_into(&q.q, &mut signs);
-                for row in self.delta.newest_by_signs(rows, &signs, pool, &accept) {
-                    let (c, s) = self.delta.row(row);
-                    delta_best.offer(self.delta.doc(row), scan_q.cosine(s, c), &|_| true);
-                }
-            }
-            _ => {
-                for (d, c, s) in self.delta.newest(bounded.unwrap_or(usize::MAX)) {
-                    delta_best.offer(d, scan_q.cosine(s, c), &accept);
-                }
-            }
+        for (d, c, s) in self.delta.rows() {
+            delta_best.offer(d, scan_q.cosine(s, c), &accept);
         }
         let mut candidates = delta_best.into_vec();
         for (si, seg) in self.segments.iter().enumerate() {
@@ -567,14 +545,13 @@ impl VectorIndex {
                 }
                 b.into_vec()
             };
-            let exact_allowed = bounded.is_none();
-            let from_graph = if exact_allowed && self.selective(si, g, &accept, limit) {
+            let from_graph = if self.selective(si, g, &accept, limit) {
                 scan()
             } else {
                 let hits: Vec<(DocId, f32)> =
                     g.nearest(&q).into_iter().map(|(p, est)| (g.doc(p), p, est)).filter(|(d, p, _)| live(*p, *d) && accept(*d)).map(|(d, _, est)| (d, est)).collect();
                 // Too few survivors after tombstones and the filter: only a scan is sure to find all.
-                if exact_allowed && hits.len() < limit.min(seg.live) {
+                if hits.len() < limit.min(seg.live) {
                     scan()
                 } else {
                     hits
@@ -584,12 +561,45 @@ impl VectorIndex {
         }
         // Estimates are within ~1e-3 of the exact cosine: only the best of them are worth rescoring.
         let candidates = if self.segments.is_empty() { candidates } else { best(candidates.into_iter(), pool) };
-        // A bounded search keeps the estimates: reading each candidate's f32 copy (24 cache lines,
-        // scattered through a store that has outgrown the caches) was a cost that grew with the store.
-        let hits = match bounded {
-            Some(_) => candidates.into_iter().map(|(doc, estimate)| VectorHit { doc, cosine: estimate }).collect(),
-            None => candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect(),
+        let hits = candidates.into_iter().map(|(doc, _)| VectorHit { doc, cosine: self.rescore(doc, query) }).collect();
+        super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
+    }
+
+    /// Top `limit` by cosine like [`VectorIndex::search`], but in the same work at any store size,
+    /// however the tiers hold the vectors: only the newest [`RECENT_ROWS`] vectors stored are
+    /// candidates (ranked by the signs of their codes, then the closest few by their codes), older
+    /// ones never, in the exact tier or a segment. For callers that want good neighbours cheaply
+    /// rather than the exact ones (a new memory's links: a walk over stored links reaches further
+    /// back), so that their cost stays flat however many segments the older vectors sit in and
+    /// however far the builds lag behind the writes. Hits carry the int8 estimate (within ~1e-3 of the
+    /// cosine), not the exact value: a caller that needs it scores its few final picks itself.
+    pub fn search_bounded(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
+        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
+            return Vec::new();
+        }
+        let q = Code::new(query);
+        let scan_q = ScanQuery::new(&q);
+        // As many codes read as the pool holds: on real MiniLM and on clustered vectors (100k adds)
+        // reading 384 instead found the same links for a quarter more time per add.
+        let pool = limit * 4 + 32;
+        let mut picks: Vec<DocId> = if self.recent.len() > pool * 2 {
+            let mut signs = vec![0u64; recent::sign_words(q.q.len())];
+            recent::signs_into(&q.q, &mut signs);
+            self.recent.closest(&signs, pool, &accept)
+        } else {
+            self.recent.docs().filter(|&d| accept(d)).collect()
         };
+        // A document whose vector was replaced is in the window twice; one whose vector is gone has
+        // no code and is skipped.
+        picks.sort_unstable();
+        picks.dedup();
+        let mut found = Best::new(pool);
+        for doc in picks {
+            if let Some((c, s)) = self.code_of(doc) {
+                found.offer(doc, scan_q.cosine(s, c), &|_| true);
+            }
+        }
+        let hits = found.into_vec().into_iter().map(|(doc, estimate)| VectorHit { doc, cosine: estimate }).collect();
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
     }
 

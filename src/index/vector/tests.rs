@@ -199,3 +199,39 @@ fn streaming_pool_keeps_what_a_full_sort_keeps_and_filters_only_entrants() {
         }
     }
 }
+
+#[test]
+fn bounded_search_reads_the_newest_vectors_whatever_tier_holds_them() {
+    let n = RECENT_ROWS + 600;
+    let vs = vectors(n + 1, 16, 21);
+    // A cheap graph: what it finds does not matter here, only that the vectors move into it.
+    let options = VectorOptions { build: BuildOptions { ef_construction: 8, ef_search: 8, ..small_graph_options().build }, ..small_graph_options() };
+    let mut ix = VectorIndex::with_options(options);
+    for (i, v) in vs.iter().enumerate().take(n) {
+        ix.insert(i as DocId, v.clone());
+    }
+    ix.rebuild();
+    assert_eq!(ix.delta_len(), 0, "every vector now sits in a segment");
+    let old = 0..(n - RECENT_ROWS) as DocId;
+    // Each of the newest vectors is found by itself (estimate within 1e-2 of 1), from the segment.
+    for doc in [n - 1, n - 2_000, n - RECENT_ROWS] {
+        let hits = ix.search_bounded(&vs[doc], 4, |_| true);
+        assert_eq!(hits[0].doc, doc as DocId, "doc {doc}");
+        assert!((hits[0].cosine - 1.0).abs() < 1e-2, "{}", hits[0].cosine);
+    }
+    // Older vectors are never candidates, even their own query's.
+    for doc in [0, n - RECENT_ROWS - 1] {
+        assert!(ix.search_bounded(&vs[doc], 50, |_| true).iter().all(|h| !old.contains(&h.doc)));
+    }
+    // The filter holds; a removed vector is gone; a replaced one is found by its new value, once.
+    assert!(ix.search_bounded(&vs[n - 1], 50, |d| d % 2 == 0).iter().all(|h| h.doc % 2 == 0));
+    ix.remove((n - 1) as DocId);
+    assert!(ix.search_bounded(&vs[n - 1], 50, |_| true).iter().all(|h| h.doc != (n - 1) as DocId));
+    ix.insert((n - 2) as DocId, vs[n].clone());
+    let hits = ix.search_bounded(&vs[n], 50, |_| true);
+    assert_eq!(hits[0].doc, (n - 2) as DocId);
+    assert_eq!(hits.iter().filter(|h| h.doc == (n - 2) as DocId).count(), 1);
+    // Dimension mismatch or an empty request: nothing, never a panic.
+    assert!(ix.search_bounded(&vs[0][..8], 4, |_| true).is_empty());
+    assert!(ix.search_bounded(&vs[0], 0, |_| true).is_empty());
+}
