@@ -5,7 +5,7 @@
 // sample of the last block, the links `add` returned against the exact ones (the ≤ 3 nearest
 // earlier memories with cosine ≥ 0.5, brute force in JS over the same vectors).
 //
-//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100] [--warmup 3000] [--vectors FILE] [--pkg DIR]
+//   node benches/add-scale.mjs [--n 100000] [--block 5000] [--batch 0|SIZE] [--no-auto] [--sample 100] [--warmup 3000] [--vectors FILE] [--reindex-every N] [--pkg DIR]
 //
 // `--warmup W` first adds W memories to a throwaway store and closes it: V8 compiles wasm in tiers
 // (a quick baseline first, optimized code for hot functions later, on other threads), and without a
@@ -15,6 +15,10 @@
 // `--vectors FILE` adds real vectors instead, in the file's order: records of an 8-byte text key and
 // 384 little-endian f32 (`examples/embed_corpus.rs` writes MiniLM vectors of the dev benchmarks'
 // conversation sentences in that format). The warm-up still uses clustered vectors.
+//
+// `--reindex-every N` awaits `reindex()` after every N adds, untimed: the builds a host's background
+// worker would finish while its writes are spread over time (an awaited add loop outruns them), so
+// that links are searched with graph segments installed.
 //
 // `--pkg DIR` runs another build of the package (e.g. an older checkout's pkg/) for a before-number.
 //
@@ -31,6 +35,7 @@ let N = Number(opt("--n", "100000"));
 const BLOCK = Number(opt("--block", "5000"));
 const BATCH = Number(opt("--batch", "0"));
 const SAMPLE = Number(opt("--sample", "100"));
+const REINDEX_EVERY = Number(opt("--reindex-every", "0"));
 const DIMS = 384;
 const CLUSTERS = 500;
 const LINK_MIN = 0.5;
@@ -89,6 +94,8 @@ for (let start = 0; start < N; start += BLOCK) {
   const end = Math.min(N, start + BLOCK);
   const s = performance.now();
   const cpu0 = process.cpuUsage();
+  let paused = 0;
+  let pausedCpu = 0;
   if (BATCH > 0) {
     for (let b = start; b < end; b += BATCH) {
       const items = [];
@@ -105,14 +112,24 @@ for (let start = 0; start < N; start += BLOCK) {
       const r = await db.add({ content: content(i), embedding: vectors.at(i) });
       ids[i] = r.id;
       links[i] = r.links ?? [];
+      if (REINDEX_EVERY > 0 && (i + 1) % REINDEX_EVERY === 0) {
+        const p = performance.now();
+        const c = process.cpuUsage();
+        await db.reindex();
+        const took = performance.now() - p;
+        paused += took;
+        subStart += took;
+        const cu = process.cpuUsage(c);
+        pausedCpu += (cu.user + cu.system) / 1000;
+      }
       if ((i - start) % SUB === SUB - 1) subs.push((performance.now() - subStart) / SUB);
     }
   }
-  const ms = (performance.now() - s) / (end - start);
+  const ms = (performance.now() - s - paused) / (end - start);
   // CPU time of this process (all its threads: with automatic builds on, the build worker's too);
   // unlike wall time it does not count time other processes held the cores.
   const cpu = process.cpuUsage(cpu0);
-  const cpuMs = (cpu.user + cpu.system) / 1000 / (end - start);
+  const cpuMs = ((cpu.user + cpu.system) / 1000 - pausedCpu) / (end - start);
   subs.sort((a, b) => a - b);
   const median = subs.length ? subs[Math.floor(subs.length / 2)] : ms;
   subs.length = 0;
@@ -156,7 +173,7 @@ await db.close();
 
 const firstBlock = blocks[0].ms;
 const lastBlock = blocks.at(-1).ms;
-console.log(`node ${process.version}, ${N} adds of ${DIMS}-d ${VECTORS ? `vectors from ${VECTORS}` : "clustered vectors"}, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`);
+console.log(`node ${process.version}, ${N} adds of ${DIMS}-d ${VECTORS ? `vectors from ${VECTORS}` : "clustered vectors"}, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}${REINDEX_EVERY ? `, reindex() every ${REINDEX_EVERY} adds (untimed)` : ""}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`);
 console.log("| adds so far | ms per add (mean) | median of 100-add sub-blocks | CPU ms per add | exact tier | segments |");
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const b of blocks) console.log(`| ${b.end} | ${b.ms.toFixed(3)} | ${b.median.toFixed(3)} | ${b.cpuMs.toFixed(3)} | ${b.delta} | ${b.segments} |`);

@@ -82,4 +82,3 @@ impl Delta {
         self.codes.capacity() + self.scales.capacity() * 4 + self.docs.capacity() * 4
     }
 }
-

@@ -7,7 +7,10 @@
 //!   [`SEGMENT_MAX`] points when the owner asks ([`VectorIndex::plan_build`] → [`BuildInput::build`]
 //!   → [`VectorIndex::install`], off the query path; or [`VectorIndex::rebuild`] in place) and
 //!   calibrated on its own points (`build.rs`). Never on insert, never inside a query. Replaced or
-//!   removed graph points are tombstones until their segment is rebuilt.
+//!   removed graph points are tombstones until their segment is rebuilt;
+//! - beside them, a **window** of the newest vectors' sign bits (`recent.rs`), whatever tier holds
+//!   them: [`VectorIndex::search_bounded`] reads only that, for a search whose work stays the same
+//!   at any store size.
 //!
 //! Every query takes a short list of int8 winners from both tiers and rescores it with the exact f32
 //! dot product, so scores and order are those of a brute-force f32 search over the candidates.
@@ -147,7 +150,17 @@ impl VectorIndex {
     }
 
     pub fn with_options(options: VectorOptions) -> Self {
-        VectorIndex { options, dims: None, count: 0, locs: Vec::new(), exact: Vec::new(), delta: Delta::default(), segments: Vec::new(), recent: recent::Recent::default(), retry_at: 0 }
+        VectorIndex {
+            options,
+            dims: None,
+            count: 0,
+            locs: Vec::new(),
+            exact: Vec::new(),
+            delta: Delta::default(),
+            segments: Vec::new(),
+            recent: recent::Recent::default(),
+            retry_at: 0,
+        }
     }
 
     pub fn options(&self) -> &VectorOptions {

@@ -211,7 +211,8 @@ mod tests {
             let mut got = r.closest(&query, keep, accept);
             got.sort_unstable();
             let distance = |doc: usize| signs_of(&vs[doc]).iter().zip(&query).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>();
-            let mut all: Vec<(u32, std::cmp::Reverse<DocId>)> = (n.saturating_sub(RECENT_ROWS)..n).filter(|&d| accept(d as DocId)).map(|d| (distance(d), std::cmp::Reverse(d as DocId))).collect();
+            let mut all: Vec<(u32, std::cmp::Reverse<DocId>)> =
+                (n.saturating_sub(RECENT_ROWS)..n).filter(|&d| accept(d as DocId)).map(|d| (distance(d), std::cmp::Reverse(d as DocId))).collect();
             all.sort_unstable();
             let mut want: Vec<DocId> = all.iter().take(keep).map(|&(_, std::cmp::Reverse(d))| d).collect();
             want.sort_unstable();
