@@ -13,8 +13,10 @@
 //!
 //! ```text
 //! cargo run --profile bench-native --features embedder --example embed_corpus -- \
-//!     [--target 110000] [--out .cache/embeddings/<model>-corpus.bin] [LONGMEMEVAL.json.gz LOCOMO.json]
+//!     [--target 110000] [--out .cache/embeddings/<model>-corpus.bin] [--without-cache] [LONGMEMEVAL.json.gz LOCOMO.json]
 //! ```
+//! `--without-cache` starts a new output file from sentences alone when the eval cache is empty
+//! (a fresh machine), instead of refusing.
 //! Datasets default to `../shared/bench/longmemeval-s-dev.json.gz` and `../shared/bench/locomo-dev.json`;
 //! models come from `ENGRAM_MODEL_DIR` or `models/`.
 
@@ -98,7 +100,9 @@ mod run {
         let args: Vec<String> = std::env::args().skip(1).collect();
         let flag = |name: &str| args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).cloned();
         let target: usize = flag("--target").map(|s| s.parse()).transpose()?.unwrap_or(110_000);
-        let positional: Vec<&String> = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !args[i - 1].starts_with("--"))).map(|(_, a)| a).collect();
+        // Flags with a value take the next argument; `--without-cache` takes none.
+        let takes_value = |flag: &String| flag.starts_with("--") && flag != "--without-cache";
+        let positional: Vec<&String> = args.iter().enumerate().filter(|(i, a)| !a.starts_with("--") && (*i == 0 || !takes_value(&args[i - 1]))).map(|(_, a)| a).collect();
         let lme = positional.first().map_or_else(|| bench_dir().join("longmemeval-s-dev.json.gz"), PathBuf::from);
         let locomo = positional.get(1).map_or_else(|| bench_dir().join("locomo-dev.json"), PathBuf::from);
 
@@ -125,8 +129,8 @@ mod run {
             }
             eprintln!("embed_corpus: {} holds {have} vectors", out_path.display());
         } else {
-            if cached.is_empty() {
-                return Err(format!("{}: empty or missing (fill it with the eval harness in hybrid mode)", cache.display()).into());
+            if cached.is_empty() && !args.iter().any(|a| a == "--without-cache") {
+                return Err(format!("{}: empty or missing (fill it with the eval harness in hybrid mode, or pass --without-cache to embed sentences only)", cache.display()).into());
             }
             let mut seed = Vec::new();
             for r in cached.chunks_exact(rec) {

@@ -102,6 +102,36 @@ fn segments_are_persisted_and_reused_after_deletes_renumber_slots() {
 }
 
 #[test]
+fn links_reach_memories_in_segments_also_after_a_reopen() {
+    let storage = Faulty::default();
+    let mut store = open_with(storage.clone(), 100).unwrap();
+    let mut c = vectors::Clusters::new(6, DIMS, 7);
+    let all: Vec<(String, Vec<f32>)> = (0..300)
+        .map(|i| {
+            let v = c.sample();
+            (add(&mut store, format!("m{i}"), "a", v.clone()), v)
+        })
+        .collect();
+    build_all(&mut store);
+    assert_eq!(store.engine().vector_stats(VectorTarget::Memories).delta, 0, "every vector sits in a segment");
+    // Next to memory `i`: its vector nudged a little off, so the two are nearest to each other.
+    let noise = vectors::random_unit(&mut vectors::Rng::new(99), DIMS);
+    let next_to = |i: usize| vectors::normalize(all[i].1.iter().zip(&noise).map(|(a, b)| a + 0.05 * b).collect());
+    let add_near = |store: &mut Store<Faulty>, i: usize, ns: &str| {
+        let input = NewMemory { content: format!("close to m{i} in {ns}"), namespace: Some(ns.into()), embedding: Some(next_to(i)), ..NewMemory::default() };
+        block_on(store.add(input)).unwrap().memory.links
+    };
+    // A new memory next to one in a segment links to it; one in another namespace does not.
+    assert!(add_near(&mut store, 299, "a").contains(&all[299].0));
+    assert!(!add_near(&mut store, 299, "b").contains(&all[299].0));
+    // After a reopen the segments are read back, and the newest memories are still link candidates.
+    drop(store);
+    let mut store = open_with(storage.clone(), 100).unwrap();
+    assert!(store.engine().vector_stats(VectorTarget::Memories).segments > 0);
+    assert!(add_near(&mut store, 250, "a").contains(&all[250].0));
+}
+
+#[test]
 fn a_damaged_or_missing_segment_is_skipped_and_vectors_are_scanned() {
     let storage = Faulty::default();
     let (mut store, mut c) = clustered_store(&storage, 50, 120, 2);
