@@ -17,6 +17,9 @@
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
+// The embedding cache's record format (`--vectors`).
+#[path = "../tests/support/real_vectors.rs"]
+mod real_vectors;
 
 use engram::host::SystemClock;
 use engram::{EngineOptions, Engram, NewMemory};
@@ -30,14 +33,18 @@ fn arg(args: &[String], name: &str, default: usize) -> usize {
     args.iter().position(|a| a == name).and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
-/// The first `n` vectors of a file of (8-byte key, 384 little-endian f32) records; a torn tail is ignored.
+/// The first `n` vectors of a file in the embedding cache's record format.
 fn read_vectors(path: &str, n: usize) -> Vec<Vec<f32>> {
-    let bytes = std::fs::read(path).unwrap_or_else(|e| {
-        eprintln!("add_scale_native: --vectors {path}: {e}");
-        std::process::exit(2);
-    });
-    let record = 8 + 4 * DIMS;
-    bytes.chunks_exact(record).take(n).map(|r| r[8..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()).collect()
+    match real_vectors::read_records(std::path::Path::new(path), DIMS) {
+        Ok(records) if !records.is_empty() => records.into_iter().take(n).map(|(_, v)| v).collect(),
+        Ok(_) => fail(&format!("--vectors {path}: missing or holds no vectors")),
+        Err(e) => fail(&format!("--vectors {e}")),
+    }
+}
+
+fn fail(message: &str) -> ! {
+    eprintln!("add_scale_native: {message}");
+    std::process::exit(2);
 }
 
 fn main() {

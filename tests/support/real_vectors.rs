@@ -68,9 +68,15 @@ pub fn cache_path(model_id: &str) -> PathBuf {
 
 /// Every complete record of a cache file (later records win); a missing file is an empty cache.
 pub fn read_cache(path: &Path, dims: usize) -> Result<HashMap<u64, Vec<f32>>, String> {
+    Ok(read_records(path, dims)?.into_iter().collect())
+}
+
+/// The (text key, vector) records of a cache-format file in file order (a torn tail is ignored;
+/// a missing file has none).
+pub fn read_records(path: &Path, dims: usize) -> Result<Vec<(u64, Vec<f32>)>, String> {
     let bytes = match std::fs::read(path) {
         Ok(b) => b,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(HashMap::new()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(format!("{}: {e}", path.display())),
     };
     let rec = 8 + 4 * dims;

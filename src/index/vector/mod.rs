@@ -144,6 +144,12 @@ impl Default for VectorIndex {
 
 const NO_POINT: u32 = u32::MAX;
 
+/// Estimates a search keeps before its final pick of `limit`: int8 estimates are within ~1e-3 of
+/// the cosine, so a few times the limit holds the true top with room for near-ties.
+fn candidate_pool(limit: usize) -> usize {
+    limit * 4 + 32
+}
+
 impl VectorIndex {
     pub fn new() -> Self {
         Self::default()
@@ -534,12 +540,8 @@ impl VectorIndex {
     /// size; with a graph, approximate for the graph tier unless the filter is selective, in which
     /// case the accepted set is scanned exactly.
     pub fn search(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
-        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
-            return Vec::new();
-        }
-        let q = Code::new(query);
-        let scan_q = ScanQuery::new(&q);
-        let pool = limit * 4 + 32;
+        let Some((q, scan_q)) = self.query_code(query, limit) else { return Vec::new() };
+        let pool = candidate_pool(limit);
         let mut delta_best = Best::new(pool);
         for (d, c, s) in self.delta.rows() {
             delta_best.offer(d, scan_q.cosine(s, c), &accept);
@@ -587,14 +589,10 @@ impl VectorIndex {
     /// however far the builds lag behind the writes. Hits carry the int8 estimate (within ~1e-3 of the
     /// cosine), not the exact value: a caller that needs it scores its few final picks itself.
     pub fn search_bounded(&self, query: &[f32], limit: usize, accept: impl Fn(DocId) -> bool) -> Vec<VectorHit> {
-        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
-            return Vec::new();
-        }
-        let q = Code::new(query);
-        let scan_q = ScanQuery::new(&q);
+        let Some((q, scan_q)) = self.query_code(query, limit) else { return Vec::new() };
         // As many codes read as the pool holds: on real MiniLM and on clustered vectors (100k adds)
         // reading 384 instead found the same links for a quarter more time per add.
-        let pool = limit * 4 + 32;
+        let pool = candidate_pool(limit);
         let mut picks: Vec<DocId> = if self.recent.len() > pool * 2 {
             let mut signs = vec![0u64; recent::sign_words(q.q.len())];
             recent::signs_into(&q.q, &mut signs);
@@ -606,14 +604,19 @@ impl VectorIndex {
         // no code and is skipped.
         picks.sort_unstable();
         picks.dedup();
-        let mut found = Best::new(pool);
-        for doc in picks {
-            if let Some((c, s)) = self.code_of(doc) {
-                found.offer(doc, scan_q.cosine(s, c), &|_| true);
-            }
-        }
-        let hits = found.into_vec().into_iter().map(|(doc, estimate)| VectorHit { doc, cosine: estimate }).collect();
+        let hits = picks.into_iter().filter_map(|doc| self.code_of(doc).map(|(c, s)| VectorHit { doc, cosine: scan_q.cosine(s, c) })).collect();
         super::top_k(hits, limit, |a, b| b.cosine.total_cmp(&a.cosine).then(a.doc.cmp(&b.doc)))
+    }
+
+    /// The query's int8 code, as stored and widened for scans; `None` when there is nothing to find
+    /// (no limit, another dimension, an empty index).
+    fn query_code(&self, query: &[f32], limit: usize) -> Option<(Code, ScanQuery)> {
+        if limit == 0 || self.dims != Some(query.len()) || self.count == 0 {
+            return None;
+        }
+        let q = Code::new(query);
+        let scan_q = ScanQuery::new(&q);
+        Some((q, scan_q))
     }
 
     /// Whether too few graph results would pass `accept` for HNSW to fill `limit`: estimated from a
