@@ -74,7 +74,7 @@ impl Recent {
         let w = sign_words(self.dims);
         // Distances are small integers (0..=dims): a count per distance finds the cut-off in two
         // passes, where selecting among (distance, entry) pairs cost a sort's comparisons and branches.
-        let mut counts = vec![0u32; self.dims + 1];
+        let mut counts = vec![0u32; self.dims.min(usize::from(FARTHEST)) + 1];
         let mut distances = Vec::with_capacity(self.len());
         // Oldest first, so that an entry's place in `distances` is its age rank.
         for part in [&self.signs[self.next * w..], &self.signs[..self.next * w]] {
@@ -113,6 +113,9 @@ impl Recent {
 
 /// A distance no entry has: marks an entry `accept` refused, so that no cut-off reaches it.
 const REFUSED: u16 = u16::MAX;
+/// Distances are kept as `u16`: beyond 65,534 differing signs (embeddings of over 65,534
+/// dimensions; none is refused) they count as this far, equally, rather than wrap to near.
+const FARTHEST: u16 = REFUSED - 1;
 
 /// Appends the Hamming distance of each `W`-word row of `signs` to `query` and counts it.
 fn hamming_fixed<const W: usize>(signs: &[u64], query: &[u64], counts: &mut [u32], distances: &mut Vec<u16>) {
@@ -131,8 +134,9 @@ fn hamming_fixed<const W: usize>(signs: &[u64], query: &[u64], counts: &mut [u32
 fn hamming_any(signs: &[u64], w: usize, query: &[u64], counts: &mut [u32], distances: &mut Vec<u16>) {
     for row in signs.chunks_exact(w.max(1)) {
         let d: u32 = row.iter().zip(query).map(|(a, b)| (a ^ b).count_ones()).sum();
-        counts[d as usize] += 1;
-        distances.push(d as u16);
+        let d = d.min(u32::from(FARTHEST)) as u16;
+        counts[usize::from(d)] += 1;
+        distances.push(d);
     }
 }
 
@@ -234,5 +238,26 @@ mod tests {
         assert!(kept.contains(&250), "{kept:?}");
         assert!(!r.closest(&signs, 10, |doc| doc != 250).contains(&250));
         assert!(Recent::default().closest(&signs, 10, |_| true).is_empty());
+    }
+
+    #[test]
+    fn distances_past_the_u16_range_still_rank() {
+        // Embeddings are not capped in size: at 131,072 dimensions the distances of unrelated
+        // vectors straddle 65,535, where a u16 would wrap and put the farthest first.
+        let dims = 131_072;
+        let vs = vectors(41, dims, 5);
+        let r = recent_of(&vs[..40]);
+        let query = signs_of(&vs[40]);
+        let distance = |doc: usize| signs_of(&vs[doc]).iter().zip(&query).map(|(a, b)| (a ^ b).count_ones()).sum::<u32>();
+        let mut by_distance: Vec<(u32, DocId)> = (0..40).map(|d| (distance(d), d as DocId)).collect();
+        by_distance.sort_unstable();
+        assert!(by_distance[0].0 < 65_535 && by_distance[39].0 > 65_535, "the case must straddle: {by_distance:?}");
+        let mut got = r.closest(&query, 5, |_| true);
+        got.sort_unstable();
+        let mut want: Vec<DocId> = by_distance[..5].iter().map(|&(_, d)| d).collect();
+        want.sort_unstable();
+        assert_eq!(got, want);
+        // Fewer entries than asked for: all of them.
+        assert_eq!(r.closest(&query, 50, |_| true).len(), 40);
     }
 }
