@@ -7,6 +7,9 @@
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
+// The embedding cache's record format (`--real`).
+#[path = "../tests/support/real_vectors.rs"]
+mod real_vectors;
 
 use engram::index::{BuildOptions, VectorIndex, VectorOptions};
 use std::time::{Duration, Instant};
@@ -129,7 +132,9 @@ fn main() {
         }
     }
     if let Some(path) = real {
-        let mut all = read_cache(std::path::Path::new(&path), DIMS).expect("embedding cache");
+        let records = real_vectors::read_records(std::path::Path::new(&path), DIMS).expect("embedding cache");
+        assert!(records.len() > QUERIES, "{path}: missing or holds too few vectors");
+        let mut all: Vec<Vec<f32>> = records.into_iter().map(|(_, v)| v).collect();
         all.retain(|v| v.iter().all(|x| x.is_finite()));
         let all: Vec<Vec<f32>> = all.into_iter().map(normalize).collect();
         // Queries are held-out turns (new text asking about stored text), the last QUERIES vectors.

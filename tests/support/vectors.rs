@@ -83,10 +83,3 @@ pub fn exact_top(data: &[(u32, Vec<f32>)], query: &[f32], k: usize, accept: impl
     all.truncate(k);
     all
 }
-
-/// Reads embeddings cached by the eval harness: records of u64 key (LE) + `dims` f32 (LE).
-pub fn read_cache(path: &std::path::Path, dims: usize) -> std::io::Result<Vec<Vec<f32>>> {
-    let bytes = std::fs::read(path)?;
-    let rec = 8 + dims * 4;
-    Ok(bytes.chunks_exact(rec).map(|r| r[8..].chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect()).collect())
-}
