@@ -13,7 +13,11 @@
 //! threads, install; untimed) after every N adds, for the case where builds keep up with the writes:
 //! links then come from graph segments as well as the newest rows and the walk.
 //!
-//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE] [--build-every N]`
+//! `--consolidate` then runs consolidation epochs (no LLM) until every memory has been scanned once,
+//! and measures the sample's links again: each epoch refines the links of the memories it scans from
+//! the full vector search it runs for them (graph segments too, with `--build-every`).
+//!
+//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE] [--build-every N] [--consolidate]`
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
@@ -96,22 +100,42 @@ fn main() {
     let cosine = |i: usize, j: usize| data[i].iter().zip(&data[j]).map(|(a, b)| a * b).sum::<f32>();
     // Exact top-3 recall is strict where many candidates are near-equal: the cosine the links reach,
     // summed, against the exact links' sum says how much nearness the misses cost.
-    let (mut found, mut exact, mut found_cos, mut exact_cos) = (0, 0, 0f64, 0f64);
-    for k in 0..sample {
-        let i = first + k * (n - first) / sample.max(1);
-        let mut best: Vec<(usize, f32)> = (0..i).map(|j| (j, cosine(i, j))).filter(|&(_, c)| c >= LINK_MIN).collect();
-        best.sort_by(|a, b| b.1.total_cmp(&a.1));
-        let truth: Vec<&String> = best.iter().take(3).map(|&(j, _)| &ids[j]).collect();
-        exact += truth.len();
-        found += links[i].iter().filter(|l| truth.contains(l)).count();
-        exact_cos += best.iter().take(3).map(|&(_, c)| c as f64).sum::<f64>();
-        found_cos += links[i].iter().map(|l| cosine(i, index[l]) as f64).sum::<f64>();
-    }
+    let quality = |links: &[Vec<String>]| {
+        let (mut found, mut exact, mut found_cos, mut exact_cos) = (0, 0, 0f64, 0f64);
+        for k in 0..sample {
+            let i = first + k * (n - first) / sample.max(1);
+            let mut best: Vec<(usize, f32)> = (0..i).map(|j| (j, cosine(i, j))).filter(|&(_, c)| c >= LINK_MIN).collect();
+            best.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let truth: Vec<&String> = best.iter().take(3).map(|&(j, _)| &ids[j]).collect();
+            exact += truth.len();
+            found += links[i].iter().filter(|l| truth.contains(l)).count();
+            exact_cos += best.iter().take(3).map(|&(_, c)| c as f64).sum::<f64>();
+            found_cos += links[i].iter().map(|l| cosine(i, index[l]) as f64).sum::<f64>();
+        }
+        format!(
+            "{found} of {exact} exact links found ({:.3}); summed cosine {:.3} of the exact links'",
+            found as f64 / exact.max(1) as f64,
+            found_cos / exact_cos.max(f64::MIN_POSITIVE)
+        )
+    };
     let (first_ms, last_ms) = (blocks[0].1, blocks[blocks.len() - 1].1);
     println!("{n} adds of {DIMS}-d vectors in {total:.1} s; last block / first block: {:.2}× ({last_ms:.3} vs {first_ms:.3} ms per add)", last_ms / first_ms);
-    println!(
-        "links vs exact on {sample} of the last block: {found} of {exact} exact links found ({:.3}); summed cosine {:.3} of the exact links'",
-        found as f64 / exact.max(1) as f64,
-        found_cos / exact_cos.max(f64::MIN_POSITIVE)
-    );
+    println!("links vs exact on {sample} of the last block: {}", quality(&links));
+    if args.iter().any(|a| a == "--consolidate") {
+        let t = Instant::now();
+        let (mut epochs, mut relinked) = (0, 0);
+        loop {
+            // The buffer's cap would evict most of a bulk load; here every memory stays.
+            let options = engram::engine::ConsolidateOptions { buffer_cap: 1_000_000, ..Default::default() };
+            let report = e.consolidate_with(None, &options).expect("consolidate");
+            if report.found.scanned == 0 {
+                break;
+            }
+            epochs += 1;
+            relinked += report.relinked;
+        }
+        let refined: Vec<Vec<String>> = ids.iter().map(|id| e.get(id).map(|m| m.links.clone()).unwrap_or_default()).collect();
+        println!("consolidated in {epochs} epochs, {:.1} s: {relinked} of {n} memories relinked", t.elapsed().as_secs_f64());
+        println!("links after consolidation, the same sample: {}", quality(&refined));
+    }
 }

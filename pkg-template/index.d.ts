@@ -34,7 +34,10 @@ export interface MemoryItem {
   eventAt: string | null;
   /** Raw entries this memory was authored from. */
   derivedFrom?: string[];
-  /** Memories this one was closest to when written (cosine ≥ 0.5, at most 3). */
+  /**
+   * Memories this one was closest to when written (cosine ≥ 0.5, at most 3): found by a bounded
+   * search on add, refined by the first consolidation epoch that compares it with its namespace.
+   */
   links?: string[];
   /** Memories this one summarizes or absorbed (distillation, merges). */
   cites?: string[];
@@ -1120,6 +1123,19 @@ export interface ConsolidateAction {
   layer?: MemoryLayer;
 }
 
+export interface ConsolidateFound {
+  /** Memories compared with their namespace this epoch. */
+  scanned: number;
+  /** Near-duplicate pairs, of which `sameFact` the heuristic merges itself. */
+  mergePairs: number;
+  sameFact: number;
+  /** Same-topic pairs with the time gap of an update. */
+  reconcilePairs: number;
+  gateCandidates: number;
+  triageCandidates: number;
+  distillGroups: number;
+}
+
 export interface ConsolidateReport {
   dryRun: boolean;
   llmLevel: LlmLevel;
@@ -1130,6 +1146,10 @@ export interface ConsolidateReport {
   skipped: { step: "triage" | "gate" | "merge" | "reconcile" | "distill"; namespace: string; ids: string[]; outcome?: LlmOutcome; reason: string }[];
   calls: LlmCallRecord[];
   usage: LlmUsage;
+  /** What the epoch found to judge, before batch sizes and `maxLlmCalls` bounded the calls. */
+  found: ConsolidateFound;
+  /** Memories compared this epoch whose links its full vector search improved. */
+  relinked: number;
   /** Dry runs: the LLM calls a run would make. */
   planned?: { step: string; namespace: string; promptId: string; ids: string[] }[];
 }

@@ -457,3 +457,54 @@ fn an_llm_merged_text_passes_the_guards_like_any_written_text() {
     assert!(!m.content.contains(key) && m.content.contains("[secret:"), "{}", m.content);
     assert!(e.history(&m.id).unwrap().iter().all(|h| !h.content.as_deref().unwrap_or_default().contains(key)));
 }
+
+/// A unit vector at cosine `c` to the first axis, off it along axis `off`.
+fn at_cosine(c: f32, off: usize) -> Vec<f32> {
+    let mut v = vec![0.0; 8];
+    v[0] = c;
+    v[off] = (1.0 - c * c).sqrt();
+    v
+}
+
+#[test]
+fn an_epoch_refines_links_to_the_nearest_memories_written_before_and_never_past_the_namespace() {
+    let clock = Rc::new(ManualClock::new(T0));
+    let mut e = engine(&clock);
+    let put = |e: &mut Engram, content: &str, namespace: &str, v: Vec<f32>| {
+        clock.advance(HOUR);
+        e.add(NewMemory { content: content.into(), namespace: Some(namespace.into()), embedding: Some(v), ..NewMemory::default() }).unwrap().memory.id
+    };
+    let shared = put(&mut e, "the shared note on the garden", "default", at_cosine(0.9, 1));
+    let second = put(&mut e, "the work note on the garden plan", "work", at_cosine(0.7, 2));
+    let third = put(&mut e, "another work note on the garden", "work", at_cosine(0.6, 3));
+    let _far = put(&mut e, "a work note on something else", "work", at_cosine(0.4, 4));
+    let other_namespace = put(&mut e, "a private note on the garden", "home", at_cosine(0.95, 5));
+    let target = put(&mut e, "the garden", "work", at_cosine(1.0, 1));
+    let _later = put(&mut e, "the garden, written later", "work", at_cosine(0.99, 6));
+    let want = vec![shared.clone(), second.clone(), third.clone()];
+    assert_eq!(e.get(&target).unwrap().links, want, "found on add: every memory is in the newest vectors");
+
+    // A store whose links were found by the bounded search and missed some (here: crafted): the
+    // one into the default namespace stays, one reaching another namespace and one to a memory
+    // that is gone drop out, and the namespace's nearest earlier ones are found.
+    let mut state = e.state();
+    let at = state.memories.iter().position(|m| m.0.id == target).unwrap();
+    state.memories[at].0.links = vec![shared.clone(), other_namespace.clone(), "m-gone".into()];
+    let mut e = engine(&clock);
+    e.load_state(state).unwrap();
+    let before = engram::persist::export::export(&e, None, None);
+    let dry = e.consolidate_dry_run(&ConsolidateOptions::default(), false).unwrap();
+    assert_eq!(dry.relinked, 1, "only the crafted memory's links change");
+    assert_eq!(engram::persist::export::export(&e, None, None), before, "a dry run changes nothing");
+
+    let report = run(&mut e, None, LlmLevel::Off);
+    assert_eq!(report.relinked, 1);
+    assert_eq!(e.get(&target).unwrap().links, want, "nearest first; never a later memory, another namespace's or one that is gone");
+    let again = run(&mut e, None, LlmLevel::Off);
+    assert_eq!((again.found.scanned, again.relinked), (0, 0), "each memory is refined once, when first scanned");
+
+    // The refined links are stored like any change: a store rebuilt from them has them.
+    let mut reopened = engine(&clock);
+    reopened.load_state(e.state()).unwrap();
+    assert_eq!(reopened.get(&target).unwrap().links, want);
+}

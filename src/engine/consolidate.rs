@@ -7,7 +7,7 @@
 //! Without an LLM every step has a heuristic path or is skipped and reported; nothing is lost:
 //! working and core memories are never deleted here, and evicted memories' raw turns stay.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +99,11 @@ pub struct ConsolidatePlan {
     pub heuristic_merges: Vec<(PlannedMemory, PlannedMemory)>,
     /// Memories compared with their namespace this epoch; marked done unless a call about them fails.
     pub scanned: Vec<PlannedMemory>,
+    /// Per scanned memory with a vector: the ids of its namespace its full vector search found
+    /// nearest (its links are refined from them at apply, see `Engram::refined_links`). Plans made before this field
+    /// existed have none, and their memories keep their links.
+    #[serde(default)]
+    pub link_candidates: BTreeMap<String, Vec<String>>,
     /// Judgements not planned (over `maxLlmCalls`), reported as skipped.
     pub over_budget: Vec<(Step, String, Vec<String>)>,
     /// What the epoch found to judge.
@@ -175,7 +180,8 @@ impl Engram {
 
     /// Older-first pairs of near-duplicate or same-topic memories found from `scan` (each compared
     /// with its nearest memories of the namespace: by vector when it has one, else by keywords).
-    fn candidate_pairs(&self, namespace: &str, scan: &[DocId]) -> Vec<Pair> {
+    /// The ids each vector search found are recorded in `link_candidates`, by the scanned memory's id.
+    fn candidate_pairs(&self, namespace: &str, scan: &[DocId], link_candidates: &mut BTreeMap<String, Vec<String>>) -> Vec<Pair> {
         let table = self.tables.table();
         let mut seen: BTreeSet<(DocId, DocId)> = BTreeSet::new();
         let mut out = Vec::new();
@@ -183,7 +189,13 @@ impl Engram {
             let Some(m) = table.get(slot) else { continue };
             let accept = |s: DocId| s != slot && table.get(s).is_some_and(|o| o.namespace == namespace);
             let neighbors: Vec<(DocId, f64, bool)> = match self.tables.vectors().get(slot) {
-                Some(v) => self.tables.vectors().search(v, similar::NEIGHBORS, accept).into_iter().map(|h| (h.doc, h.cosine as f64, true)).collect(),
+                Some(v) => {
+                    let hits = self.tables.vectors().search(v, similar::NEIGHBORS, accept);
+                    // Of the namespace only, like the pairs: a second search for the default
+                    // namespace's memories would, where they are few, scan whole graph segments.
+                    link_candidates.insert(m.id.clone(), hits.iter().filter_map(|h| table.get(h.doc).map(|o| o.id.clone())).collect());
+                    hits.into_iter().map(|h| (h.doc, h.cosine as f64, true)).collect()
+                }
                 None => {
                     let words = similar::content_words(&m.content);
                     self.tables
@@ -238,6 +250,7 @@ impl Engram {
             calls: Vec::new(),
             heuristic_merges: Vec::new(),
             scanned: Vec::new(),
+            link_candidates: BTreeMap::new(),
             over_budget: Vec::new(),
             found: Found::default(),
         };
@@ -261,7 +274,7 @@ impl Engram {
             let mut merge_llm: Vec<(&Memory, &Memory)> = Vec::new();
             let mut reconcile_llm: Vec<(&Memory, &Memory)> = Vec::new();
             let mut in_heuristic: BTreeSet<DocId> = BTreeSet::new();
-            for p in self.candidate_pairs(ns, &scan_slots) {
+            for p in self.candidate_pairs(ns, &scan_slots, &mut plan.link_candidates) {
                 let (Some(a), Some(b)) = (table.get(p.a), table.get(p.b)) else { continue };
                 if !Self::pair_allowed(a, b) {
                     continue;
@@ -475,11 +488,17 @@ impl Engram {
                 continue;
             }
             if let Some(slot) = self.tables.table().slot_of(&p.id) {
+                let links = plan.link_candidates.get(&p.id).and_then(|found| self.refined_links(slot, found));
                 let mut m = self.memory(slot);
-                if !m.lifecycle.merge_checked {
-                    m.lifecycle.merge_checked = true;
-                    self.put_back(m);
+                if m.lifecycle.merge_checked && links.is_none() {
+                    continue;
                 }
+                m.lifecycle.merge_checked = true;
+                if let Some(links) = links {
+                    m.links = links;
+                    report.relinked += 1;
+                }
+                self.put_back(m);
             }
         }
 

@@ -94,6 +94,8 @@ pub struct ConsolidateReport {
     pub usage: LlmUsage,
     /// What the epoch found to judge, before batch sizes and `maxLlmCalls` bounded the calls.
     pub found: Found,
+    /// Scanned memories whose links the epoch's full vector search improved (see `Memory::links`).
+    pub relinked: usize,
     /// Dry runs: the LLM calls a run would make, by step and namespace.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub planned: Vec<PlannedCallSummary>,

@@ -89,7 +89,9 @@ pub struct Memory {
     /// Raw entries (verbatim conversation turns) this memory was authored from.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub derived_from: Vec<String>,
-    /// Ids of the memories this one was closest to when it was written (cosine ≥ 0.5, at most 3).
+    /// Ids of the memories this one was closest to when it was written (cosine ≥ 0.5, at most 3):
+    /// found by a bounded search on add (its namespace or the default one), refined by the first
+    /// consolidation epoch that scans it (from its namespace's memories written before it).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub links: Vec<String>,
     // Evolving-fact fields (all optional; see `model::evolve`).

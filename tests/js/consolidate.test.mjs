@@ -156,3 +156,27 @@ test("bad options are InvalidInput", async () => {
   }
   await memory.close();
 });
+
+test("an epoch finds the links a new memory's bounded search missed, and they persist", async () => {
+  const storage = new MemoryStorage();
+  const memory = await open({ storage });
+  const dims = 64;
+  // A deterministic direction per filler: no two are within cosine 0.5 of each other or of axis 0.
+  const filler = (i) => Array.from({ length: dims }, (_, d) => (d === 0 ? 0 : Math.sin((i + 1) * (d + 1) * 12.9898) * 43758.5453 % 1));
+  const axis = (c, off) => Array.from({ length: dims }, (_, d) => (d === 0 ? c : d === off ? Math.sqrt(1 - c * c) : 0));
+  const older = (await memory.add({ content: "the garden plan", namespace: "work", embedding: axis(0.8, 1) })).id;
+  // More memories of another namespace than the newest-vectors window a new memory's links are
+  // searched in: the older one falls out of it, and nothing links to it.
+  await memory.addMany(Array.from({ length: 4200 }, (_, i) => ({ content: `filler ${i}`, namespace: "filler", embedding: filler(i) })));
+  const newer = await memory.add({ content: "the garden", namespace: "work", embedding: axis(1, 2) });
+  assert.deepEqual(newer.links ?? [], [], "the bounded search on add cannot reach it");
+  const report = await memory.consolidate({ namespace: "work" });
+  assert.equal(report.found.scanned, 2);
+  assert.equal(report.relinked, 1);
+  assert.deepEqual((await memory.get(newer.id)).links, [older]);
+  assert.deepEqual((await memory.get(older)).links ?? [], [], "never a memory written later");
+  await memory.close();
+  const reopened = await open({ storage });
+  assert.deepEqual((await reopened.get(newer.id)).links, [older], "stored by the epoch's write");
+  await reopened.close();
+});

@@ -180,6 +180,12 @@ export async function workerLlm(): Promise<[AuthorReport, ConsolidateReport, Llm
   return [await db.author("s"), await db.consolidate({ dryRun: true }), await db.llmUsage()];
 }
 
+// What an epoch compared, and whose links it refined.
+export async function epochCounts(db: Engram): Promise<[number, number]> {
+  const report: ConsolidateReport = await db.consolidate({ namespace: "work" });
+  return [report.found.scanned, report.relinked];
+}
+
 // Export files in slices: exportStream is a stream of byte slices; import takes any byte source.
 export async function streamedCopy(from: Engram, to: Engram, file: Blob): Promise<number> {
   const stream: ReadableStream<Uint8Array> = from.exportStream({ namespace: "work" });
