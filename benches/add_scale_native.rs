@@ -57,6 +57,7 @@ fn main() {
     let block = arg(&args, "--block", 5_000).max(1);
     let sample = arg(&args, "--sample", 100);
     let build_every = arg(&args, "--build-every", 0);
+    let consolidate_every = arg(&args, "--consolidate-every", 0);
     let data = match args.iter().position(|a| a == "--vectors").and_then(|i| args.get(i + 1)) {
         Some(path) => read_vectors(path, n),
         None => Clusters::new(500, DIMS, 42).many(n),
@@ -85,6 +86,12 @@ fn main() {
                 while let Some(input) = e.plan_vector_build(false) {
                     e.install_vector_build(input.build_with(true)).expect("install");
                 }
+                building += paused.elapsed();
+            }
+            if consolidate_every > 0 && ids.len() % consolidate_every == 0 {
+                let paused = Instant::now();
+                let options = engram::engine::ConsolidateOptions { buffer_cap: 1_000_000, ..Default::default() };
+                e.consolidate_with(None, &options).expect("consolidate");
                 building += paused.elapsed();
             }
         }

@@ -1148,7 +1148,7 @@ export interface ConsolidateReport {
   usage: LlmUsage;
   /** What the epoch found to judge, before batch sizes and `maxLlmCalls` bounded the calls. */
   found: ConsolidateFound;
-  /** Memories compared this epoch whose links its full vector search improved. */
+  /** Memories compared this epoch whose links changed (refined from its full vector search). */
   relinked: number;
   /** Dry runs: the LLM calls a run would make. */
   planned?: { step: string; namespace: string; promptId: string; ids: string[] }[];

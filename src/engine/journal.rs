@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeSet, HashSet};
 
-use super::tables::Tables;
+use super::tables::{Tables, VectorChange};
 use super::{Engram, WithVector};
 use crate::index::DocId;
 use crate::model::{Memory, RawEntry};
@@ -128,6 +128,15 @@ impl Engram {
         let mut sessions: BTreeSet<String> = BTreeSet::new();
         for step in changes.steps.into_iter().rev() {
             match step {
+                // Changed in place (same slot, same vector): the record goes back in place, so
+                // its vector keeps its graph segment and the window of newest vectors is not
+                // fed an old one; a dry run of consolidation, which undoes every change, leaves
+                // the indexes as they were.
+                Step::Memory { id, before: Some((slot, (m, v))) }
+                    if v.is_some() && self.tables.table().slot_of(&id) == Some(slot) && self.tables.vectors().get(slot) == v.as_deref() =>
+                {
+                    self.tables.put_memory(m, VectorChange::Keep);
+                }
                 Step::Memory { id, before } => {
                     self.tables.remove_memory_by_id(&id);
                     if let Some((slot, record)) = before {

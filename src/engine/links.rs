@@ -111,7 +111,9 @@ impl Engram {
     /// or the default one. `None` when that is the set it has. Only memories written before it keep
     /// the meaning of `links` (what it was closest to when written); its current links qualify as
     /// they are (they were found when it was written, a link into the default namespace too),
-    /// unless they no longer exist or reach outside its namespace.
+    /// unless they no longer exist, reach outside its namespace, or no longer meet the threshold.
+    /// `found` holds later memories too (the search is shared with the epoch's pairs): for an old
+    /// memory in a dense topic, few candidates may be left.
     pub(super) fn refined_links(&self, slot: DocId, found: &[String]) -> Option<Vec<String>> {
         let table = self.tables.table();
         let vectors = self.tables.vectors();
@@ -122,7 +124,7 @@ impl Engram {
         // Same-millisecond writes (a batch) are ordered by slot: slots are handed out in insertion
         // order and never reused. A plan comes back from the host: only its first few ids are read.
         let earlier = found.iter().take(FOUND_READ).filter_map(|id| table.slot_of(id)).filter(|&s| table.get(s).is_some_and(|o| (o.created_at, s) < (m.created_at, slot)));
-        let mut scored: Vec<Scored> = Vec::with_capacity(m.links.len() + found.len());
+        let mut scored: Vec<Scored> = Vec::with_capacity(m.links.len() + found.len().min(FOUND_READ));
         for s in current.chain(earlier) {
             if s == slot || scored.iter().any(|x| x.1 == s) || !table.get(s).is_some_and(in_reach) {
                 continue;

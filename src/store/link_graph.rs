@@ -13,7 +13,9 @@ use crate::index::DocId;
 pub struct LinkGraph {
     /// Slots each memory links to, in the order of its `links`.
     out: Vec<Vec<DocId>>,
-    /// Slots of the memories linking to each memory, in the order the links were made.
+    /// Slots of the memories linking to each memory, in slot order: the order they were written
+    /// (slots are never reused), whatever order the links were made in, so that a store reopened
+    /// (links made in slot order) walks the same graph as the one that wrote it.
     into: Vec<Vec<DocId>>,
     /// Target id → slots of the memories linking to it while no memory has that id.
     pending: HashMap<String, Vec<DocId>>,
@@ -25,6 +27,15 @@ fn row(rows: &mut Vec<Vec<DocId>>, slot: DocId) -> &mut Vec<DocId> {
         rows.resize_with(i + 1, Vec::new);
     }
     &mut rows[i]
+}
+
+/// Adds `src` to the sources of `at`, keeping them in slot order (nearly always at the end).
+fn add_source(rows: &mut Vec<Vec<DocId>>, at: DocId, src: DocId) {
+    let r = row(rows, at);
+    match r.last() {
+        Some(&last) if last > src => r.insert(r.partition_point(|&s| s < src), src),
+        _ => r.push(src),
+    }
 }
 
 fn drop_from(rows: &mut [Vec<DocId>], at: DocId, slot: DocId) {
@@ -39,7 +50,7 @@ impl LinkGraph {
         self.out.get(slot as usize).map_or(&[], Vec::as_slice)
     }
 
-    /// Slots of the memories linking to the memory in `slot`, oldest link first.
+    /// Slots of the memories linking to the memory in `slot`, in slot order (oldest memory first).
     pub fn incoming(&self, slot: DocId) -> &[DocId] {
         self.into.get(slot as usize).map_or(&[], Vec::as_slice)
     }
@@ -56,7 +67,7 @@ impl LinkGraph {
         if let Some(sources) = self.pending.remove(id) {
             for src in sources {
                 row(&mut self.out, src).push(slot);
-                row(&mut self.into, slot).push(src);
+                add_source(&mut self.into, slot, src);
             }
         }
     }
@@ -83,7 +94,7 @@ impl LinkGraph {
             match slot_of(t) {
                 Some(to) => {
                     row(&mut self.out, slot).push(to);
-                    row(&mut self.into, to).push(slot);
+                    add_source(&mut self.into, to, slot);
                 }
                 None => self.pending.entry(t.clone()).or_default().push(slot),
             }
@@ -145,6 +156,14 @@ mod tests {
         // c drops its link to b and gains one to a missing id.
         g.relink(2, &ids(&["a", "b"]), &ids(&["zz"]), resolver(&[None, Some("b"), Some("c"), Some("a")]));
         assert_eq!((g.outgoing(2), g.incoming(1), g.incoming(3), g.pending("zz")), (&[][..], &[][..], &[1][..], &[2][..]));
+        // c links to a again, then b (older) drops its link to a and makes it again, after c's:
+        // a's sources stay in slot order, as a reopened store would list them.
+        let now = [None, Some("b"), Some("c"), Some("a")];
+        g.relink(2, &ids(&["zz"]), &ids(&["a"]), resolver(&now));
+        g.relink(1, &ids(&["a"]), &[], resolver(&now));
+        g.relink(1, &[], &ids(&["a"]), resolver(&now));
+        assert_eq!(g.incoming(3), [1, 2]);
+        g.relink(2, &ids(&["a"]), &ids(&["zz"]), resolver(&now));
         g.remove(2, "c", &ids(&["zz"]));
         assert_eq!(g.pending("zz"), [] as [DocId; 0]);
         assert!(g.pending.is_empty(), "no link waits for a removed memory: {:?}", g.pending);

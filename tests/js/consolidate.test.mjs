@@ -161,7 +161,7 @@ test("an epoch finds the links a new memory's bounded search missed, and they pe
   const storage = new MemoryStorage();
   const memory = await open({ storage });
   const dims = 64;
-  // A deterministic direction per filler: no two are within cosine 0.5 of each other or of axis 0.
+  // A deterministic direction per filler, orthogonal to axis 0 (its first coordinate is 0).
   const filler = (i) => Array.from({ length: dims }, (_, d) => (d === 0 ? 0 : Math.sin((i + 1) * (d + 1) * 12.9898) * 43758.5453 % 1));
   const axis = (c, off) => Array.from({ length: dims }, (_, d) => (d === 0 ? c : d === off ? Math.sqrt(1 - c * c) : 0));
   const older = (await memory.add({ content: "the garden plan", namespace: "work", embedding: axis(0.8, 1) })).id;
