@@ -13,11 +13,14 @@
 //! threads, install; untimed) after every N adds, for the case where builds keep up with the writes:
 //! links then come from graph segments as well as the newest rows and the walk.
 //!
+//! `--consolidate-every N` runs a consolidation epoch (no LLM; untimed) after every N adds, as a host
+//! consolidating as it writes would: later adds then walk links the epochs have refined.
+//!
 //! `--consolidate` then runs consolidation epochs (no LLM) until every memory has been scanned once,
 //! and measures the sample's links again: each epoch refines the links of the memories it scans from
 //! the full vector search it runs for them (graph segments too, with `--build-every`).
 //!
-//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE] [--build-every N] [--consolidate]`
+//! `cargo bench --profile bench-native --bench add_scale_native -- [--n 100000] [--block 5000] [--sample 100] [--vectors FILE] [--build-every N] [--consolidate-every N] [--consolidate]`
 
 #[path = "../tests/support/vectors.rs"]
 mod vectors;
