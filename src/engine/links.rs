@@ -1,6 +1,6 @@
 //! A new memory's links: its ≤ 3 nearest earlier memories (namespace or default) with cosine ≥ 0.5,
 //! found in bounded work so that an add costs the same at 5k memories and at 100k. Candidates come
-//! from the vector index's bounded search (the newest 4,096 vectors stored, whatever tier holds them
+//! from the vector index's bounded search (the newest 2,048 vectors stored, whatever tier holds them
 //! now; not the graph segments, whose full search per segment cost up to 17 times the rest of an
 //! add), then a best-first walk over the links already stored (each memory's own and the reverse
 //! ones): every memory was linked to its nearest earlier ones when it was added, so the links form a
@@ -9,9 +9,10 @@
 //! number and ranks by int8 estimates, scoring only its final beam exactly: each step reads a few
 //! bytes, which is what keeps its cost from growing once the store outgrows the caches.
 //!
-//! The bounded search misses some older neighbours (on real vectors at 100k memories it finds about
-//! four in five of the exact links). A consolidation epoch refines the links of the memories it scans
-//! ([`Engram::refined_links`]) from the full vector search it runs for them anyway, off the add path.
+//! The bounded search misses older neighbours (on real vectors at 100k memories it finds half of
+//! the exact links; all of them while the store holds no more than the window). A consolidation
+//! epoch refines the links of the memories it scans ([`Engram::refined_links`]) from the full vector
+//! search it runs for them anyway, off the add path: 0.96 of the exact links after it.
 
 use super::Engram;
 use crate::index::DocId;
@@ -19,9 +20,11 @@ use crate::model::{validate, Memory};
 use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
 use std::collections::BinaryHeap;
 
-/// Memories the walk scores at most: 384 found the same share of exact links on the 100k bench
-/// (0.733 against 0.730) for more work.
-pub const LINK_WALK_MAX: usize = 128;
+/// Memories the walk scores at most: the add's work, whatever the store's size. On the 100k wasm
+/// benches with the 2,048-vector window, 48 keeps the last 5k adds within 1.3× of the first 5k on
+/// clustered vectors (1.21–1.25×; 64: 1.29–1.31×, 128: 1.52–1.56×), for links that consolidation
+/// completes (BENCHMARKS.md, 2026-11-27, later).
+pub const LINK_WALK_MAX: usize = 48;
 /// The beam's best (by estimate) scored exactly for the links: estimates are within ~1e-3 of the
 /// cosine, so a link beyond these would have to tie the third within that margin.
 const EXACT_SCORED: usize = 2 * LINKS_MAX;

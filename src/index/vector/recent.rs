@@ -11,9 +11,12 @@
 
 use crate::index::DocId;
 
-/// Vectors the window keeps. Links found on the 100k benches fall from 0.775 to 0.729 of the exact
-/// ones with 2,048 and to 0.689 with 1,024 (real MiniLM vectors; BENCHMARKS.md, 2026-11-27).
-pub const RECENT_ROWS: usize = 4096;
+/// Vectors the window keeps. The first adds of a store scan a window still filling, so a larger one
+/// makes later adds dearer than the first: with 4,096 (and a walk of 128) the last 5k of 100k adds
+/// cost 1.26–1.28× the first 5k on real vectors and 1.58–1.69× on clustered ones in wasm; with 2,048
+/// and a walk of 48, 1.00–1.03× and 1.21–1.25× (BENCHMARKS.md, 2026-11-27, later). Links it misses
+/// are found by consolidation.
+pub const RECENT_ROWS: usize = 2048;
 
 /// Sets `out` to the signs of `q` (bit i of the row: `q[i] > 0`).
 pub fn signs_into(q: &[i8], out: &mut [u64]) {
