@@ -61,6 +61,8 @@ fn main() {
     let sample = arg(&args, "--sample", 100);
     let build_every = arg(&args, "--build-every", 0);
     let consolidate_every = arg(&args, "--consolidate-every", 0);
+    // Epochs without an LLM; the buffer's cap would evict most of a bulk load, here every memory stays.
+    let epoch = engram::engine::ConsolidateOptions { buffer_cap: 1_000_000, ..Default::default() };
     let data = match args.iter().position(|a| a == "--vectors").and_then(|i| args.get(i + 1)) {
         Some(path) => read_vectors(path, n),
         None => Clusters::new(500, DIMS, 42).many(n),
@@ -93,8 +95,7 @@ fn main() {
             }
             if consolidate_every > 0 && ids.len() % consolidate_every == 0 {
                 let paused = Instant::now();
-                let options = engram::engine::ConsolidateOptions { buffer_cap: 1_000_000, ..Default::default() };
-                e.consolidate_with(None, &options).expect("consolidate");
+                e.consolidate_with(None, &epoch).expect("consolidate");
                 building += paused.elapsed();
             }
         }
@@ -135,9 +136,7 @@ fn main() {
         let t = Instant::now();
         let (mut epochs, mut relinked) = (0, 0);
         loop {
-            // The buffer's cap would evict most of a bulk load; here every memory stays.
-            let options = engram::engine::ConsolidateOptions { buffer_cap: 1_000_000, ..Default::default() };
-            let report = e.consolidate_with(None, &options).expect("consolidate");
+            let report = e.consolidate_with(None, &epoch).expect("consolidate");
             if report.found.scanned == 0 {
                 break;
             }

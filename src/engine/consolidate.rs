@@ -100,8 +100,8 @@ pub struct ConsolidatePlan {
     /// Memories compared with their namespace this epoch; marked done unless a call about them fails.
     pub scanned: Vec<PlannedMemory>,
     /// Per scanned memory with a vector: the ids of its namespace its full vector search found
-    /// nearest (its links are refined from them at apply, see `Engram::refined_links`). Plans made before this field
-    /// existed have none, and their memories keep their links.
+    /// nearest (its links are refined from them at apply, see `Engram::refined_links`). Plans made
+    /// before this field existed have none, and their memories keep their links.
     #[serde(default)]
     pub link_candidates: BTreeMap<String, Vec<String>>,
     /// Judgements not planned (over `maxLlmCalls`), reported as skipped.

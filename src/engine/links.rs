@@ -23,7 +23,7 @@ use std::collections::BinaryHeap;
 /// Memories the walk scores at most: the add's work, whatever the store's size. On the 100k wasm
 /// benches with the 2,048-vector window, 48 keeps the last 5k adds within 1.3× of the first 5k on
 /// clustered vectors (1.21–1.25×; 64: 1.29–1.31×, 128: 1.52–1.56×), for links that consolidation
-/// completes (BENCHMARKS.md, 2026-11-27, later).
+/// completes (BENCHMARKS.md, 2026-11-27, evening).
 pub const LINK_WALK_MAX: usize = 48;
 /// The beam's best (by estimate) scored exactly for the links: estimates are within ~1e-3 of the
 /// cosine, so a link beyond these would have to tie the third within that margin.
@@ -98,16 +98,10 @@ impl Engram {
             }
         }
         // The walk ranked by estimates; the beam's few are scored exactly for the threshold and order.
-        let mut exact: Vec<Scored> = best.into_iter().take(EXACT_SCORED).filter_map(|s| vectors.similarity(s.1, v).map(|c| Scored(c, s.1))).collect();
-        exact.sort_unstable_by(|a, b| b.cmp(a));
-        exact.into_iter().filter(|s| s.0 >= LINK_MIN_COSINE).take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|m| m.id.clone())).collect()
+        let exact: Vec<Scored> = best.into_iter().take(EXACT_SCORED).filter_map(|s| vectors.similarity(s.1, v).map(|c| Scored(c, s.1))).collect();
+        link_ids(table, exact)
     }
-}
 
-/// Candidate ids [`Engram::refined_links`] reads: as many as an epoch's search gives.
-const FOUND_READ: usize = crate::lifecycle::similar::NEIGHBORS;
-
-impl Engram {
     /// The links the memory in `slot` should have, given `found` (ids a full vector search of its
     /// namespace put nearest to it): the ≤ [`LINKS_MAX`] with the highest cosine ≥ [`LINK_MIN_COSINE`]
     /// among its current links and the memories of `found` written before it, all of its namespace
@@ -132,15 +126,24 @@ impl Engram {
             if s == slot || scored.iter().any(|x| x.1 == s) || !table.get(s).is_some_and(in_reach) {
                 continue;
             }
-            if let Some(c) = vectors.similarity(s, v).filter(|&c| c >= LINK_MIN_COSINE) {
+            if let Some(c) = vectors.similarity(s, v) {
                 scored.push(Scored(c, s));
             }
         }
-        scored.sort_unstable_by(|a, b| b.cmp(a));
-        let links: Vec<String> = scored.into_iter().take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|o| o.id.clone())).collect();
+        let links = link_ids(table, scored);
         let same = links.len() == m.links.len() && links.iter().all(|l| m.links.contains(l));
         (!same).then_some(links)
     }
+}
+
+/// Candidate ids [`Engram::refined_links`] reads: as many as an epoch's search gives.
+const FOUND_READ: usize = crate::lifecycle::similar::NEIGHBORS;
+
+/// The ids of the ≤ [`LINKS_MAX`] closest of `scored` (exact cosines) at [`LINK_MIN_COSINE`] or
+/// more, closest first.
+fn link_ids(table: &crate::store::MemoryTable, mut scored: Vec<Scored>) -> Vec<String> {
+    scored.sort_unstable_by(|a, b| b.cmp(a));
+    scored.into_iter().filter(|s| s.0 >= LINK_MIN_COSINE).take(LINKS_MAX).filter_map(|s| table.get(s.1).map(|m| m.id.clone())).collect()
 }
 
 /// Which slots one walk has met: a stamp per slot, reused from walk to walk (a new walk only moves
