@@ -91,7 +91,7 @@ fn a_valid_reply_is_stored_typed_and_the_turns_marked() {
     assert_eq!((seen[0].purpose, seen[0].prompt_id.as_str()), (Purpose::Author, "author@1"));
     let text = &seen[0].messages[0].content;
     assert_eq!(text.matches("</conversation>").count(), 1, "stored text cannot close the block");
-    assert!(text.contains("&lt;/entry&gt;"));
+    assert!(text.contains("&lt;/entry>"));
     drop(seen);
 
     // A second run offers the known threads and nothing left to author.

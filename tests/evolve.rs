@@ -251,8 +251,8 @@ fn gather_collects_an_area_and_exact_keeps_the_phrase() {
     let r = e.recall("What is grandma's chili ratio?", None, 600, None).unwrap();
     assert_eq!(r.route, Route::Exact);
     assert_eq!(r.answers[0].value.as_deref(), Some(sig));
-    // Escaped exactly as recallContext escapes.
-    assert!(r.context.text.contains("2 lb chuck, 3 tbsp ancho &lt;never beans&gt; &amp; &quot;more&quot;"));
+    // Byte-exact in the context block too: only a frame tag's `<` is ever escaped there.
+    assert!(r.context.text.contains(sig), "{}", r.context.text);
 }
 
 #[test]

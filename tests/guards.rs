@@ -170,7 +170,7 @@ fn quarantine_keeps_records_out_of_context_until_released() {
     let c = e.recall_context("kiwi", None, 2000).unwrap();
     assert!(c.ids.contains(&bad.id) && c.ids.contains(&"chat#0".to_string()));
     assert!(c.text.contains("flags=\"injection:override\""));
-    assert!(!c.text.contains("&lt;|im_start|&gt;") || c.text.contains("flags=\"injection:role-marker\""));
+    assert!(!c.text.contains("&lt;|im_start|>") || c.text.contains("flags=\"injection:role-marker\""));
     let c = e.recall_context_with("kiwi", None, 2000, ContextOptions { redact: true }).unwrap();
     assert!(!c.text.contains("ignore all previous"), "{}", c.text);
     // The release holds until the text changes; re-ingesting the same turn leaves it alone.

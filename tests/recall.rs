@@ -158,7 +158,7 @@ fn context_has_sections_no_duplicates_and_respects_the_budget() {
     }
     assert_eq!(c.text.matches("Priya is allergic to peanuts").count(), 1, "duplicate fact:\n{}", c.text);
     assert_eq!(c.text.matches("</memory>").count(), 1);
-    assert!(c.text.contains("&lt;/entry&gt;&lt;/memory&gt; SYSTEM"));
+    assert!(c.text.contains("&lt;/entry>&lt;/memory> SYSTEM"));
     assert!(c.text.contains("date=\""));
     assert_eq!(c.tokens, estimate_tokens(&c.text));
     assert_eq!(c.ids.len(), c.text.matches("<entry ").count());

@@ -6,10 +6,12 @@
 //! - `must_contain`: every string in the context block;
 //! - `must_contain_in_order`: the strings in the context, each found after the previous one;
 //! - `must_not_contain`: no string anywhere in the result (route, answers, context);
-//! - `expected_state`: the state of the first answer.
+//! - `expected_state`: the state of the first answer;
+//! - `answer_contains`: the first answer's value (or its memory's text) holds the string.
 //!
 //! Prints one line per failed question, then
-//! `evolving pass=P/N ER=a/b Agg=a/b Tr=a/b Del=a/b Cas=a/b Abs=a/b`.
+//! `evolving pass=P/N ER=a/b Agg=a/b Tr=a/b Del=a/b Cas=a/b Abs=a/b [Cur=a/b]` and, when the
+//! questions carry `classes` (the project's own corpus, `tests/fixtures/evolving/`), a line per class.
 
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -20,7 +22,8 @@ use serde_json::Value;
 
 use super::{load_json, longmemeval_date, AnyResult};
 
-const TASKS: [&str; 6] = ["ER", "Agg", "Tr", "Del", "Cas", "Abs"];
+/// MEME's six task types, then the corpus's own `Cur` (the value that holds now).
+const TASKS: [&str; 7] = ["ER", "Agg", "Tr", "Del", "Cas", "Abs", "Cur"];
 
 struct Args {
     path: String,
@@ -29,15 +32,20 @@ struct Args {
     limit: Option<usize>,
     /// Print a failed question's route and context block to stderr.
     show: bool,
+    /// Print what each session authored to stderr.
+    dump: bool,
+    /// Only the episode with this id.
+    episode: Option<String>,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
-    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--show]";
+    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false };
+    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false, dump: false, episode: None };
     while let Some(flag) = it.next() {
-        if flag == "--show" {
-            args.show = true;
+        if flag == "--show" || flag == "--dump" {
+            args.show |= flag == "--show";
+            args.dump |= flag == "--dump";
             continue;
         }
         let value = it.next().ok_or(usage)?;
@@ -45,6 +53,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
             "--author" => args.author = value,
             "--max-tokens" => args.max_tokens = value.parse()?,
             "--limit" => args.limit = Some(value.parse()?),
+            "--episode" => args.episode = Some(value),
             _ => return Err(usage.into()),
         }
     }
@@ -81,6 +90,14 @@ fn check(expect: &Value, result: &engram::evolve::Recall) -> Option<String> {
             return Some(format!("result contains {s:?}"));
         }
     }
+    if let Some(want) = expect.get("answer_contains").and_then(Value::as_str) {
+        let first = result.answers.first();
+        let holds = first.is_some_and(|a| a.value.as_deref().is_some_and(|v| v.contains(want)) || a.content.as_deref().is_some_and(|c| c.contains(want)));
+        if !holds {
+            let got = first.map(|a| a.value.clone().or(a.content.clone()).unwrap_or_default()).unwrap_or_default();
+            return Some(format!("first answer {got:?} lacks {want:?}"));
+        }
+    }
     if let Some(want) = expect.get("expected_state").and_then(Value::as_str) {
         let got = result.answers.first().map(|a| a.state.as_str()).unwrap_or("none");
         if got != want {
@@ -108,9 +125,13 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let data = load_json(&args.path)?;
     let episodes = data.as_array().ok_or("expected an array of episodes")?;
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
+    let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut pass, mut total) = (0, 0);
     for ep in episodes.iter().take(args.limit.unwrap_or(usize::MAX)) {
         let id = ep["episode_id"].as_str().ok_or("episode without episode_id")?;
+        if args.episode.as_deref().is_some_and(|want| want != id) {
+            continue;
+        }
         let ns: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
         let clock = Rc::new(ManualClock::new(0));
         let mut e = Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(7), ..EngineOptions::default() });
@@ -125,7 +146,17 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 clock.set(input.date.unwrap_or(0));
                 let sid = input.id.clone();
                 e.ingest(input)?;
-                e.author_offline(&sid)?;
+                let report = e.author_offline(&sid)?;
+                if args.dump {
+                    for mid in &report.added {
+                        if let Some(m) = e.get(mid) {
+                            eprintln!("  + {sid} [{:?}] thread={:?} value={:?} dep={:?} cons={:?} area={:?} :: {}", m.shape, m.thread, m.value, m.depends_on.as_ref().map(|d| (&d.thread, &d.value)), m.consequent, m.area, m.content);
+                        }
+                    }
+                    for r in &report.retracted {
+                        eprintln!("  - {sid} retracted thread={} deleted={} turns={}", r.thread, r.deleted.len(), r.redacted_turns.len());
+                    }
+                }
                 next += 1;
             }
             let at = block["timestamp"].as_str().and_then(longmemeval_date).ok_or("block without a readable timestamp")?;
@@ -138,6 +169,11 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 let t = tally.entry(TASKS.iter().find(|x| **x == task).copied().unwrap_or("?")).or_default();
                 t.1 += 1;
                 total += 1;
+                for class in strings(q, "classes") {
+                    let c = by_class.entry(class).or_default();
+                    c.0 += usize::from(why.is_none());
+                    c.1 += 1;
+                }
                 match why {
                     None => {
                         t.0 += 1;
@@ -153,7 +189,12 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
             }
         }
     }
-    let per: Vec<String> = TASKS.iter().map(|t| format!("{t}={}/{}", tally[t].0, tally[t].1)).collect();
+    // `Cur` is shown only where the data has it, so MEME-layout files print MEME's six.
+    let per: Vec<String> = TASKS.iter().filter(|t| **t != "Cur" || tally[*t].1 > 0).map(|t| format!("{t}={}/{}", tally[t].0, tally[t].1)).collect();
     println!("evolving pass={pass}/{total} {}", per.join(" "));
+    if !by_class.is_empty() {
+        let per: Vec<String> = by_class.iter().map(|(c, (p, n))| format!("{c}={p}/{n}")).collect();
+        println!("classes {}", per.join(" "));
+    }
     Ok(())
 }

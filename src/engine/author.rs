@@ -24,7 +24,7 @@ use serde::Serialize;
 
 use super::{resolve_namespace, Engram, Evolving, SkippedStep, VectorChange};
 use crate::error::{Error, Result};
-use crate::evolve::author::{self as rules, Authored, KnownThread, Turn};
+use crate::evolve::author::{self as rules, Authored, KnownThread, PastTurn, Turn};
 use crate::index::DocId;
 use crate::llm::{CallRecord, LlmUsage};
 use crate::model::time::{truncate, Millis};
@@ -34,6 +34,9 @@ use crate::NewMemory;
 
 /// The rule set's version, named in history and in `authoredBy` (bump when the rules change).
 pub const RULES_ID: &str = "author-rules@1";
+/// How many earlier user turns the offline author resolves requests to forget against: enough for
+/// a long conversation, bounded so authoring stays flat as a store grows.
+pub const PAST_TURNS: usize = 400;
 /// What replaces a retracted value in kept text.
 pub const REDACTED: &str = "[retracted]";
 /// Values shorter than this are not scrubbed from other text (they would hit unrelated words);
@@ -204,17 +207,48 @@ impl Engram {
     pub fn author_offline(&mut self, session_id: &str) -> Result<AuthorReport> {
         let turns: Vec<RawEntry> = self.unauthored_turns(session_id)?.into_iter().cloned().collect();
         let mut report = AuthorReport::empty(session_id, RULES_ID);
-        let Some(namespace) = self.tables.raw().session_namespace(session_id).map(str::to_string) else { return Ok(report) };
+        self.author_by_rules(session_id, turns, &mut report)?;
+        Ok(report)
+    }
+
+    /// The offline rules over `turns` (of `session_id`, in order), given the namespace's threads and
+    /// its earlier user turns; what they author is stored and the turns marked as authored.
+    pub(super) fn author_by_rules(&mut self, session_id: &str, turns: Vec<RawEntry>, report: &mut AuthorReport) -> Result<()> {
+        let Some(namespace) = self.tables.raw().session_namespace(session_id).map(str::to_string) else { return Ok(()) };
         let known = self.known_threads(&namespace);
+        let first = turns.iter().map(|e| (e.event_time(), e.turn_index)).min();
+        let past = self.past_user_turns(&namespace, session_id, first);
+        let history: Vec<PastTurn> = past.iter().map(|(id, text)| PastTurn { id: id.clone(), text }).collect();
         let views: Vec<Turn> = turns.iter().map(|e| Turn { id: &e.id, role: &e.role, speaker: e.speaker.as_deref(), date: e.date, text: &e.content }).collect();
-        let authored = rules::author(&views, &known);
-        self.apply_authored(&namespace, authored, RULES_ID, &mut report)?;
+        let authored = rules::author_in(&views, &known, &history);
+        self.apply_authored(&namespace, authored, RULES_ID, report)?;
         for e in &turns {
             self.note_raw(&e.id);
             self.tables.mark_raw_authored(&e.id, RULES_ID);
         }
-        report.authored_turns = turns.into_iter().map(|e| e.id).collect();
-        Ok(report)
+        report.authored_turns.extend(turns.into_iter().map(|e| e.id));
+        Ok(())
+    }
+
+    /// The namespace's user turns written before `session_id`'s turns (at most the newest
+    /// `PAST_TURNS`, oldest first): what a request to forget may point back at. Turns of the
+    /// session itself that come before are included; retracted text is already redacted in them.
+    fn past_user_turns(&self, namespace: &str, session_id: &str, before: Option<(Millis, u32)>) -> Vec<(String, String)> {
+        let mut past: Vec<(Millis, u32, &RawEntry)> = self
+            .tables
+            .raw()
+            .iter()
+            .map(|(_, e)| e)
+            .filter(|e| e.namespace == namespace && e.role.eq_ignore_ascii_case("user"))
+            .filter(|e| match before {
+                Some((at, index)) => e.event_time() < at || (e.session_id == session_id && e.turn_index < index),
+                None => e.session_id != session_id,
+            })
+            .map(|e| (e.event_time(), e.turn_index, e))
+            .collect();
+        past.sort_by_key(|(at, i, _)| (*at, *i));
+        let skip = past.len().saturating_sub(PAST_TURNS);
+        past.into_iter().skip(skip).map(|(_, _, e)| (e.id.clone(), e.content.clone())).collect()
     }
 
     /// Stores authored memories in order: a retraction first scrubs its thread, then is stored.

@@ -13,7 +13,7 @@ use super::author::AuthorReport;
 use super::extract::{plan_turn_calls, ExtractOptions, PlannedCall, SkippedStep};
 use super::Engram;
 use crate::error::{Error, Result};
-use crate::evolve::author::{self as rules, Authored, Turn};
+use crate::evolve::author::Authored;
 use crate::host::Llm;
 use crate::llm::author::{self as prompt, OfferedThread};
 use crate::llm::{run_call, CallResult, LlmUsage, Outcome, Purpose};
@@ -128,16 +128,7 @@ impl Engram {
     pub fn author_offline_turns(&mut self, session_id: &str, turn_ids: &[String]) -> Result<AuthorReport> {
         let turns: Vec<RawEntry> = self.turns_to_author(session_id)?.into_iter().filter(|e| turn_ids.contains(&e.id)).cloned().collect();
         let mut report = AuthorReport::empty(session_id, super::author::RULES_ID);
-        let Some(namespace) = self.tables.raw().session_namespace(session_id).map(str::to_string) else { return Ok(report) };
-        let known = self.known_threads(&namespace);
-        let views: Vec<Turn> = turns.iter().map(|e| Turn { id: &e.id, role: &e.role, speaker: e.speaker.as_deref(), date: e.date, text: &e.content }).collect();
-        let authored = rules::author(&views, &known);
-        self.apply_authored(&namespace, authored, super::author::RULES_ID, &mut report)?;
-        for e in &turns {
-            self.note_raw(&e.id);
-            self.tables.mark_raw_authored(&e.id, super::author::RULES_ID);
-        }
-        report.authored_turns = turns.into_iter().map(|e| e.id).collect();
+        self.author_by_rules(session_id, turns, &mut report)?;
         Ok(report)
     }
 

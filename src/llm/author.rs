@@ -227,7 +227,7 @@ mod tests {
         let text = &r.messages[0].content;
         assert_eq!(text.matches("</conversation>").count(), 1);
         assert_eq!(text.matches("</threads>").count(), 1);
-        assert!(text.contains("&lt;/entry&gt;"));
+        assert!(text.contains("&lt;/entry>"));
     }
 
     #[test]

@@ -55,7 +55,7 @@ test("recallContext stays within budget and keeps stored text as data", async ()
   assert.match(ctx.text, /^<memory>\n/);
   assert.equal(ctx.text.match(/<\/memory>/g).length, 1);
   assert.equal(ctx.text.match(/<entry /g).length, ctx.ids.length);
-  assert.ok(ctx.text.includes("&lt;/entry&gt;&lt;/memory&gt;"));
+  assert.ok(ctx.text.includes("&lt;/entry>&lt;/memory>"));
   const tiny = await db.recallContext("spicy food", { maxTokens: 5 });
   assert.deepEqual([tiny.text, tiny.ids, tiny.tokens], ["", [], 0]);
   await rejectsWith(db.recallContext("x", { maxTokens: 0 }), "InvalidInput", EngramError);

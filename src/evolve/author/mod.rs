@@ -30,8 +30,11 @@
 //! every memory carries a confidence with what it was not sure of (`confidence`).
 
 mod confidence;
+mod forget;
+pub mod intent;
 mod rules;
 mod slot;
+pub mod spans;
 mod text;
 
 #[cfg(test)]
@@ -49,6 +52,13 @@ pub struct Turn<'a> {
     pub role: &'a str,
     pub speaker: Option<&'a str>,
     pub date: Option<Millis>,
+    pub text: &'a str,
+}
+
+/// An earlier user turn of the conversation (what a request to forget may point at).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PastTurn<'a> {
+    pub id: String,
     pub text: &'a str,
 }
 
@@ -89,13 +99,22 @@ pub struct Authored {
 /// Authors the memories stated in `turns` (in order), given the namespace's known threads. Threads
 /// and values authored from earlier turns are known to later ones.
 pub fn author(turns: &[Turn], known: &[KnownThread]) -> Vec<Authored> {
+    author_in(turns, known, &[])
+}
+
+/// `author` with the conversation's earlier user turns (oldest first), which requests to forget
+/// are resolved against when they point at something never authored as a thread.
+pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastTurn<'a>]) -> Vec<Authored> {
     let mut known: Vec<KnownThread> = known.to_vec();
+    let mut history: Vec<PastTurn<'a>> = history.to_vec();
     let mut out: Vec<Authored> = Vec::new();
     for turn in turns {
         if !turn.role.eq_ignore_ascii_case("user") {
             continue;
         }
-        for a in rules::turn(turn, &known) {
+        let authored = rules::turn(turn, &known, &history);
+        history.push(PastTurn { id: turn.id.to_string(), text: turn.text });
+        for a in authored {
             if let Some(t) = &a.thread {
                 let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
                 match known.iter_mut().find(|k| k.thread == *t) {
@@ -114,4 +133,10 @@ pub fn author(turns: &[Turn], known: &[KnownThread]) -> Vec<Authored> {
         }
     }
     out
+}
+
+/// The sentences of a user turn with the intent model's features for each, given the known threads
+/// (what the model scores; the trainer labels these).
+pub fn sentence_features(text: &str, known: &[KnownThread]) -> Vec<(String, Vec<u32>)> {
+    text::sentences(text).into_iter().map(|s| (s.to_string(), intent::features(s, &rules::hits(s), known))).collect()
 }

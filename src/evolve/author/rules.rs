@@ -5,7 +5,8 @@
 use super::confidence::{Evidence, HEDGES};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::text::{clauses, find_word, sentences, words, Span};
-use super::{Authored, KnownThread, Turn};
+use super::intent::{self, Intent, Scores};
+use super::{forget, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -278,6 +279,8 @@ struct Found {
     consequent: Option<String>,
     evidence: Evidence,
     owner: Option<Owner>,
+    /// The thread already decided (a request to forget resolved by `forget`).
+    fixed_thread: Option<String>,
 }
 
 impl Found {
@@ -1201,7 +1204,7 @@ fn normalize_quotes(s: &str) -> String {
 }
 
 /// Everything the rules author from one user turn.
-pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
+pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> Vec<Authored> {
     let text = normalize_quotes(turn.text);
     let mut found: Vec<(Found, String)> = Vec::new();
     let mut rest = text.clone();
@@ -1221,6 +1224,21 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread]) -> Vec<Authored> {
             continue;
         }
         let lower = sentence.to_ascii_lowercase();
+        let scores = intent::model().map(|m| Scores(m.predict(&intent::features(sentence, &hits(sentence), known))));
+        let stated = |s: &str| clauses(s).into_iter().find_map(|c| value_clause(c).and_then(|f| f.value));
+        if let Some(req) = forget::request(sentence, scores.map(|s| s.get(Intent::Delete)), known, history, &stated).filter(|r| r.on_known || !r.forget.is_empty()) {
+            let mut f = Found::new("retraction", if req.cue == "weak" { 0.7 } else { 0.8 });
+            f.retraction = true;
+            f.owner = owner_of(sentence);
+            f.slot = Some(req.referent.clone()).filter(|r| !slot::slot_words(r).is_empty());
+            f.fixed_thread = req.thread.clone();
+            f.forget = req.forget.clone();
+            for d in req.doubts {
+                f.evidence.doubt(0.1, d);
+            }
+            found.push((f, sentence.to_string()));
+            continue;
+        }
         if let Some((object, referent)) = retraction(sentence) {
             let mut f = Found::new("retraction", 0.8);
             f.retraction = true;
@@ -1403,9 +1421,9 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
         (f.upstream, f.upstream_slot, f.consequent) = (None, None, None);
     }
     let speaker_prefix = turn.speaker.filter(|_| f.owner != Some(Owner::Team));
-    let mut thread: Option<String> = None;
+    let mut thread: Option<String> = f.fixed_thread.clone();
     // 1. A repeated old value places a change on that value's thread.
-    if let Some(old) = &f.old_value {
+    if let Some(old) = f.old_value.as_ref().filter(|_| thread.is_none()) {
         if let Some((k, score, _)) = thread_by_value(&old.to_lowercase(), known) {
             thread = Some(k.thread.clone());
             if score < 1.0 {
@@ -1414,7 +1432,7 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
         }
     }
     // 2. A retraction: a value it repeats, then the slot it names.
-    if f.retraction {
+    if f.retraction && thread.is_none() {
         let referent = f.forget.join(" ").to_lowercase();
         let by_value = f.forget.iter().chain(f.slot.iter()).find_map(|s| thread_by_value(&s.to_lowercase(), known)).or_else(|| thread_by_value(&referent, known));
         if let Some((k, _, _)) = by_value {
@@ -1601,4 +1619,35 @@ mod slot_text_tests {
         assert_eq!(slot_text("Bank of Scotland account"), "bank of scotland account");
         assert_eq!(slot_text("the"), "");
     }
+}
+
+/// Which patterns match a sentence, as features for the intent model (`intent`).
+pub(super) fn hits(sentence: &str) -> super::intent::RuleHits {
+    let text = normalize_quotes(sentence);
+    let s = text.as_str();
+    let lower = s.to_ascii_lowercase();
+    let first = first_word(s);
+    let mut h = super::intent::RuleHits {
+        retraction: retraction(s).is_some(),
+        verbatim: verbatim(s).is_some(),
+        conditional: conditional(s).is_some(),
+        question: s.trim_end().ends_with('?') || WH_STARTS.contains(&first.as_str()),
+        request: REQUEST_STARTS.iter().any(|r| lower.starts_with(r)),
+        hedged: HEDGES.iter().any(|h| find_word(&lower, h, 0).is_some()),
+        ..Default::default()
+    };
+    let (holder, up) = dependency(s);
+    h.dependency = holder.is_some() || up.is_some();
+    for c in clauses(s) {
+        if ended_clause(c).is_some() {
+            h.ended = true;
+        } else if let Some(f) = value_clause(c) {
+            match (f.rule, f.change, f.event.is_some()) {
+                (_, _, true) => h.event = true,
+                ("change", _, _) | (_, true, _) => h.change = true,
+                _ => h.value = true,
+            }
+        }
+    }
+    h
 }

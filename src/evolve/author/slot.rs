@@ -61,6 +61,9 @@ const SLOT_STOPWORDS: &[&str] = &[
     "re",
 ];
 
+/// The share of a phrase's words a known thread must hold to be the one it names.
+pub const KNOWN_MATCH: f64 = 0.5;
+
 /// At most this many words in a thread label.
 pub const LABEL_WORDS_MAX: usize = 5;
 /// Characters of a label (the same bound as labels written through `add`).
