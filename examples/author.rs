@@ -4,7 +4,7 @@
 //! sentence's intent scores.
 
 use engram::evolve::author::intent::{self, Intent, Scores};
-use engram::evolve::author::{author, sentence_features, KnownThread, Turn};
+use engram::evolve::author::{author_in, sentence_features, KnownThread, PastTurn, Turn};
 
 fn main() {
     let texts: Vec<String> = std::env::args().skip(1).collect();
@@ -24,7 +24,8 @@ fn main() {
                 println!("  intent {} :: {s}", parts.join(" "));
             }
         }
-        for a in author(std::slice::from_ref(turn), &known) {
+        let history: Vec<PastTurn> = turns[..i].iter().map(|t| PastTurn { id: t.id.to_string(), text: t.text }).collect();
+        for a in author_in(std::slice::from_ref(turn), &known, &history) {
             println!(
                 "  {:?} thread={:?} value={:?} dep={:?} cons={:?} conf={} rule={} forget={:?} doubts={:?}\n    {}",
                 a.shape, a.thread, a.value, a.depends_on.as_ref().map(|d| (&d.thread, &d.value)), a.consequent, a.confidence, a.rule, a.forget, a.doubts, a.content

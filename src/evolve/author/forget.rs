@@ -21,9 +21,13 @@ use super::text::{find_word, words};
 use super::{KnownThread, PastTurn};
 
 /// Imperatives of discarding that say "memory" on their own.
-const STRONG: &[&str] = &["forget", "erase", "wipe", "scrap", "scratch", "nuke", "purge", "unlearn", "delete", "shred", "expunge", "bin", "trash", "junk", "ditch", "lose"];
+/// (With their gerunds, for "would you mind forgetting …".)
+const STRONG: &[&str] = &[
+    "forget", "erase", "wipe", "scrap", "scratch", "nuke", "purge", "unlearn", "delete", "shred", "expunge", "bin", "trash", "junk", "ditch", "lose", "forgetting", "erasing",
+    "wiping", "scrapping", "scratching", "nuking", "purging", "deleting", "shredding", "binning", "trashing", "ditching",
+];
 /// Imperatives of discarding that may be actions in the world.
-const WEAK: &[&str] = &["remove", "drop", "toss", "clear", "discard", "dump", "strike", "void", "kill"];
+const WEAK: &[&str] = &["remove", "drop", "toss", "clear", "discard", "dump", "strike", "void", "kill", "removing", "dropping", "tossing", "clearing", "discarding", "dumping"];
 /// Verb + particle imperatives, the particle within a few words ("take my number out of your notes").
 const PHRASAL: &[(&str, &[&str])] = &[
     ("take", &["out", "off", "away"]),
@@ -37,6 +41,7 @@ const PHRASAL: &[(&str, &[&str])] = &[
 /// Keeping verbs, refused ("don't keep", "rather you didn't hold on to").
 const KEEP: &[&str] = &[
     "keep", "store", "save", "remember", "hold on to", "hold onto", "hang on to", "hang onto", "retain", "track", "log", "record", "note", "file", "have", "hold", "memorize", "memorise",
+    "keeping", "storing", "saving", "remembering", "holding on to", "holding onto", "hanging on to", "hanging onto", "retaining", "tracking", "logging", "recording",
 ];
 const NOT: &[&str] = &["don't", "dont", "do not", "not", "never", "no need to", "stop", "didn't", "did not", "shouldn't", "wouldn't", "won't", "no longer"];
 /// Words that may stand before an imperative in its clause.
@@ -72,7 +77,7 @@ pub struct Request {
     pub thread: Option<String>,
     /// Whether `thread` is one already known.
     pub on_known: bool,
-    /// The words naming what is to be forgotten.
+    /// The words naming what is to be forgotten (without the values it repeats).
     pub referent: String,
     /// Values to scrub beyond the thread's own.
     pub forget: Vec<String>,
@@ -155,7 +160,10 @@ fn cue(lower: &str) -> Option<(&'static str, usize, usize)> {
 /// Stems for matching referent words against labels and statements.
 fn stem(w: &str) -> String {
     let w = w.trim_end_matches("'s");
-    for suf in ["ies", "es", "s"] {
+    if w.ends_with("ss") || w.ends_with("us") || w.ends_with("is") {
+        return w.to_string();
+    }
+    for suf in ["ies", "s"] {
         if w.len() > 4 && w.ends_with(suf) {
             return w[..w.len() - suf.len()].to_string() + if suf == "ies" { "y" } else { "" };
         }
@@ -183,12 +191,17 @@ fn referent(sentence: &str, lower: &str, at: usize, end: usize) -> String {
         return object.trim().to_string();
     }
     // "The badge number from before, erase it": the topic before the request.
-    let topic = sentence.get(..cs).unwrap_or("");
     let in_clause = sentence.get(cs..at).unwrap_or("");
     if !content_words(in_clause).is_empty() {
         return in_clause.trim().to_string();
     }
-    topic.trim().trim_end_matches([',', ';', ':', '—', '-', ' ']).to_string()
+    sentence.get(..cs).unwrap_or("").trim().trim_end_matches([',', ';', ':', '—', '-', ' ']).to_string()
+}
+
+/// The clauses of a topic, each a candidate for what a request points at ("About the number of
+/// Mr. Ostrowski — he asked me not to give it around, so please …": the first one names it).
+fn topic_clauses(topic: &str) -> Vec<&str> {
+    topic.split([',', ';', ':', '—', '–', '(', ')']).map(str::trim).filter(|c| !content_words(c).is_empty()).collect()
 }
 
 /// How well the referent words name a known thread (0–1): its label words and its values' words.
@@ -244,13 +257,15 @@ fn values_in(statement: &str, request_lower: &str, stated: Option<String>) -> Ve
         let keep = match sp.kind {
             SpanKind::Code | SpanKind::Address => true,
             SpanKind::Quoted => false,
-            SpanKind::Name => !named_in_request,
+            SpanKind::Name => !named_in_request && !(sp.at == 0 && !sp.text.contains(' ')),
         };
         if keep && sp.text.chars().count() >= 3 {
             out.push(sp.text);
         }
     }
-    if let Some(v) = stated.filter(|v| v.chars().count() >= 3 && words(v).len() <= 8) {
+    // The stated value, unless the rules read a phrase of the speaker's into it ("me till Friday").
+    let personal = |v: &str| words(v).iter().any(|w| ["i", "me", "my", "you", "your", "we", "us", "it", "that", "this", "he", "she", "they"].contains(&w.as_str()));
+    if let Some(v) = stated.filter(|v| v.chars().count() >= 3 && words(v).len() <= 6 && !personal(v)) {
         if !out.contains(&v) {
             out.push(v);
         }
@@ -261,7 +276,14 @@ fn values_in(statement: &str, request_lower: &str, stated: Option<String>) -> Ve
 /// The request to forget in `sentence`, if it makes one. `delete_score` is the intent model's
 /// probability that the sentence asks to delete (`None` without a model); `stated` gives the value
 /// the value rules read in a sentence.
-pub fn request(sentence: &str, delete_score: Option<f32>, known: &[KnownThread], history: &[PastTurn], stated: &dyn Fn(&str) -> Option<String>) -> Option<Request> {
+pub fn request(
+    sentence: &str,
+    previous: Option<&str>,
+    delete_score: Option<f32>,
+    known: &[KnownThread],
+    history: &[PastTurn],
+    stated: &dyn Fn(&str) -> Option<String>,
+) -> Option<Request> {
     let text = sentence.replace(['’', '‘'], "'");
     let lower = text.to_lowercase();
     let (kind, at, end) = cue(&lower)?;
@@ -270,9 +292,18 @@ pub fn request(sentence: &str, delete_score: Option<f32>, known: &[KnownThread],
     if delete_score.is_some_and(|p| p < 0.15) {
         return None;
     }
-    let refer = referent(&text, &lower, at, end);
+    let mut refer = referent(&text, &lower, at, end);
+    // "That registration number, it's not needed any more. Take it out, please.": a request that
+    // names nothing points at the sentence before it.
+    if content_words(&refer).is_empty() {
+        if let Some(p) = previous {
+            refer = p.trim().to_string();
+        }
+    }
     let refw = content_words(&refer);
-    let names: Vec<String> = value_spans(&text).into_iter().filter(|s| s.kind == SpanKind::Name).flat_map(|s| words(&s.text)).map(|w| stem(&w)).collect();
+    // Names written in the request; a lone capitalized first word is grammar ("Take it out"), not a name.
+    let names: Vec<String> =
+        value_spans(&text).into_iter().filter(|s| s.kind == SpanKind::Name && !(s.at == 0 && !s.text.contains(' '))).flat_map(|s| words(&s.text)).map(|w| stem(&w)).collect();
     let mut doubts = Vec::new();
     // 1. A value it repeats: a known thread's, or a code written in the request itself.
     let by_value = thread_by_value(&lower, known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
@@ -285,14 +316,38 @@ pub fn request(sentence: &str, delete_score: Option<f32>, known: &[KnownThread],
         .max_by(|a, b| a.1.total_cmp(&b.1).then(a.0.order.cmp(&b.0.order)))
         .map(|(k, _)| k.thread.clone());
     // 3. The earlier statement it points at.
-    let probe: Vec<String> = if refw.is_empty() { own_codes.iter().flat_map(|c| words(c)).collect() } else { refw.clone() };
-    let earlier = statement(&probe, history).filter(|(_, s)| *s >= 0.5);
+    // The names in the request identify what it points at ("toss Mrs. Penhallow's address").
+    let mut probe: Vec<String> = if refw.is_empty() { own_codes.iter().flat_map(|c| words(c)).collect() } else { refw.clone() };
+    for n in &names {
+        if !probe.contains(n) && !NOT_REFERENT.contains(&n.as_str()) {
+            probe.push(n.clone());
+        }
+    }
+    let mut earlier = statement(&probe, history).filter(|(_, s)| *s >= 0.5);
+    // A topic of several clauses (a reason beside the referent): the clause that best names an
+    // earlier statement is the referent.
+    let clauses = topic_clauses(&refer);
+    if earlier.is_none() && clauses.len() > 1 {
+        for c in clauses {
+            let mut p = content_words(c);
+            p.extend(names.iter().filter(|n| c.to_lowercase().contains(n.as_str())).cloned());
+            if let Some(found) = statement(&p, history).filter(|(_, s)| *s >= 0.5) {
+                if earlier.is_none_or(|e| found.1 > e.1) {
+                    earlier = Some(found);
+                }
+            }
+        }
+    }
+    // The thread whose value that statement gave, when it was authored as one.
+    let by_statement = earlier.and_then(|(st, _)| thread_by_value(&lower_norm(st), known)).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
+    let scrubbable = earlier.is_some_and(|(st, _)| value_spans(st).iter().any(|sp| sp.kind != SpanKind::Quoted));
     let aimed = MEMORY_WORDS.iter().any(|m| find_word(&lower, m, 0).is_some())
         || words(lower.get(end..).unwrap_or("")).first().is_some_and(|w| ["it", "that", "this", "them", "those", "these"].contains(&w.as_str()))
         || by_value.is_some()
         || by_words.is_some()
         || !own_codes.is_empty()
-        || earlier.is_some_and(|(_, s)| s >= 0.75);
+        || earlier.is_some_and(|(_, s)| s >= 0.75)
+        || scrubbable;
     match (kind, delete_score) {
         ("weak", None) if !aimed => return None,
         ("weak", Some(p)) if !aimed && p < 0.5 => return None,
@@ -309,16 +364,20 @@ pub fn request(sentence: &str, delete_score: Option<f32>, known: &[KnownThread],
             }
         }
     }
-    let known_thread = by_value.or(by_words);
+    let known_thread = by_value.or(by_words).or(by_statement);
     let on_known = known_thread.is_some();
-    let thread = known_thread.or_else(|| slot::label(&refer)).or_else(|| earlier.and_then(|(s, _)| slot::label(&content_words(s).join(" "))));
+    // A new thread is named by the request's content words, without the values it repeats.
+    let value_words: Vec<String> = own_codes.iter().flat_map(|c| words(c)).collect();
+    let naming: Vec<String> = refw.iter().filter(|w| !value_words.contains(w)).take(slot::LABEL_WORDS_MAX).cloned().collect();
+    let said: Vec<String> = slot::slot_words(&refer).into_iter().filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !value_words.contains(w) && w.chars().count() >= 2).take(slot::LABEL_WORDS_MAX).collect();
+    let thread = known_thread.or_else(|| slot::label(&naming.join(" "))).or_else(|| earlier.and_then(|(s, _)| slot::label(&content_words(s).into_iter().take(slot::LABEL_WORDS_MAX).collect::<Vec<_>>().join(" "))));
     if !on_known {
         doubts.push("no kept thread matched: the thread is named by the request's words".to_string());
     }
     if thread.is_none() && forget.is_empty() {
         return None;
     }
-    Some(Request { thread, on_known, referent: refer, forget, cue: kind, doubts })
+    Some(Request { thread, on_known, referent: said.join(" "), forget, cue: kind, doubts })
 }
 
 #[cfg(test)]
@@ -367,17 +426,26 @@ mod tests {
     #[test]
     fn the_referent_is_found_by_value_by_words_or_in_the_conversation() {
         let known = vec![KnownThread { thread: "wifi-password".into(), values: vec!["otter-lamp-92".into()], order: 0, dependent: false }];
-        let r = request("the wifi password — pls don't store that one, forget it", None, &known, &[], &none).unwrap();
+        let r = request("the wifi password — pls don't store that one, forget it", None, None, &known, &[], &none).unwrap();
         assert_eq!((r.thread.as_deref(), r.on_known), (Some("wifi-password"), true));
         // Never authored as a thread: found in the conversation, its number scrubbed.
         let history = past(&["Priya's mom gave me her cell for carpool, (617) 555-0182 — hang onto that for me?", "Noor is at Larchmont."]);
-        let r = request("oh, can you wipe Priya's mom's number? turns out it's her work line", None, &[], &history, &none).unwrap();
+        let r = request("oh, can you wipe Priya's mom's number? turns out it's her work line", None, None, &[], &history, &none).unwrap();
         assert!(r.forget.contains(&"(617) 555-0182".to_string()), "{r:?}");
         assert!(!r.forget.iter().any(|f| f.contains("Priya")), "a name used to point is not scrubbed: {r:?}");
         assert!(r.thread.as_deref().is_some_and(|t| t.contains("priya")), "{r:?}");
         // A weak verb aimed at nothing kept is an errand, not a request.
-        assert!(request("Remove the stems before you blend it.", None, &[], &history, &none).is_none());
+        assert!(request("Remove the stems before you blend it.", None, None, &[], &history, &none).is_none());
         // The model can veto.
-        assert!(request("please forget it", Some(0.05), &known, &history, &none).is_none());
+        assert!(request("please forget it", None, Some(0.05), &known, &history, &none).is_none());
+        // A request naming nothing points at the sentence before it; a gerund after "would you mind".
+        let known = vec![KnownThread { thread: "registration-number-league".into(), values: vec!["VBL-7713-Q".into()], order: 0, dependent: false }];
+        let r = request("Take it out, please.", Some("That registration number from the league is not needed more."), None, &known, &[], &none).unwrap();
+        assert_eq!(r.thread.as_deref(), Some("registration-number-league"));
+        let history = past(&["Writing this down: the lobby door code is 2719B.", "Mrs. Penhallow wants her invites dropped at her place, 14 Quillon Row."]);
+        let r = request("would you mind forgetting the lobby door code?", None, None, &[], &history, &none).unwrap();
+        assert_eq!(r.forget, ["2719B"]);
+        let r = request("so feel free to toss her address, Mrs. Penhallow has her invites", None, None, &[], &history, &none).unwrap();
+        assert_eq!(r.forget, ["14 Quillon Row"]);
     }
 }

@@ -1219,14 +1219,19 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         found.push((f, text.get(range.clone()).unwrap_or("").to_string()));
         rest = format!("{} {}", text.get(..range.start).unwrap_or(""), text.get(range.end..).unwrap_or(""));
     }
+    let mut previous: Option<&str> = None;
     for sentence in sentences(&rest) {
+        let before = previous.replace(sentence);
         if words(sentence).len() > 45 {
             continue;
         }
         let lower = sentence.to_ascii_lowercase();
         let scores = intent::model().map(|m| Scores(m.predict(&intent::features(sentence, &hits(sentence), known))));
         let stated = |s: &str| clauses(s).into_iter().find_map(|c| value_clause(c).and_then(|f| f.value));
-        if let Some(req) = forget::request(sentence, scores.map(|s| s.get(Intent::Delete)), known, history, &stated).filter(|r| r.on_known || !r.forget.is_empty()) {
+        // "X is Y. Please delete that": the statement just made is the referent (read below).
+        let points_back = retraction(sentence).is_some_and(|(obj, _)| is_pronoun_phrase(strip_relative(&obj))) && found.iter().any(|(p, _)| p.value.is_some() && !p.retraction);
+        let request = if points_back { None } else { forget::request(sentence, before, scores.map(|s| s.get(Intent::Delete)), known, history, &stated) };
+        if let Some(req) = request.filter(|r| r.on_known || !r.forget.is_empty()) {
             let mut f = Found::new("retraction", if req.cue == "weak" { 0.7 } else { 0.8 });
             f.retraction = true;
             f.owner = owner_of(sentence);
@@ -1244,7 +1249,9 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             f.retraction = true;
             f.owner = owner_of(sentence);
             let obj = strip_relative(&object).to_string();
-            f.slot = (!is_pronoun_phrase(&obj)).then_some(obj);
+            // "don't keep it anymore": words that name nothing leave the referent to be found.
+            let names_nothing = slot::slot_words(&obj).iter().all(|w| ["anymore", "around", "please", "pls", "now", "again", "either", "too", "thanks"].contains(&w.as_str()));
+            f.slot = (!is_pronoun_phrase(&obj) && !names_nothing).then_some(obj);
             // A value named beside the slot ("the build box IP, 10.4.7.19") is scrubbed too.
             for part in referent.split([',', ':', '—', ';']).skip(1) {
                 let p = part.trim();

@@ -154,7 +154,21 @@ pub fn value_spans(sentence: &str) -> Vec<ValueSpan> {
         i += 1;
     }
     out.sort_by_key(|s| s.at);
-    out
+    // "14 Quillon Row", "221B Baker Street": a house number and the street's name are one value.
+    let mut merged: Vec<ValueSpan> = Vec::new();
+    for sp in out {
+        if let Some(prev) = merged.last_mut() {
+            let gap = sentence.get(prev.at + prev.text.len()..sp.at).unwrap_or("x");
+            let house = prev.kind == SpanKind::Code && prev.text.chars().count() <= 5 && !prev.text.contains([':', '/', '$', '%']);
+            if house && sp.kind == SpanKind::Name && gap.trim().is_empty() {
+                prev.text = format!("{} {}", prev.text, sp.text);
+                prev.kind = SpanKind::Address;
+                continue;
+            }
+        }
+        merged.push(sp);
+    }
+    merged
 }
 
 #[cfg(test)]
@@ -173,6 +187,7 @@ mod tests {
         assert_eq!(texts("pickup 7:52 at the corner"), ["7:52"]);
         assert_eq!(texts("mail dmendez88@postlark.net or ping @jules-promo-77"), ["dmendez88@postlark.net", "@jules-promo-77"]);
         assert_eq!(texts("logs go to stream.velturis.io/aurora now"), ["stream.velturis.io/aurora"]);
+        assert_eq!(texts("drop them at her place, 14 Quillon Row, since"), ["14 Quillon Row"]);
     }
 
     #[test]
