@@ -31,6 +31,7 @@
 
 mod confidence;
 mod forget;
+mod frames;
 pub mod intent;
 mod rules;
 mod slot;

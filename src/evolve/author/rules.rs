@@ -6,7 +6,7 @@ use super::confidence::{Evidence, HEDGES};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::text::{clauses, find_word, sentences, words, Span};
 use super::intent::{self, Intent, Scores};
-use super::{forget, Authored, KnownThread, PastTurn, Turn};
+use super::{forget, frames, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -279,8 +279,10 @@ struct Found {
     consequent: Option<String>,
     evidence: Evidence,
     owner: Option<Owner>,
-    /// The thread already decided (a request to forget resolved by `forget`).
+    /// The thread already decided (a request to forget resolved by `forget`, a change by mention).
     fixed_thread: Option<String>,
+    /// Byte offset of its sentence in the turn's text (corrections withdraw what came before them).
+    at: usize,
 }
 
 impl Found {
@@ -1220,8 +1222,14 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         rest = format!("{} {}", text.get(..range.start).unwrap_or(""), text.get(range.end..).unwrap_or(""));
     }
     let mut previous: Option<&str> = None;
+    let (mut marked, mut last_at) = (0usize, 0usize);
     for sentence in sentences(&rest) {
         let before = previous.replace(sentence);
+        for (f, _) in found[marked..].iter_mut() {
+            f.at = last_at;
+        }
+        marked = found.len();
+        last_at = (sentence.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize);
         if words(sentence).len() > 45 {
             continue;
         }
@@ -1375,7 +1383,12 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
                 f.evidence.doubt(0.25, "stated tentatively");
             }
         }
+        read_against_known(sentence, known, &mut found, start, scores);
     }
+    for (f, _) in found[marked..].iter_mut() {
+        f.at = last_at;
+    }
+    correct(&rest, &mut found);
     let mut out = Vec::new();
     let mut known: Vec<KnownThread> = known.to_vec();
     for (f, sentence) in found {
@@ -1625,6 +1638,104 @@ mod slot_text_tests {
         assert_eq!(slot_text("my sister's bakery"), "sister bakery");
         assert_eq!(slot_text("Bank of Scotland account"), "bank of scotland account");
         assert_eq!(slot_text("the"), "");
+    }
+}
+
+/// The frames read against kept threads (`frames`) over a sentence the patterns have read: a new
+/// value for a slot the sentence names, or a value set by the holder of a kept one. The intent
+/// model, where there is one, vetoes a sentence it reads as saying nothing to keep.
+fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Found, String)>, start: usize, scores: Option<Scores>) {
+    if scores.is_some_and(|s| s.get(Intent::None) > 0.8) {
+        return;
+    }
+    let here = |found: &[(Found, String)], v: &str| found[start..].iter().position(|(f, _)| f.value.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(v)));
+    if let Some(sb) = frames::set_by(sentence, known) {
+        match here(found, &sb.value) {
+            Some(i) => {
+                let f = &mut found[start + i].0;
+                if f.upstream.is_none() && f.upstream_slot.is_none() {
+                    f.upstream = Some(sb.upstream_value.clone());
+                }
+            }
+            None => {
+                let mut f = Found::new("value", 0.62);
+                f.owner = owner_of(sentence);
+                f.slot = Some(sb.slot.clone());
+                f.value = Some(sb.value.clone());
+                f.upstream = Some(sb.upstream_value.clone());
+                f.evidence.doubt(0.05, "read as a value set by the holder of a kept one");
+                found.push((f, sentence.to_string()));
+            }
+        }
+        return;
+    }
+    if let Some(c) = frames::change_by_mention(sentence, known) {
+        // A value the patterns gave a slot of its own, or a dependency, is another slot's: leave it.
+        let label: Vec<String> = c.thread.rsplit('/').next().unwrap_or(&c.thread).split('-').map(str::to_string).collect();
+        let own_slot = |f: &Found| f.slot.as_deref().is_some_and(|s| !slot::slot_words(s).iter().any(|w| label.contains(w)));
+        match here(found, &c.value) {
+            Some(i) if own_slot(&found[start + i].0) || found[start + i].0.upstream.is_some() || found[start + i].0.upstream_slot.is_some() => {}
+            Some(i) => {
+                let f = &mut found[start + i].0;
+                f.fixed_thread = Some(c.thread.clone());
+                f.change = true;
+            }
+            None if found[start..].iter().all(|(f, _)| f.value.is_none() || f.ended) && dependency(sentence) == (None, None) => {
+                let mut f = Found::new("change", if c.by_old_value { 0.66 } else { 0.6 });
+                f.change = true;
+                f.value = Some(c.value.clone());
+                f.fixed_thread = Some(c.thread.clone());
+                f.evidence.doubt(0.05, if c.by_old_value { "a new value beside the slot's earlier one" } else { "a new value beside the slot's name" });
+                // An ended value in the same sentence is this change's old value, not an event.
+                let mut i = start;
+                while i < found.len() {
+                    if found[i].0.ended {
+                        found.remove(i);
+                    } else {
+                        i += 1;
+                    }
+                }
+                found.push((f, sentence.to_string()));
+            }
+            None => {}
+        }
+    }
+}
+
+/// "Beepwise — actually no, I misspoke, paging is on Sirenhub": the value stated last before a
+/// correction is withdrawn; a value stated after it takes its slot, or, when none is read, the first
+/// value after the cue replaces it in place.
+fn correct(text: &str, found: &mut Vec<(Found, String)>) {
+    let Some(cue_end) = frames::correction_at(text) else { return };
+    let cue_start = text[..cue_end].rfind(|c: char| c.is_whitespace() || matches!(c, ',' | '—' | '-' | '.')).unwrap_or(0);
+    let Some(pre) = found.iter().rposition(|(f, _)| f.at <= cue_start && f.value.is_some() && !f.retraction && f.signature.is_none()) else { return };
+    let post = found.iter().enumerate().skip(pre + 1).find(|(_, (f, _))| f.at > cue_start && f.value.is_some() && !f.retraction).map(|(i, _)| i);
+    match post {
+        Some(i) => {
+            let (withdrawn, _) = found.remove(pre);
+            let f = &mut found[i - 1].0;
+            if f.fixed_thread.is_none() && withdrawn.fixed_thread.is_some() {
+                f.fixed_thread = withdrawn.fixed_thread;
+            } else if f.fixed_thread.is_none() {
+                f.slot = withdrawn.slot.or(f.slot.take());
+            }
+            f.evidence.doubt(0.05, "a correction of the value stated before it");
+        }
+        None => {
+            let old = found[pre].0.value.clone().unwrap_or_default();
+            let after = text.get(cue_end..).unwrap_or("");
+            let fresh = super::spans::value_spans(after).into_iter().find(|s| s.kind != super::spans::SpanKind::Quoted && !old.contains(&s.text));
+            match fresh {
+                Some(v) => {
+                    let f = &mut found[pre].0;
+                    f.value = Some(v.text);
+                    f.evidence.doubt(0.1, "the value after a correction replaces the one before it");
+                }
+                None => {
+                    found.remove(pre);
+                }
+            }
+        }
     }
 }
 

@@ -40,7 +40,7 @@ const NOT_NAMES: &[&str] = &[
 ];
 const TITLES: &[&str] = &["Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "Mr", "Mrs", "Ms", "Dr", "Prof", "Sir", "Dame", "Coach", "Aunt", "Uncle"];
 /// Lowercase words a name may hold between capitalized ones ("Bank of Ireland", "Harbor & Pine").
-const NAME_JOINERS: &[&str] = &["of", "de", "da", "del", "van", "von", "la", "le", "&", "and", "the", "du", "der"];
+const NAME_JOINERS: &[&str] = &["of", "de", "da", "del", "van", "von", "la", "le", "&", "the", "du", "der"];
 
 fn is_code_char(c: char) -> bool {
     c.is_alphanumeric() || "#@+().:/_-$€£%".contains(c)

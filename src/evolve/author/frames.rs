@@ -1,0 +1,189 @@
+//! Statements read against what is already kept, where the sentence frame alone says too little.
+//! Each reads a sentence by the values in it (`spans`) and the known threads, so it holds in any
+//! phrasing:
+//! - **a change by mention**: a sentence that names a slot already kept (all its label words) or
+//!   repeats the slot's current value, and states one new value of the same form (a name for a
+//!   name, a code for a code) → the slot's new value ("the renewal fell apart, so we ported every
+//!   pipeline to Tessellate CI"; "off Halden, Corvo covers it now");
+//! - **a value set by another**: a kept value as the one acting ("BuildNest assigned us a TAM,
+//!   Delphine Okafor"; "Larchmont put Noor in Mr. Adebayo's class") → the new value depends on
+//!   the thread of the value that set it;
+//! - **a correction**: "— actually no, I misspoke, …": what was said before the cue is withdrawn
+//!   and what follows takes its slot.
+
+use super::slot::{self, mentions_value};
+use super::spans::{value_spans, SpanKind, ValueSpan};
+use super::text::{find_word, words};
+use super::KnownThread;
+
+/// Verbs by which one party sets a value for the user ("X assigned us Y").
+const SETTING: &[&str] = &[
+    "assigned", "gave", "put", "placed", "set", "picked", "chose", "appointed", "named", "matched", "paired", "recommended", "referred", "sent", "allocated", "provided",
+    "handed", "issued", "introduced", "arranged", "booked", "hooked",
+];
+/// Words that withdraw what was just said.
+const CORRECTIONS: &[&str] = &[
+    "i misspoke", "misspoke", "i meant", "i mean", "no wait", "wait no", "actually no", "no, actually", "correction", "scratch that", "my bad", "typo", "i wrote that wrong",
+    "i got that wrong", "misread", "mistyped", "not quite", "rather,", "sorry, it's", "sorry, its",
+];
+
+fn same_form(a: &str, b: &ValueSpan) -> bool {
+    let a_code = a.chars().any(|c| c.is_ascii_digit());
+    let b_code = b.text.chars().any(|c| c.is_ascii_digit());
+    a_code == b_code
+}
+
+fn is_known_value(v: &str, known: &[KnownThread]) -> bool {
+    known.iter().any(|k| k.values.iter().any(|kv| kv.eq_ignore_ascii_case(v) || mentions_value(&v.to_lowercase(), kv).is_some_and(|s| s >= 1.0)))
+}
+
+/// A new value for a kept slot, read by mention.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Change {
+    pub thread: String,
+    pub value: String,
+    /// Whether the old value was named (surer than the slot's words alone).
+    pub by_old_value: bool,
+}
+
+/// The change a sentence makes to a kept slot it names or whose value it repeats, if it states
+/// exactly one new value of the slot's form.
+pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change> {
+    let lower = sentence.to_lowercase();
+    let spans: Vec<ValueSpan> = value_spans(sentence).into_iter().filter(|s| s.kind != SpanKind::Quoted && !(s.at == 0 && s.kind == SpanKind::Name && !s.text.contains(' '))).collect();
+    if spans.is_empty() {
+        return None;
+    }
+    let sw = slot::slot_words(sentence);
+    let mut best: Option<(f64, Change)> = None;
+    for k in known.iter().filter(|k| !k.dependent) {
+        let Some(current) = k.values.last() else { continue };
+        let old_named = mentions_value(&lower, current).is_some_and(|s| s >= 0.7);
+        let label: Vec<&str> = k.thread.rsplit('/').next().unwrap_or(&k.thread).split('-').collect();
+        // A one-word slot ("learning", "service") is named in passing too often to move by it.
+        let slot_named = label.len() >= 2 && label.iter().all(|w| sw.iter().any(|s| s == w || s.trim_end_matches('s') == w.trim_end_matches('s')));
+        if !old_named && !slot_named {
+            continue;
+        }
+        let fresh: Vec<&ValueSpan> = spans
+            .iter()
+            .filter(|s| same_form(current, s))
+            .filter(|s| !is_known_value(&s.text, known))
+            .filter(|s| mentions_value(&s.text.to_lowercase(), current).is_none() && mentions_value(&current.to_lowercase(), &s.text).is_none())
+            .filter(|s| !label.iter().any(|w| s.text.to_lowercase() == *w))
+            .collect();
+        if fresh.len() != 1 {
+            continue;
+        }
+        let score = if old_named { 2.0 } else { 1.0 } + k.order as f64 * 1e-6;
+        if best.as_ref().is_none_or(|b| score > b.0) {
+            best = Some((score, Change { thread: k.thread.clone(), value: fresh[0].text.clone(), by_old_value: old_named }));
+        }
+    }
+    best.map(|b| b.1)
+}
+
+/// A value set by the holder of a kept value.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SetBy {
+    /// The thread of the value that set it.
+    pub upstream: String,
+    pub upstream_value: String,
+    /// The words naming the slot ("named TAM", "class").
+    pub slot: String,
+    pub value: String,
+}
+
+/// "BuildNest assigned us a named TAM, Delphine Okafor": a kept value acting on a new one.
+pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
+    let lower = sentence.to_lowercase();
+    let (verb_at, verb) = SETTING.iter().filter_map(|v| find_word(&lower, v, 0).map(|at| (at, *v))).min()?;
+    // The one acting: a kept value named before the verb.
+    let before = &lower[..verb_at];
+    let (k, value) = known.iter().filter(|k| !k.dependent).find_map(|k| {
+        let v = k.values.last()?;
+        mentions_value(before, v).filter(|s| *s >= 0.7).map(|_| (k, v.clone()))
+    })?;
+    let after = &sentence[verb_at + verb.len()..];
+    let clause_end = super::text::sentences(after).first().map_or(after.len(), |first| after.find(first).map_or(after.len(), |i| i + first.len()));
+    let after = &after[..clause_end];
+    // The value set is the last name or code of the clause: one before it is who it was set for
+    // ("put Noor in Mr. Adebayo's class").
+    let candidates: Vec<ValueSpan> = value_spans(after)
+        .into_iter()
+        .filter(|s| matches!(s.kind, SpanKind::Name | SpanKind::Code) && !is_known_value(&s.text, known) && mentions_value(&s.text.to_lowercase(), &value).is_none())
+        .collect();
+    let new = candidates.last()?.clone();
+    // The slot: the noun the value owns ("Mr. Adebayo's class"), else the words between the verb
+    // and the value up to a preposition ("us a named TAM back in November").
+    let tail = &after[new.at + new.text.len()..];
+    let owned = tail.strip_prefix("'s ").or_else(|| tail.strip_prefix("’s ")).and_then(|t| words(t).into_iter().next());
+    let between = &after[..new.at];
+    let mut slot_words: Vec<String> = Vec::new();
+    for w in words(between) {
+        if candidates.iter().any(|c| words(&c.text).contains(&w)) {
+            continue;
+        }
+        if !slot_words.is_empty() && ["in", "on", "at", "back", "last", "this", "for", "since", "from", "to", "and", "but", "who", "which", "that"].contains(&w.as_str()) {
+            break;
+        }
+        if !["us", "me", "him", "her", "them", "a", "an", "the", "our", "my", "in", "into", "on", "with", "to", "as"].contains(&w.as_str()) {
+            slot_words.push(w);
+        }
+    }
+    let slot = match owned {
+        Some(noun) => noun,
+        None => slot_words.join(" "),
+    };
+    if slot::slot_words(&slot).is_empty() {
+        return None;
+    }
+    Some(SetBy { upstream: k.thread.clone(), upstream_value: value, slot, value: new.text })
+}
+
+/// The byte offset just after a correction cue in `text`, if there is one.
+pub fn correction_at(text: &str) -> Option<usize> {
+    let lower = text.to_lowercase().replace('’', "'");
+    CORRECTIONS.iter().filter_map(|c| find_word(&lower, c, 0).map(|at| at + c.len())).min().filter(|&at| at <= text.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn k(thread: &str, values: &[&str]) -> KnownThread {
+        KnownThread { thread: thread.into(), values: values.iter().map(|v| v.to_string()).collect(), order: 0, dependent: false }
+    }
+
+    #[test]
+    fn a_new_value_for_a_slot_named_or_whose_value_is_repeated() {
+        let known = vec![k("every-pipeline", &["BuildNest"]), k("car-insurer", &["Halden Mutual"])];
+        let c = change_by_mention("The BuildNest renewal fell apart, so we spent the weekend porting every pipeline to Tessellate CI.", &known).unwrap();
+        assert_eq!((c.thread.as_str(), c.value.as_str(), c.by_old_value), ("every-pipeline", "Tessellate CI", true));
+        let c = change_by_mention("Off Halden as of Monday, Corvo Insurance has the car.", &known).unwrap();
+        assert_eq!((c.thread.as_str(), c.value.as_str()), ("car-insurer", "Corvo Insurance"));
+        // Someone else's value of the same shape, with no kept slot or value named: nothing.
+        assert_eq!(change_by_mention("The mobile squad runs their builds on Tessellate CI.", &known), None);
+        // Two new values: which one is meant is not said.
+        assert_eq!(change_by_mention("Halden is out, we're comparing Corvo and Brightline.", &known), None);
+    }
+
+    #[test]
+    fn a_value_set_by_a_kept_one() {
+        let known = vec![k("ci", &["BuildNest"]), k("noor-school", &["Larchmont Elementary"])];
+        let s = set_by("BuildNest assigned us a named TAM back in November, Delphine Okafor.", &known).unwrap();
+        assert_eq!((s.upstream.as_str(), s.value.as_str()), ("ci", "Delphine Okafor"));
+        assert!(s.slot.contains("tam"), "{s:?}");
+        let s = set_by("Larchmont put Noor in Mr. Adebayo's class this year.", &known).unwrap();
+        assert_eq!((s.upstream.as_str(), s.value.as_str(), s.slot.as_str()), ("noor-school", "Mr. Adebayo", "class"));
+        assert_eq!(set_by("My sister assigned me a chore, Alex.", &known), None);
+    }
+
+    #[test]
+    fn corrections_are_found_after_their_cue() {
+        let t = "Our pager goes through Beepwise — actually no, I misspoke, paging is on Sirenhub.";
+        let at = correction_at(t).unwrap();
+        assert!(t[at..].contains("Sirenhub") && !t[at..].contains("Beepwise"));
+        assert_eq!(correction_at("Paging is on Sirenhub."), None);
+    }
+}
