@@ -190,6 +190,36 @@ fn a_retraction_leaves_the_value_nowhere_engram_keeps_text() {
 }
 
 #[test]
+fn a_request_to_forget_what_was_never_authored_scrubs_it_from_the_conversation() {
+    let storage = Rc::new(MemoryStorage::new());
+    let mut store = open_embedded(storage.clone());
+    // Stated in a turn the rules author nothing from (a trailing question), then asked away
+    // without repeating it and with a verb the old rules did not know.
+    ingest(&mut store, session("s1", 0, &[("user", "Priya's mom gave me her cell for carpool, (617) 555-0182 — hang onto that for me?"), ("user", "Noor is at Larchmont Elementary.")]));
+    author(&mut store, "s1");
+    ingest(&mut store, session("s2", 3, &[("user", "oh, can you wipe Priya's mom's number? turns out it's her work line")]));
+    let report = author(&mut store, "s2");
+    assert_eq!(report.retracted.len(), 1, "{report:?}");
+    assert_eq!(report.retracted[0].redacted_turns, vec!["s1#0"], "{report:?}");
+    assert_eq!(store.engine().session("s1").unwrap()[0].content, "Priya's mom gave me her cell for carpool, [retracted] — hang onto that for me?");
+    assert_eq!(store.engine().session("s1").unwrap()[1].content, "Noor is at Larchmont Elementary.", "other text untouched");
+    let r = block_on(store.mutate(|e| e.recall("what's Priya's mom's number?", Some("alex"), 600, None))).unwrap();
+    assert!(!format!("{r:?}").contains("555-0182"));
+    assert_eq!(r.answers.first().map(|a| a.state.as_str()), Some("deleted"), "{r:?}");
+    // A memory whose value is the one forgotten goes with it, wherever it was placed.
+    ingest(&mut store, session("s3", 4, &[("user", "My locker code is 4417-QX."), ("user", "The gym is Ironside.")]));
+    author(&mut store, "s3");
+    ingest(&mut store, session("s4", 5, &[("user", "please scrap 4417-QX")]));
+    let report = author(&mut store, "s4");
+    assert_eq!(report.retracted.len(), 1, "{report:?}");
+    assert_eq!(report.retracted[0].deleted.len(), 1, "{report:?}");
+    let state = store.engine().state();
+    assert!(state.memories.iter().all(|(m, _)| !serde_json::to_string(m).unwrap().contains("4417")));
+    assert!(state.memories.iter().any(|(m, _)| m.value.as_deref() == Some("Ironside")));
+    assert_same(open_embedded(storage).engine().state(), store.engine().state(), "reopen");
+}
+
+#[test]
 fn retract_api_takes_a_thread_and_checks_it() {
     let mut store = open(MemoryStorage::new(), 1000).unwrap();
     block_on(store.ingest(session("s1", 0, &[("user", "Our staging database is Quarrel DB."), ("user", "The VPN gateway is vpn-east-2.")]))).unwrap();

@@ -127,7 +127,9 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     };
     if route == Route::Search {
         search_route(hits, d, &mut answers, &mut items);
-    } else if route != Route::Exact {
+    } else if route != Route::Exact || declared(query).is_none() {
+        // A route read from the hits' shapes may have read them wrong: the best turns no memory
+        // was authored from still follow, as dated conversation.
         uncited_turns(hits, d, &mut items);
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
@@ -276,13 +278,17 @@ fn trail_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: 
     Route::Trail
 }
 
+/// How many uncited turns follow the derived entries (the budget decides how many fit).
+const UNCITED_TURNS: usize = 5;
+
 /// After the derived entries, the best matching turns that no memory was authored from: what was
 /// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
 /// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
 fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
     let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
-    let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()));
-    for r in turns.take(3) {
+    let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
+    let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id));
+    for r in turns.take(UNCITED_TURNS) {
         items.push(turn_item(r, Section::Conversation));
     }
 }

@@ -1138,15 +1138,16 @@ fn verbatim(text: &str) -> Option<(String, String, std::ops::Range<usize>)> {
     let sent_start = sp.text[..mat].rfind(['.', '!', '?', '\n']).map_or(0, |i| i + 1);
     let line_end = sp.text[mend..].find('\n').map_or(sp.text.len(), |i| mend + i);
     // The phrase: after a colon close behind the marker, in quotes, or after a colon before it.
+    // The outermost quoted phrase: the pair that opens first (a backticked line may hold quotes).
     let quoted = |s: &str, off: usize| -> Option<(usize, usize)> {
-        for (open, close) in [('"', '"'), ('“', '”'), ('`', '`')] {
-            if let Some(a) = s.find(open) {
-                if let Some(b) = s[a + open.len_utf8()..].find(close) {
-                    return Some((off + a + open.len_utf8(), off + a + open.len_utf8() + b));
-                }
-            }
-        }
-        None
+        [('"', '"'), ('“', '”'), ('`', '`')]
+            .into_iter()
+            .filter_map(|(open, close)| {
+                let a = s.find(open)?;
+                let b = s[a + open.len_utf8()..].find(close)?;
+                Some((off + a + open.len_utf8(), off + a + open.len_utf8() + b))
+            })
+            .min_by_key(|(a, b)| (*a, std::cmp::Reverse(*b)))
     };
     let (phrase, consumed_end, slot_text) = if let Some(colon) = sp.text[mend..line_end].find(':').filter(|&c| c <= 40) {
         let start = mend + colon + 1;
@@ -1238,7 +1239,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         let stated = |s: &str| clauses(s).into_iter().find_map(|c| value_clause(c).and_then(|f| f.value));
         // "X is Y. Please delete that": the statement just made is the referent (read below).
         let points_back = retraction(sentence).is_some_and(|(obj, _)| is_pronoun_phrase(strip_relative(&obj))) && found.iter().any(|(p, _)| p.value.is_some() && !p.retraction);
-        let request = if points_back { None } else { forget::request(sentence, before, scores.map(|s| s.get(Intent::Delete)), known, history, &stated) };
+        let request = if points_back { None } else { forget::request(sentence, before, None, known, history, &stated) };
         if let Some(req) = request.filter(|r| r.on_known || !r.forget.is_empty()) {
             let mut f = Found::new("retraction", if req.cue == "weak" { 0.7 } else { 0.8 });
             f.retraction = true;
