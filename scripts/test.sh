@@ -55,6 +55,19 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   out=$(./target/bench-native/examples/eval longmemeval "$bench_dir/longmemeval-s-dev.json.gz" --limit 3 2>/dev/null | tail -n 1)
   echo "  $out"
   [[ "$out" =~ ^longmemeval\ recall_all@5=[0-9.]+\ ndcg@10=[0-9.]+\ n=3$ ]] || { echo "eval: unexpected longmemeval output" >&2; exit 1; }
+  # The project's own evolving corpus: generated files match their sources, the intent weights match
+  # what the dev split trains, and the offline author holds its floor on both splits (dev is tuned on;
+  # test is reported, never tuned on: see tests/fixtures/evolving/FORMAT.md).
+  python3 scripts/evolving_corpus.py build --check-only
+  cargo build --quiet --profile bench-native --example train_intent
+  ./target/bench-native/examples/train_intent --check | tail -n 1
+  for split in dev test; do
+    out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
+    echo "  $split: $out"
+    pass=$(sed -E 's/^evolving pass=([0-9]+)\/.*/\1/' <<<"$out")
+    floor=$([ "$split" = dev ] && echo 140 || echo 62)
+    [ "$pass" -ge "$floor" ] || { echo "eval: evolving $split corpus fell below its floor ($pass < $floor)" >&2; exit 1; }
+  done
   if [ -f "$bench_dir/evolving-dev.json" ]; then
     out=$(./target/bench-native/examples/eval evolving "$bench_dir/evolving-dev.json" --limit 2 2>/dev/null | tail -n 1)
     echo "  $out"

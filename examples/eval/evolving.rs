@@ -16,8 +16,7 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use engram::host::ManualClock;
-use engram::{EngineOptions, Engram, SessionInput, TurnInput};
+use engram::{SessionInput, TurnInput};
 use serde_json::Value;
 
 use super::{load_json, longmemeval_date, AnyResult};
@@ -36,12 +35,14 @@ struct Args {
     dump: bool,
     /// Only the episode with this id.
     episode: Option<String>,
+    /// `keyword` (no embedder) or `hybrid` (the local embedder: `--features embedder`).
+    mode: String,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
-    let usage = "usage: eval evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
+    let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false, dump: false, episode: None };
+    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false, dump: false, episode: None, mode: "keyword".into() };
     while let Some(flag) = it.next() {
         if flag == "--show" || flag == "--dump" {
             args.show |= flag == "--show";
@@ -54,6 +55,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
             "--max-tokens" => args.max_tokens = value.parse()?,
             "--limit" => args.limit = Some(value.parse()?),
             "--episode" => args.episode = Some(value),
+            "--mode" if value == "keyword" || value == "hybrid" => args.mode = value,
             _ => return Err(usage.into()),
         }
     }
@@ -124,6 +126,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let args = parse_args(args)?;
     let data = load_json(&args.path)?;
     let episodes = data.as_array().ok_or("expected an array of episodes")?;
+    let embedder = if args.mode == "hybrid" { Some(Rc::new(super::CachedEmbedder::new(super::local_embedder()?)?)) } else { None };
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut pass, mut total) = (0, 0);
@@ -133,8 +136,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
             continue;
         }
         let ns: String = id.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
-        let clock = Rc::new(ManualClock::new(0));
-        let mut e = Engram::new(Box::new(clock.clone()), EngineOptions { id_seed: Some(7), ..EngineOptions::default() });
+        let (mut e, clock) = super::new_engine(0, &embedder);
         let mut blocks: Vec<&Value> = ["before_questions", "after_questions"].iter().filter_map(|k| ep.get(*k).filter(|b| !b.is_null())).collect();
         blocks.sort_by_key(|b| b["position_after_session"].as_u64().unwrap_or(0));
         let sessions = ep["sessions"].as_array().ok_or("episode without sessions")?;

@@ -1670,6 +1670,10 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
         }
         return;
     }
+    // A conditional states what would be, not what is now.
+    if conditional(sentence).is_some() {
+        return;
+    }
     if let Some(c) = frames::change_by_mention(sentence, known) {
         // A value the patterns gave a slot of its own, or a dependency, is another slot's: leave it.
         let label: Vec<String> = c.thread.rsplit('/').next().unwrap_or(&c.thread).split('-').map(str::to_string).collect();
