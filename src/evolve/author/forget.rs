@@ -86,8 +86,9 @@ pub struct Request {
     pub doubts: Vec<String>,
 }
 
+/// Lowercased ASCII only, so byte offsets found in it hold in the text it came from.
 fn lower_norm(s: &str) -> String {
-    s.replace(['’', '‘'], "'").to_lowercase()
+    s.replace(['’', '‘'], "'").to_ascii_lowercase()
 }
 
 /// The clause around byte `at`: from the last clause break before it to the next after it.
@@ -285,7 +286,8 @@ pub fn request(
     stated: &dyn Fn(&str) -> Option<String>,
 ) -> Option<Request> {
     let text = sentence.replace(['’', '‘'], "'");
-    let lower = text.to_lowercase();
+    // ASCII lowering keeps the byte offsets of `lower` valid in `text`.
+    let lower = text.to_ascii_lowercase();
     let (kind, at, end) = cue(&lower)?;
     // The model, where there is one, can veto a cue it finds no request in (a recipe's "remove the
     // stems", "drop the kids off") and vouches for weak cues.
@@ -420,6 +422,23 @@ mod tests {
             "I keep my bike in the hall.",
         ] {
             assert!(cue(&lower_norm(s)).is_none(), "{s}");
+        }
+    }
+
+    #[test]
+    fn any_text_in_any_script_reads_without_a_panic() {
+        let alphabet: Vec<char> = "aZ09 .,:;—-'’\"`()İıßẞΣσςéÉ日本ігор€$#@/\n?!".chars().collect();
+        let known = vec![KnownThread { thread: "pin".into(), values: vec!["İ88".into()], order: 0, dependent: false }];
+        let history = past(&["My PIN is İ88 — ẞtraße 7, ігор.", "日本の住所は東京です"]);
+        let mut rng = crate::test_rng::Rng::new(7);
+        for _ in 0..3000 {
+            let t = rng.text(&alphabet, 50);
+            let t = match rng.below(3) {
+                0 => format!("{t} please forget {t}"),
+                1 => format!("İ {t}, don't keep {t} İ"),
+                _ => t,
+            };
+            let _ = request(&t, Some(&t), None, &known, &history, &none);
         }
     }
 

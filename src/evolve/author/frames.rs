@@ -96,7 +96,8 @@ pub struct SetBy {
 
 /// "BuildNest assigned us a named TAM, Delphine Okafor": a kept value acting on a new one.
 pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
-    let lower = sentence.to_lowercase();
+    // ASCII lowering keeps byte offsets found in `lower` valid in `sentence`.
+    let lower = sentence.to_ascii_lowercase();
     let (verb_at, verb) = SETTING.iter().filter_map(|v| find_word(&lower, v, 0).map(|at| (at, *v))).min()?;
     // The one acting: a kept value named before the verb.
     let before = &lower[..verb_at];
@@ -104,9 +105,9 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
         let v = k.values.last()?;
         mentions_value(before, v).filter(|s| *s >= 0.7).map(|_| (k, v.clone()))
     })?;
-    let after = &sentence[verb_at + verb.len()..];
+    let after = sentence.get(verb_at + verb.len()..)?;
     let clause_end = super::text::sentences(after).first().map_or(after.len(), |first| after.find(first).map_or(after.len(), |i| i + first.len()));
-    let after = &after[..clause_end];
+    let after = after.get(..clause_end).unwrap_or(after);
     // The value set is the last name or code of the clause: one before it is who it was set for
     // ("put Noor in Mr. Adebayo's class").
     let candidates: Vec<ValueSpan> = value_spans(after)
@@ -116,9 +117,9 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
     let new = candidates.last()?.clone();
     // The slot: the noun the value owns ("Mr. Adebayo's class"), else the words between the verb
     // and the value up to a preposition ("us a named TAM back in November").
-    let tail = &after[new.at + new.text.len()..];
+    let tail = after.get(new.at + new.text.len()..).unwrap_or("");
     let owned = tail.strip_prefix("'s ").or_else(|| tail.strip_prefix("’s ")).and_then(|t| words(t).into_iter().next());
-    let between = &after[..new.at];
+    let between = after.get(..new.at).unwrap_or("");
     let mut slot_words: Vec<String> = Vec::new();
     for w in words(between) {
         if candidates.iter().any(|c| words(&c.text).contains(&w)) {
@@ -143,8 +144,8 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
 
 /// The byte offset just after a correction cue in `text`, if there is one.
 pub fn correction_at(text: &str) -> Option<usize> {
-    let lower = text.to_lowercase().replace('’', "'");
-    CORRECTIONS.iter().filter_map(|c| find_word(&lower, c, 0).map(|at| at + c.len())).min().filter(|&at| at <= text.len())
+    let lower = text.to_ascii_lowercase();
+    CORRECTIONS.iter().filter_map(|c| find_word(&lower, c, 0).map(|at| at + c.len())).min().filter(|&at| text.is_char_boundary(at))
 }
 
 #[cfg(test)]
@@ -177,6 +178,25 @@ mod tests {
         let s = set_by("Larchmont put Noor in Mr. Adebayo's class this year.", &known).unwrap();
         assert_eq!((s.upstream.as_str(), s.value.as_str(), s.slot.as_str()), ("noor-school", "Mr. Adebayo", "class"));
         assert_eq!(set_by("My sister assigned me a chore, Alex.", &known), None);
+    }
+
+    #[test]
+    fn any_text_in_any_script_reads_without_a_panic() {
+        let alphabet: Vec<char> = "aZ09 .,:;—-'’\"`()İıßẞΣσςİ̇éÉ日本ігор€$#@/\n?!".chars().collect();
+        let known = vec![k("ci", &["BuildNest"]), k("gym", &["İstanbul Spor"]), k("x", &["ß"])];
+        let mut rng = crate::test_rng::Rng::new(41);
+        for _ in 0..3000 {
+            let mut t = rng.text(&alphabet, 60);
+            if rng.below(2) == 0 {
+                t = format!("{t} BuildNest assigned us {t} Delphine {t}, actually no, I misspoke {t}");
+            }
+            let _ = change_by_mention(&t, &known);
+            let _ = set_by(&t, &known);
+            if let Some(at) = correction_at(&t) {
+                let _ = &t[at..];
+            }
+            let _ = value_spans(&t);
+        }
     }
 
     #[test]
