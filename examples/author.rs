@@ -28,7 +28,16 @@ fn main() {
         for a in author_in(std::slice::from_ref(turn), &known, &history) {
             println!(
                 "  {:?} thread={:?} value={:?} dep={:?} cons={:?} conf={} rule={} forget={:?} doubts={:?}\n    {}",
-                a.shape, a.thread, a.value, a.depends_on.as_ref().map(|d| (&d.thread, &d.value)), a.consequent, a.confidence, a.rule, a.forget, a.doubts, a.content
+                a.shape,
+                a.thread,
+                a.value,
+                a.depends_on.as_ref().map(|d| (&d.thread, &d.value)),
+                a.consequent,
+                a.confidence,
+                a.rule,
+                a.forget,
+                a.doubts,
+                a.content
             );
             if let Some(t) = &a.thread {
                 let order = known.len();

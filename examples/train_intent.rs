@@ -43,7 +43,8 @@ fn label_episode(ep: &Value) -> Vec<(String, Example)> {
     let mut out = Vec::new();
     let mut known: Vec<KnownThread> = Vec::new();
     // Values a `Del` question asks about: restated after their statement, they are the request.
-    let del_values: Vec<String> = ep["before_questions"].as_array().into_iter().flatten().filter(|q| q["task_type"] == "Del").flat_map(|q| strings(&q["expect"]["must_contain"])).collect();
+    let del_values: Vec<String> =
+        ep["before_questions"].as_array().into_iter().flatten().filter(|q| q["task_type"] == "Del").flat_map(|q| strings(&q["expect"]["must_contain"])).collect();
     let mut stated: Vec<String> = Vec::new();
     for s in ep["sessions"].as_array().into_iter().flatten().filter(|s| s["kind"] == "evidence") {
         for t in s["turns"].as_array().into_iter().flatten() {

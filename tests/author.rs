@@ -195,7 +195,10 @@ fn a_request_to_forget_what_was_never_authored_scrubs_it_from_the_conversation()
     let mut store = open_embedded(storage.clone());
     // Stated in a turn the rules author nothing from (a trailing question), then asked away
     // without repeating it and with a verb the old rules did not know.
-    ingest(&mut store, session("s1", 0, &[("user", "Priya's mom gave me her cell for carpool, (617) 555-0182 — hang onto that for me?"), ("user", "Noor is at Larchmont Elementary.")]));
+    ingest(
+        &mut store,
+        session("s1", 0, &[("user", "Priya's mom gave me her cell for carpool, (617) 555-0182 — hang onto that for me?"), ("user", "Noor is at Larchmont Elementary.")]),
+    );
     author(&mut store, "s1");
     ingest(&mut store, session("s2", 3, &[("user", "oh, can you wipe Priya's mom's number? turns out it's her work line")]));
     let report = author(&mut store, "s2");

@@ -152,7 +152,16 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 if args.dump {
                     for mid in &report.added {
                         if let Some(m) = e.get(mid) {
-                            eprintln!("  + {sid} [{:?}] thread={:?} value={:?} dep={:?} cons={:?} area={:?} :: {}", m.shape, m.thread, m.value, m.depends_on.as_ref().map(|d| (&d.thread, &d.value)), m.consequent, m.area, m.content);
+                            eprintln!(
+                                "  + {sid} [{:?}] thread={:?} value={:?} dep={:?} cons={:?} area={:?} :: {}",
+                                m.shape,
+                                m.thread,
+                                m.value,
+                                m.depends_on.as_ref().map(|d| (&d.thread, &d.value)),
+                                m.consequent,
+                                m.area,
+                                m.content
+                            );
                         }
                     }
                     for r in &report.retracted {

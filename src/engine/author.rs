@@ -334,7 +334,10 @@ impl Engram {
             .filter(|(_, m)| m.namespace == namespace && m.shape != Some(Shape::Retraction))
             // A memory whose value is one of those to forget states it wherever it was placed: it
             // goes with the thread's own, rather than staying as a `[retracted]` value.
-            .filter(|(_, m)| m.thread.as_deref() == Some(thread) || m.value.as_deref().is_some_and(|v| extra.iter().any(|x| x.trim().chars().count() >= SCRUB_MIN_CHARS && x.trim().eq_ignore_ascii_case(v.trim()))))
+            .filter(|(_, m)| {
+                m.thread.as_deref() == Some(thread)
+                    || m.value.as_deref().is_some_and(|v| extra.iter().any(|x| x.trim().chars().count() >= SCRUB_MIN_CHARS && x.trim().eq_ignore_ascii_case(v.trim())))
+            })
             .map(|(s, _)| s)
             .collect();
         let mut values: Vec<String> = extra.to_vec();

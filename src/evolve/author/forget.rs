@@ -23,25 +23,72 @@ use super::{KnownThread, PastTurn};
 /// Imperatives of discarding that say "memory" on their own.
 /// (With their gerunds, for "would you mind forgetting …".)
 const STRONG: &[&str] = &[
-    "forget", "erase", "wipe", "scrap", "scratch", "nuke", "purge", "unlearn", "delete", "shred", "expunge", "bin", "trash", "junk", "ditch", "lose", "forgetting", "erasing",
-    "wiping", "scrapping", "scratching", "nuking", "purging", "deleting", "shredding", "binning", "trashing", "ditching",
+    "forget",
+    "erase",
+    "wipe",
+    "scrap",
+    "scratch",
+    "nuke",
+    "purge",
+    "unlearn",
+    "delete",
+    "shred",
+    "expunge",
+    "bin",
+    "trash",
+    "junk",
+    "ditch",
+    "lose",
+    "forgetting",
+    "erasing",
+    "wiping",
+    "scrapping",
+    "scratching",
+    "nuking",
+    "purging",
+    "deleting",
+    "shredding",
+    "binning",
+    "trashing",
+    "ditching",
 ];
 /// Imperatives of discarding that may be actions in the world.
 const WEAK: &[&str] = &["remove", "drop", "toss", "clear", "discard", "dump", "strike", "void", "kill", "removing", "dropping", "tossing", "clearing", "discarding", "dumping"];
 /// Verb + particle imperatives, the particle within a few words ("take my number out of your notes").
-const PHRASAL: &[(&str, &[&str])] = &[
-    ("take", &["out", "off", "away"]),
-    ("throw", &["away", "out"]),
-    ("get", &["rid"]),
-    ("cross", &["off", "out"]),
-    ("let", &["go"]),
-    ("wipe", &["out"]),
-    ("clear", &["out"]),
-];
+const PHRASAL: &[(&str, &[&str])] =
+    &[("take", &["out", "off", "away"]), ("throw", &["away", "out"]), ("get", &["rid"]), ("cross", &["off", "out"]), ("let", &["go"]), ("wipe", &["out"]), ("clear", &["out"])];
 /// Keeping verbs, refused ("don't keep", "rather you didn't hold on to").
 const KEEP: &[&str] = &[
-    "keep", "store", "save", "remember", "hold on to", "hold onto", "hang on to", "hang onto", "retain", "track", "log", "record", "note", "file", "have", "hold", "memorize", "memorise",
-    "keeping", "storing", "saving", "remembering", "holding on to", "holding onto", "hanging on to", "hanging onto", "retaining", "tracking", "logging", "recording",
+    "keep",
+    "store",
+    "save",
+    "remember",
+    "hold on to",
+    "hold onto",
+    "hang on to",
+    "hang onto",
+    "retain",
+    "track",
+    "log",
+    "record",
+    "note",
+    "file",
+    "have",
+    "hold",
+    "memorize",
+    "memorise",
+    "keeping",
+    "storing",
+    "saving",
+    "remembering",
+    "holding on to",
+    "holding onto",
+    "hanging on to",
+    "hanging onto",
+    "retaining",
+    "tracking",
+    "logging",
+    "recording",
 ];
 const NOT: &[&str] = &["don't", "dont", "do not", "not", "never", "no need to", "stop", "didn't", "did not", "shouldn't", "wouldn't", "won't", "no longer"];
 /// Words that may stand before an imperative in its clause.
@@ -51,20 +98,221 @@ const LEADS: &[&str] = &[
 ];
 /// Words that say the request is about what the assistant keeps.
 const MEMORY_WORDS: &[&str] = &[
-    "memory", "memories", "notes", "note", "records", "record", "file", "files", "stored", "saved", "kept", "history", "gave you", "told you", "sent you", "shared", "pasted",
-    "mentioned", "i gave", "i told", "i sent", "i shared", "i pasted", "from before", "earlier", "you have", "you've got", "on file", "you know", "you saved", "you stored",
+    "memory",
+    "memories",
+    "notes",
+    "note",
+    "records",
+    "record",
+    "file",
+    "files",
+    "stored",
+    "saved",
+    "kept",
+    "history",
+    "gave you",
+    "told you",
+    "sent you",
+    "shared",
+    "pasted",
+    "mentioned",
+    "i gave",
+    "i told",
+    "i sent",
+    "i shared",
+    "i pasted",
+    "from before",
+    "earlier",
+    "you have",
+    "you've got",
+    "on file",
+    "you know",
+    "you saved",
+    "you stored",
 ];
 /// Words of a request that name nothing (courtesy, reasons, the request itself).
 const NOT_REFERENT: &[&str] = &[
-    "please", "pls", "plz", "thanks", "thank", "anymore", "around", "floating", "lying", "sit", "sitting", "anywhere", "really", "actually", "just", "also", "oh", "ok", "okay", "mind",
-    "would", "could", "can", "you", "your", "rather", "prefer", "didn't", "didnt", "don't", "dont", "not", "no", "never", "need", "want", "wanted", "like", "gave", "give", "told",
-    "tell", "sent", "shared", "pasted", "mentioned", "said", "earlier", "before", "from", "memory", "memories", "notes", "records", "file", "stored", "saved", "kept", "there",
-    "anyway", "anyways", "now", "longer", "more", "any", "feel", "free", "to", "hang", "hold", "onto", "on", "keep", "store", "save", "remember", "thing", "stuff", "info",
-    "one", "bit", "piece", "little", "btw", "hey", "sorry", "ahead", "go", "out", "off", "away", "rid", "get", "take", "that", "this", "those", "these", "it", "them", "i", "me", "we",
-    "have", "having", "had", "is", "was", "are", "were", "be", "been", "in", "at", "for", "with", "by", "of", "and", "or", "but", "so", "if", "as", "too", "let", "go", "nvm", "okay",
-    "track", "log", "record", "note", "retain", "anything", "everything", "something", "all", "about", "re", "regarding", "wipe", "forget", "delete", "erase", "scrap", "scratch",
-    "nuke", "purge", "unlearn", "shred", "expunge", "bin", "trash", "junk", "ditch", "lose", "remove", "drop", "toss", "clear", "discard", "dump", "strike", "void", "kill",
-    "throw", "cross", "written", "down", "somewhere", "here", "stuff", "know", "knows", "already", "i'd", "i'm", "you've", "it's", "that's",
+    "please",
+    "pls",
+    "plz",
+    "thanks",
+    "thank",
+    "anymore",
+    "around",
+    "floating",
+    "lying",
+    "sit",
+    "sitting",
+    "anywhere",
+    "really",
+    "actually",
+    "just",
+    "also",
+    "oh",
+    "ok",
+    "okay",
+    "mind",
+    "would",
+    "could",
+    "can",
+    "you",
+    "your",
+    "rather",
+    "prefer",
+    "didn't",
+    "didnt",
+    "don't",
+    "dont",
+    "not",
+    "no",
+    "never",
+    "need",
+    "want",
+    "wanted",
+    "like",
+    "gave",
+    "give",
+    "told",
+    "tell",
+    "sent",
+    "shared",
+    "pasted",
+    "mentioned",
+    "said",
+    "earlier",
+    "before",
+    "from",
+    "memory",
+    "memories",
+    "notes",
+    "records",
+    "file",
+    "stored",
+    "saved",
+    "kept",
+    "there",
+    "anyway",
+    "anyways",
+    "now",
+    "longer",
+    "more",
+    "any",
+    "feel",
+    "free",
+    "to",
+    "hang",
+    "hold",
+    "onto",
+    "on",
+    "keep",
+    "store",
+    "save",
+    "remember",
+    "thing",
+    "stuff",
+    "info",
+    "one",
+    "bit",
+    "piece",
+    "little",
+    "btw",
+    "hey",
+    "sorry",
+    "ahead",
+    "go",
+    "out",
+    "off",
+    "away",
+    "rid",
+    "get",
+    "take",
+    "that",
+    "this",
+    "those",
+    "these",
+    "it",
+    "them",
+    "i",
+    "me",
+    "we",
+    "have",
+    "having",
+    "had",
+    "is",
+    "was",
+    "are",
+    "were",
+    "be",
+    "been",
+    "in",
+    "at",
+    "for",
+    "with",
+    "by",
+    "of",
+    "and",
+    "or",
+    "but",
+    "so",
+    "if",
+    "as",
+    "too",
+    "let",
+    "go",
+    "nvm",
+    "okay",
+    "track",
+    "log",
+    "record",
+    "note",
+    "retain",
+    "anything",
+    "everything",
+    "something",
+    "all",
+    "about",
+    "re",
+    "regarding",
+    "wipe",
+    "forget",
+    "delete",
+    "erase",
+    "scrap",
+    "scratch",
+    "nuke",
+    "purge",
+    "unlearn",
+    "shred",
+    "expunge",
+    "bin",
+    "trash",
+    "junk",
+    "ditch",
+    "lose",
+    "remove",
+    "drop",
+    "toss",
+    "clear",
+    "discard",
+    "dump",
+    "strike",
+    "void",
+    "kill",
+    "throw",
+    "cross",
+    "written",
+    "down",
+    "somewhere",
+    "here",
+    "stuff",
+    "know",
+    "knows",
+    "already",
+    "i'd",
+    "i'm",
+    "you've",
+    "it's",
+    "that's",
 ];
 
 /// Words of a request to keep a line exactly.
@@ -145,7 +393,10 @@ fn cue(lower: &str) -> Option<(&'static str, usize, usize)> {
             let before = &lower[cs..at];
             let bw = words(before);
             let negated = NOT.iter().any(|n| find_word(before, n, 0).is_some_and(|p| words(&before[p..]).len() <= 6));
-            let addressed = bw.iter().any(|w| w == "you") || bw.first().is_some_and(|w| ["don't", "dont", "do", "never", "no", "stop", "please", "pls", "plz", "just", "and", "also", "so", "oh", "but"].contains(&w.as_str()));
+            let addressed = bw.iter().any(|w| w == "you")
+                || bw
+                    .first()
+                    .is_some_and(|w| ["don't", "dont", "do", "never", "no", "stop", "please", "pls", "plz", "just", "and", "also", "so", "oh", "but"].contains(&w.as_str()));
             let about_self = bw.iter().any(|w| ["i", "we", "he", "she", "they", "i'm", "we're"].contains(&w.as_str())) && !bw.iter().any(|w| w == "you");
             // "have" refused only with a written-down sense ("not comfortable having X written down").
             let have = *k == "have" || *k == "hold";
@@ -182,11 +433,28 @@ fn referent(sentence: &str, lower: &str, at: usize, end: usize) -> String {
     let object = sentence.get(end..ce).unwrap_or("");
     // Reasons and relative clauses after the object name nothing ("… , it leaked", "… I gave you").
     let object_lower = lower.get(end..ce).unwrap_or("");
-    let stop = [" because", " since", " as ", " it ", " it's", " they", " we ", " i gave", " i told", " i sent", " i pasted", " i shared", " i mentioned", " from your", " out of", " from memory"]
-        .iter()
-        .filter_map(|m| object_lower.find(m))
-        .min()
-        .unwrap_or(object_lower.len());
+    let stop = [
+        " because",
+        " since",
+        " as ",
+        " it ",
+        " it's",
+        " they",
+        " we ",
+        " i gave",
+        " i told",
+        " i sent",
+        " i pasted",
+        " i shared",
+        " i mentioned",
+        " from your",
+        " out of",
+        " from memory",
+    ]
+    .iter()
+    .filter_map(|m| object_lower.find(m))
+    .min()
+    .unwrap_or(object_lower.len());
     let object = object.get(..stop).unwrap_or(object);
     if !content_words(object).is_empty() {
         return object.trim().to_string();
@@ -258,7 +526,7 @@ fn values_in(statement: &str, request_lower: &str, stated: Option<String>) -> Ve
         let keep = match sp.kind {
             SpanKind::Code | SpanKind::Address => true,
             SpanKind::Quoted => false,
-            SpanKind::Name => !named_in_request && !(sp.at == 0 && !sp.text.contains(' ')),
+            SpanKind::Name => !named_in_request && !sp.opens_sentence_alone(),
         };
         if keep && sp.text.chars().count() >= 3 {
             out.push(sp.text);
@@ -305,7 +573,7 @@ pub fn request(
     let refw = content_words(&refer);
     // Names written in the request; a lone capitalized first word is grammar ("Take it out"), not a name.
     let names: Vec<String> =
-        value_spans(&text).into_iter().filter(|s| s.kind == SpanKind::Name && !(s.at == 0 && !s.text.contains(' '))).flat_map(|s| words(&s.text)).map(|w| stem(&w)).collect();
+        value_spans(&text).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone()).flat_map(|s| words(&s.text)).map(|w| stem(&w)).collect();
     let mut doubts = Vec::new();
     // 1. A value it repeats: a known thread's, or a code written in the request itself.
     let by_value = thread_by_value(&lower, known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
@@ -371,8 +639,14 @@ pub fn request(
     // A new thread is named by the request's content words, without the values it repeats.
     let value_words: Vec<String> = own_codes.iter().flat_map(|c| words(c)).collect();
     let naming: Vec<String> = refw.iter().filter(|w| !value_words.contains(w)).take(slot::LABEL_WORDS_MAX).cloned().collect();
-    let said: Vec<String> = slot::slot_words(&refer).into_iter().filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !value_words.contains(w) && w.chars().count() >= 2).take(slot::LABEL_WORDS_MAX).collect();
-    let thread = known_thread.or_else(|| slot::label(&naming.join(" "))).or_else(|| earlier.and_then(|(s, _)| slot::label(&content_words(s).into_iter().take(slot::LABEL_WORDS_MAX).collect::<Vec<_>>().join(" "))));
+    let said: Vec<String> = slot::slot_words(&refer)
+        .into_iter()
+        .filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !value_words.contains(w) && w.chars().count() >= 2)
+        .take(slot::LABEL_WORDS_MAX)
+        .collect();
+    let thread = known_thread
+        .or_else(|| slot::label(&naming.join(" ")))
+        .or_else(|| earlier.and_then(|(s, _)| slot::label(&content_words(s).into_iter().take(slot::LABEL_WORDS_MAX).collect::<Vec<_>>().join(" "))));
     if !on_known {
         doubts.push("no kept thread matched: the thread is named by the request's words".to_string());
     }

@@ -18,13 +18,51 @@ use super::KnownThread;
 
 /// Verbs by which one party sets a value for the user ("X assigned us Y").
 const SETTING: &[&str] = &[
-    "assigned", "gave", "put", "placed", "set", "picked", "chose", "appointed", "named", "matched", "paired", "recommended", "referred", "sent", "allocated", "provided",
-    "handed", "issued", "introduced", "arranged", "booked", "hooked",
+    "assigned",
+    "gave",
+    "put",
+    "placed",
+    "set",
+    "picked",
+    "chose",
+    "appointed",
+    "named",
+    "matched",
+    "paired",
+    "recommended",
+    "referred",
+    "sent",
+    "allocated",
+    "provided",
+    "handed",
+    "issued",
+    "introduced",
+    "arranged",
+    "booked",
+    "hooked",
 ];
 /// Words that withdraw what was just said.
 const CORRECTIONS: &[&str] = &[
-    "i misspoke", "misspoke", "i meant", "i mean", "no wait", "wait no", "actually no", "no, actually", "correction", "scratch that", "my bad", "typo", "i wrote that wrong",
-    "i got that wrong", "misread", "mistyped", "not quite", "rather,", "sorry, it's", "sorry, its",
+    "i misspoke",
+    "misspoke",
+    "i meant",
+    "i mean",
+    "no wait",
+    "wait no",
+    "actually no",
+    "no, actually",
+    "correction",
+    "scratch that",
+    "my bad",
+    "typo",
+    "i wrote that wrong",
+    "i got that wrong",
+    "misread",
+    "mistyped",
+    "not quite",
+    "rather,",
+    "sorry, it's",
+    "sorry, its",
 ];
 
 fn same_form(a: &str, b: &ValueSpan) -> bool {
@@ -50,7 +88,7 @@ pub struct Change {
 /// exactly one new value of the slot's form.
 pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change> {
     let lower = sentence.to_lowercase();
-    let spans: Vec<ValueSpan> = value_spans(sentence).into_iter().filter(|s| s.kind != SpanKind::Quoted && !(s.at == 0 && s.kind == SpanKind::Name && !s.text.contains(' '))).collect();
+    let spans: Vec<ValueSpan> = value_spans(sentence).into_iter().filter(|s| s.kind != SpanKind::Quoted && !(s.kind == SpanKind::Name && s.opens_sentence_alone())).collect();
     if spans.is_empty() {
         return None;
     }

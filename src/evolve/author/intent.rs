@@ -109,7 +109,9 @@ fn fold(raw: &str, first: bool) -> String {
 /// The sentence's tokens as the model sees them: words with apostrophes kept ("don't"), folded.
 fn tokens(sentence: &str) -> Vec<String> {
     let mut out = Vec::new();
-    for (i, raw) in sentence.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-' || c == '_')).filter(|w| !w.trim_matches(['\'', '’', '-', '_']).is_empty()).enumerate() {
+    for (i, raw) in
+        sentence.split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '’' || c == '-' || c == '_')).filter(|w| !w.trim_matches(['\'', '’', '-', '_']).is_empty()).enumerate()
+    {
         let w = raw.trim_matches(['\'', '’', '-', '_']).replace('’', "'");
         out.push(fold(&w, i == 0));
     }

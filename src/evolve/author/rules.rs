@@ -3,9 +3,9 @@
 //! when the words or a repeated value say so), scores it and writes its content.
 
 use super::confidence::{Evidence, HEDGES};
+use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::text::{clauses, find_word, sentences, words, Span};
-use super::intent::{self, Intent, Scores};
 use super::{forget, frames, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
@@ -1628,20 +1628,6 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
     })
 }
 
-#[cfg(test)]
-mod slot_text_tests {
-    use super::slot_text;
-
-    #[test]
-    fn a_slot_keeps_its_words_as_said_but_not_its_determiners() {
-        assert_eq!(slot_text("a string of pearls plant"), "string of pearls plant");
-        assert_eq!(slot_text("the Car insurance"), "car insurance");
-        assert_eq!(slot_text("my sister's bakery"), "sister bakery");
-        assert_eq!(slot_text("Bank of Scotland account"), "bank of scotland account");
-        assert_eq!(slot_text("the"), "");
-    }
-}
-
 /// The frames read against kept threads (`frames`) over a sentence the patterns have read: a new
 /// value for a slot the sentence names, or a value set by the holder of a kept one. The intent
 /// model, where there is one, vetoes a sentence it reads as saying nothing to keep.
@@ -1773,4 +1759,18 @@ pub(super) fn hits(sentence: &str) -> super::intent::RuleHits {
         }
     }
     h
+}
+
+#[cfg(test)]
+mod slot_text_tests {
+    use super::slot_text;
+
+    #[test]
+    fn a_slot_keeps_its_words_as_said_but_not_its_determiners() {
+        assert_eq!(slot_text("a string of pearls plant"), "string of pearls plant");
+        assert_eq!(slot_text("the Car insurance"), "car insurance");
+        assert_eq!(slot_text("my sister's bakery"), "sister bakery");
+        assert_eq!(slot_text("Bank of Scotland account"), "bank of scotland account");
+        assert_eq!(slot_text("the"), "");
+    }
 }
