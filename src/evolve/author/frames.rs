@@ -108,6 +108,7 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
             .filter(|s| same_form(current, s))
             .filter(|s| !is_known_value(&s.text, known))
             .filter(|s| mentions_value(&s.text.to_lowercase(), current).is_none() && mentions_value(&current.to_lowercase(), &s.text).is_none())
+            .filter(|s| !current.to_lowercase().contains(&s.text.to_lowercase()))
             .filter(|s| !label.iter().any(|w| s.text.to_lowercase() == *w))
             .collect();
         if fresh.len() != 1 {

@@ -1390,6 +1390,19 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         f.at = last_at;
     }
     correct(&rest, &mut found);
+    // A change told across sentences ("vendor review done. Everyone agreed on Beaconly. Pingfire's
+    // contract ends Friday"): when no sentence stated a value, the turn as a whole names a kept
+    // slot's value and exactly one new value of its form.
+    if !found.iter().any(|(f, _)| f.value.is_some() || f.retraction) && !sentences(&rest).iter().any(|s| conditional(s).is_some() || s.trim_end().ends_with('?')) {
+        if let Some(c) = frames::change_by_mention(&rest, known).filter(|c| c.by_old_value) {
+            let mut f = Found::new("change", 0.55);
+            f.change = true;
+            f.value = Some(c.value.clone());
+            f.fixed_thread = Some(c.thread.clone());
+            f.evidence.doubt(0.1, "a new value told across the turn's sentences, beside the slot's earlier one");
+            found.push((f, rest.clone()));
+        }
+    }
     let mut out = Vec::new();
     let mut known: Vec<KnownThread> = known.to_vec();
     for (f, sentence) in found {

@@ -441,3 +441,16 @@ fn more_phrasings_of_the_same_rules() {
     assert_eq!((a.shape, a.thread.as_deref(), a.forget.as_slice()), (Shape::Retraction, Some("door-code"), &["7741".to_string()][..]));
     assert!(!a.content.contains("7741"));
 }
+
+#[test]
+fn a_change_told_across_a_turns_sentences() {
+    let k = [known("push-provider", &["Pingfire"])];
+    let out = run_with(&k, &["vendor review done. everyone agreed on Beaconly, cheaper. Pingfire contract ends fri"]);
+    let a = out.iter().find(|a| a.value.is_some()).unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!((a.thread.as_deref(), a.value.as_deref()), (Some("push-provider"), Some("Beaconly")));
+    assert!(!a.doubts.is_empty(), "told across sentences, so said with a doubt");
+    // Two new names: which one replaced it is not said.
+    assert!(run_with(&k, &["review done. Beaconly and Relaymint both demoed. Pingfire contract ends fri"]).iter().all(|a| a.value.is_none()));
+    // A request to forget in the turn is not a change.
+    assert!(run_with(&k, &["The Pingfire key I gave you, PF-2231: scratch it."]).iter().all(|a| a.value.is_none()));
+}
