@@ -442,7 +442,7 @@ export interface GatherResult {
 
 /** A context block for a prompt. */
 export interface MemoryContext {
-  /** `<memory>…</memory>` with sections; each entry escaped inside `<entry>`. Empty when nothing fits. */
+  /** `<memory>…</memory>` with sections; each entry inside `<entry>`, byte-exact but for a `<` opening a frame tag (`&lt;`). Empty when nothing fits. */
   text: string;
   /** Ids of the memories and raw entries included, in order. */
   ids: string[];
