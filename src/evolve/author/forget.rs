@@ -273,33 +273,6 @@ const NOT_REFERENT: &[&str] = &[
     "about",
     "re",
     "regarding",
-    "wipe",
-    "forget",
-    "delete",
-    "erase",
-    "scrap",
-    "scratch",
-    "nuke",
-    "purge",
-    "unlearn",
-    "shred",
-    "expunge",
-    "bin",
-    "trash",
-    "junk",
-    "ditch",
-    "lose",
-    "remove",
-    "drop",
-    "toss",
-    "clear",
-    "discard",
-    "dump",
-    "strike",
-    "void",
-    "kill",
-    "throw",
-    "cross",
     "written",
     "down",
     "somewhere",
@@ -423,8 +396,13 @@ fn stem(w: &str) -> String {
     w.to_string()
 }
 
+/// A word of the request itself: a discarding verb (any list above), never part of what it names.
+fn is_cue_word(w: &str) -> bool {
+    STRONG.contains(&w) || WEAK.contains(&w) || PHRASAL.iter().any(|(verb, _)| *verb == w)
+}
+
 fn content_words(text: &str) -> Vec<String> {
-    slot::slot_words(text).into_iter().filter(|w| !NOT_REFERENT.contains(&w.as_str()) && w.chars().count() >= 2).map(|w| stem(&w)).collect()
+    slot::slot_words(text).into_iter().filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !is_cue_word(w) && w.chars().count() >= 2).map(|w| stem(&w)).collect()
 }
 
 /// The words naming what a request points at: its object, else the topic before the cue.
@@ -641,7 +619,7 @@ pub fn request(
     let naming: Vec<String> = refw.iter().filter(|w| !value_words.contains(w)).take(slot::LABEL_WORDS_MAX).cloned().collect();
     let said: Vec<String> = slot::slot_words(&refer)
         .into_iter()
-        .filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !value_words.contains(w) && w.chars().count() >= 2)
+        .filter(|w| !NOT_REFERENT.contains(&w.as_str()) && !is_cue_word(w) && !value_words.contains(w) && w.chars().count() >= 2)
         .take(slot::LABEL_WORDS_MAX)
         .collect();
     let thread = known_thread
