@@ -4,6 +4,9 @@
 //! ```text
 //! cargo run --release --example guards -- [DIR] [--verbose]
 //! ```
+//!
+//! Without `--verbose` only totals are printed: a held-out split is measured that way, so its
+//! failures are never read one by one.
 
 #[path = "../tests/support/guard_corpus.rs"]
 mod guard_corpus;
@@ -28,6 +31,9 @@ fn main() {
     );
     println!("  injection  detected {:>3}/{:<3} = {:.3}", r.injections_found, r.injections, ratio(r.injections_found, r.injections));
     println!("  benign     flagged  {:>3}/{:<3} = {:.3} (false positives)", r.false_positives, r.clean, ratio(r.false_positives, r.clean));
+    if r.marked > 0 {
+        println!("  secrets redacted whole (no marked part left) {:>3}/{:<3} = {:.3}", r.redacted_whole, r.marked, ratio(r.redacted_whole, r.marked));
+    }
     let mut by_lang: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for p in payloads.iter().filter(|p| p.expect == "injection") {
         let e = by_lang.entry(p.lang.clone().unwrap_or_default()).or_default();
@@ -35,12 +41,31 @@ fn main() {
         e.0 += usize::from(!judge(&p.text).injection.is_empty());
     }
     println!("  injection by language: {}", by_lang.iter().map(|(l, (f, n))| format!("{l} {f}/{n}")).collect::<Vec<_>>().join(", "));
-    if verbose || !r.misses.is_empty() || !r.false_alarms.is_empty() {
+    if verbose {
+        // Per writer's class (unseen corpora): how many of each were caught (or, for benign, left alone).
+        let mut by_class: std::collections::BTreeMap<(String, String), (usize, usize)> = Default::default();
+        for p in payloads.iter().filter(|p| p.class.is_some()) {
+            let v = judge(&p.text);
+            let right = match p.expect.as_str() {
+                "secret" => !v.secrets.is_empty(),
+                "injection" => !v.injection.is_empty(),
+                _ => v.secrets.is_empty() && v.injection.is_empty(),
+            };
+            let e = by_class.entry((p.expect.clone(), p.class.clone().unwrap_or_default())).or_default();
+            e.0 += usize::from(right);
+            e.1 += 1;
+        }
+        for ((expect, class), (right, n)) in &by_class {
+            println!("  class {expect}/{class}: {right}/{n}");
+        }
         for m in &r.misses {
             println!("  miss: {m}");
         }
         for f in &r.false_alarms {
             println!("  false alarm: {f}");
+        }
+        for p in &r.partly_redacted {
+            println!("  partly redacted: {p}");
         }
     }
     // Throughput: the whole corpus scanned repeatedly (both detectors, as a write does).

@@ -87,3 +87,19 @@ fn adversarial_runs_stay_linear() {
         assert!(t.elapsed().as_secs_f64() < 10.0, "{unit:?}: {:?} for 256 KiB", t.elapsed());
     }
 }
+
+/// The corpora written apart from the detectors (`tests/fixtures/guards-unseen/{dev,test}`): every
+/// payload names its class and language, and every secret marks its secret parts.
+#[test]
+fn unseen_corpora_are_well_formed() {
+    for split in ["dev", "test"] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
+        let payloads = load(&dir);
+        assert!(payloads.len() >= if split == "test" { 300 } else { 150 }, "{split}: {} payloads", payloads.len());
+        for p in &payloads {
+            assert!(p.class.as_deref().is_some_and(|c| !c.is_empty()) && p.lang.is_some(), "{}:{} names no class or language", p.file, p.line);
+            assert_eq!(p.expect == "secret", !p.parts.is_empty(), "{}:{}: secrets, and only secrets, mark their parts", p.file, p.line);
+            assert!(p.parts.iter().all(|part| !part.is_empty() && p.text.contains(part.as_str())), "{}:{}", p.file, p.line);
+        }
+    }
+}

@@ -17,6 +17,8 @@ Usage: engram-mcp [options]
                        person to approve each sampling request may need more)
   --keyword-only       no embedder, even where ENGRAM_MODEL_DIR is set
   --durability D       strict (default: every write fsynced) | relaxed
+  --max-message-mib N  the largest JSON-RPC message read (default 64); a larger one is answered
+                       with an error and skipped, and the server goes on
   --help, --version
 
 The local embedder (model.onnx + tokenizer.json) is loaded from ENGRAM_MODEL_DIR when it is set;
@@ -41,14 +43,15 @@ const VALUED = new Map([
   ["--llm-structured", "llmStructured"],
   ["--durability", "durability"],
   ["--llm-timeout-ms", "llmTimeoutMs"],
+  ["--max-message-mib", "maxMessageMib"],
 ]);
 
 /**
- * `{dir, namespace, llmUrl, llmModel, llmStructured, llmTimeoutMs, sampling, keywordOnly, durability, help, version}`
+ * `{dir, namespace, llmUrl, llmModel, llmStructured, llmTimeoutMs, maxMessageMib, sampling, keywordOnly, durability, help, version}`
  * from argv; throws an Error whose message is for the person who typed the command.
  */
 export function parseArgs(argv, env = process.env) {
-  const out = { dir: null, namespace: null, llmUrl: null, llmModel: null, llmStructured: "json_schema", sampling: true, keywordOnly: false, durability: "strict", llmTimeoutMs: null, help: false, version: false };
+  const out = { dir: null, namespace: null, llmUrl: null, llmModel: null, llmStructured: "json_schema", sampling: true, keywordOnly: false, durability: "strict", llmTimeoutMs: null, maxMessageMib: 64, help: false, version: false };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;
@@ -76,6 +79,11 @@ export function parseArgs(argv, env = process.env) {
   if (out.llmTimeoutMs !== null) {
     if (!/^[1-9][0-9]{0,8}$/.test(out.llmTimeoutMs)) throw new Error("--llm-timeout-ms must be a positive whole number of milliseconds");
     out.llmTimeoutMs = Number(out.llmTimeoutMs);
+  }
+  if (typeof out.maxMessageMib === "string") {
+    // A line is decoded as one string: V8 strings stop short of 1 GiB.
+    if (!/^[1-9][0-9]{0,2}$/.test(out.maxMessageMib)) throw new Error("--max-message-mib must be a whole number of MiB from 1 to 999");
+    out.maxMessageMib = Number(out.maxMessageMib);
   }
   out.dir ??= defaultStoreDir(env);
   return out;

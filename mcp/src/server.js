@@ -6,12 +6,12 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { Engram, EngramError, openAICompatible } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 import { USAGE, parseArgs } from "./options.js";
+import { LineTransport } from "./stdio.js";
 import { availableTools } from "./tools.js";
 
 const VERSION = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
@@ -183,6 +183,7 @@ export async function main(argv) {
     stop("unexpected error");
   });
   process.on("unhandledRejection", (e) => log(`unhandled rejection: ${e?.stack ?? e}`));
-  await server.connect(new StdioServerTransport());
+  server.onerror = (e) => log(`protocol error: ${e?.message ?? e}`);
+  await server.connect(new LineTransport({ maxMessageBytes: options.maxMessageMib * 1024 * 1024, log }));
   log(`serving over stdio (store: ${options.dir})`);
 }

@@ -24,8 +24,9 @@ function addItem(item, i) {
  * and their vectors, callers' and the host embedder's alike, packed by `packVectors`.
  * `guarded(text, allowSecrets)` is the text as the store's guards keep it.
  */
-export async function prepareAddMany(items, { embedder, guarded }) {
+export async function prepareAddMany(items, { embedder, guarded, limits }) {
   if (!Array.isArray(items)) throw new EngramError("InvalidInput", "addMany: expected an array of memories");
+  checkCount(items.length, "addMany", limits.batchItems);
   const jsons = new Array(items.length);
   const vectors = new Array(items.length);
   const texts = [];
@@ -53,14 +54,22 @@ export async function prepareAddMany(items, { embedder, guarded }) {
   return { json: `[${jsons.join(",")}]`, ...packVectors(vectors) };
 }
 
+/** The batch's size, checked before any work per item (the core checks it again). */
+function checkCount(n, what, max) {
+  if (n > max) throw new EngramError("InvalidInput", `${what}: ${n} items; the limit is ${max} per call`);
+}
+
 /**
  * The JSON array for the core's `ingestMany`; turns without a vector get the host embedder's, in
- * one call for all sessions. `maxBytes` bounds each session's text as `ingest` does.
+ * one call for all sessions. Each session's turns and text are bounded as `ingest` bounds them.
  */
-export async function prepareIngestMany(sessions, { embedder, guarded, maxBytes }) {
+export async function prepareIngestMany(sessions, { embedder, guarded, limits }) {
   if (!Array.isArray(sessions)) throw new EngramError("InvalidInput", "ingestMany: expected an array of sessions");
+  checkCount(sessions.length, "ingestMany", limits.batchItems);
+  const maxBytes = limits.ingestBytes;
   const out = sessions.map((s, i) => {
     if (!isPlainObject(s)) throw new EngramError("InvalidInput", `sessions[${i}]: expected a session object`);
+    if (Array.isArray(s.turns) && s.turns.length > limits.sessionTurns) throw new EngramError("InvalidInput", `sessions[${i}]: a session needs 1..${limits.sessionTurns} turns, got ${s.turns.length}`);
     const text = Array.isArray(s.turns) ? s.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
     if (text > maxBytes) throw new EngramError("InvalidInput", `sessions[${i}]: the session's text is over ${maxBytes} bytes; split it or drop old turns`);
     return { ...s, turns: Array.isArray(s.turns) ? s.turns.slice() : s.turns };

@@ -303,7 +303,7 @@ export class Engram {
    */
   addMany(items) {
     return this.#write(
-      () => prepareAddMany(items, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow) }),
+      () => prepareAddMany(items, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow), limits: this.#limits }),
       async (core, { json, vectors, dims }) => JSON.parse(await core.addMany(json, vectors, dims)),
     );
   }
@@ -311,7 +311,7 @@ export class Engram {
   /** `ingest` for every session, as one write (all or nothing); one report per session. */
   ingestMany(sessions) {
     return this.#write(
-      () => prepareIngestMany(sessions, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow), maxBytes: this.#limits.ingestBytes }),
+      () => prepareIngestMany(sessions, { embedder: this.#embedder, guarded: (text, allow) => this.#guarded(text, allow), limits: this.#limits }),
       async (core, json) => JSON.parse(await core.ingestMany(json)),
     );
   }
@@ -352,10 +352,14 @@ export class Engram {
    */
   #addOne(input) {
     let group = this.#openGroup;
-    if (group === null || group.items.length >= GROUP_MAX) {
-      group = { items: [] };
+    if (group === null || group.settled || group.items.length >= GROUP_MAX) {
+      group = { items: [], settled: false };
       const items = group.items;
       this.#enqueue((core) => this.#commitGroup(core, group)).catch((e) => {
+        // A group refused before it started (Closed) takes no more adds: a later add that joined
+        // it would wait for a commit that never comes.
+        group.settled = true;
+        if (this.#openGroup === group) this.#openGroup = null;
         for (const item of items) item.reject(e);
       });
       this.#openGroup = group;
@@ -511,6 +515,11 @@ export class Engram {
       async () => {
         if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
         session = fields(session, "ingest");
+        // Bounds first, before work per turn (copying, guarding, embedding); the core checks again.
+        const { ingestBytes, sessionTurns } = this.#limits;
+        if (Array.isArray(session.turns) && session.turns.length > sessionTurns) throw invalid(`ingest: a session needs 1..${sessionTurns} turns, got ${session.turns.length}`);
+        const text = Array.isArray(session.turns) ? session.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
+        if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         let turns = Array.isArray(session.turns) ? session.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : session.turns;
         if (this.#embedder && Array.isArray(turns) && turns.every(isPlainObject)) {
           // Turns the caller gave no vector get one from the host embedder, in one batch.
@@ -527,10 +536,6 @@ export class Engram {
             });
           }
         }
-        // The session's text is bounded before it is copied into wasm memory (the core checks again).
-        const text = Array.isArray(turns) ? turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
-        const { ingestBytes } = this.#limits;
-        if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
         return toJson({ ...session, turns }, "ingest");
       },
       async (core, json) => JSON.parse(await core.ingest(json)),

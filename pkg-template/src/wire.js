@@ -14,11 +14,25 @@ export function isPlainObject(v) {
   }
 }
 
-/** JSON text for `value`; throws InvalidInput for non-finite numbers, bigints, functions, symbols, cycles. */
+/**
+ * More entries than any list (or object) in Engram's input may hold: the widest is an embedding of
+ * 16,384 dimensions (`EMBEDDING_DIMS_MAX`); batches and sessions stop at 10,000. A larger one is
+ * refused here, before it is serialized and copied into wasm; the core checks each list's own
+ * limit (20 tags, …) again with a message of its own.
+ */
+export const ENTRIES_MAX = 16_384;
+
+/** JSON text for `value`; throws InvalidInput for non-finite numbers, bigints, functions, symbols, cycles, huge lists. */
 export function toJson(value, what) {
   let text;
   try {
     text = JSON.stringify(value, (key, v) => {
+      // The replacer sees a list before its entries: a million of them cost nothing to refuse.
+      if (Array.isArray(v) && v.length > ENTRIES_MAX) throw invalid(`${what}: \`${key}\` has ${v.length} entries; no list in Engram's input may hold more than ${ENTRIES_MAX}`);
+      if (isPlainObject(v)) {
+        let n = 0;
+        for (const _ in v) if (++n > ENTRIES_MAX) throw invalid(`${what}: \`${key}\` has more than ${ENTRIES_MAX} keys; no object in Engram's input may hold more`);
+      }
       if (typeof v === "number" && !Number.isFinite(v)) throw invalid(`${what}: \`${key}\` must be a finite number, got ${v}`);
       if (typeof v === "bigint") throw invalid(`${what}: \`${key}\` is a bigint; pass a number`);
       if (typeof v === "function" || typeof v === "symbol") throw invalid(`${what}: \`${key}\` is a ${typeof v}; pass data`);

@@ -27,8 +27,15 @@ fn kind(f: &Fields, key: &str) -> Result<Option<Kind>> {
         .transpose()
 }
 
+/// Entries a `kinds` or `layers` filter may list: there are three of each, so more can only be
+/// repeats, and every memory a search considers is checked against the list.
+pub const FILTER_ENTRIES_MAX: usize = 8;
+
 fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names: &str) -> Result<Vec<T>> {
     let Some(list) = f.str_list(key)? else { return Ok(Vec::new()) };
+    if list.len() > FILTER_ENTRIES_MAX {
+        return Err(Error::invalid(format!("`{key}` has {} entries; the limit is {FILTER_ENTRIES_MAX}", list.len())));
+    }
     list.iter().map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40))))).collect()
 }
 

@@ -75,17 +75,18 @@ pub fn confidence(x: f64) -> Result<()> {
     Ok(())
 }
 
-/// Normalized, distinct area labels (at most three).
+/// Normalized, distinct area labels (at most three). Stops at the first distinct label past the
+/// limit, so a huge list costs one pass.
 pub fn area(labels: &[String]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::new();
     for l in labels {
         let l = label(l, "area")?;
         if !out.contains(&l) {
+            if out.len() == AREA_MAX {
+                return Err(Error::invalid(format!("area has more than {AREA_MAX} distinct labels ({} given); the limit is {AREA_MAX}", labels.len())));
+            }
             out.push(l);
         }
-    }
-    if out.len() > AREA_MAX {
-        return Err(Error::invalid(format!("area has {} labels; the limit is {AREA_MAX}", out.len())));
     }
     Ok(out)
 }
@@ -213,6 +214,9 @@ mod tests {
     fn areas_dedupe_and_are_bounded() {
         assert_eq!(area(&["Home".into(), "home".into(), "plants".into()]).unwrap(), ["home", "plants"]);
         assert!(area(&["a".into(), "b".into(), "c".into(), "d".into()]).is_err());
+        // A million labels: refused at the fourth distinct one, not after a pass per label kept.
+        let many: Vec<String> = (0..1_000_000).map(|i| format!("area {i}")).collect();
+        assert!(area(&many).unwrap_err().message.contains("more than 3 distinct labels (1000000 given)"));
     }
 
     #[test]

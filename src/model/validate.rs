@@ -9,6 +9,8 @@ pub const TAG_MAX_CHARS: usize = 32;
 pub const SOURCE_MAX_CHARS: usize = 64;
 pub const NAMESPACE_MAX_CHARS: usize = 64;
 pub const METADATA_MAX_BYTES: usize = 16 * 1024;
+/// Dimensions of a vector: above every sentence embedder in use (3,072 is the widest common one).
+pub const EMBEDDING_DIMS_MAX: usize = 16_384;
 pub const DEFAULT_NAMESPACE: &str = "default";
 pub const SEARCH_LIMIT_MAX: usize = 1000;
 /// Verbatim turns may be longer than a memory: assistants write long answers.
@@ -54,9 +56,10 @@ pub fn namespace(ns: &str) -> Result<()> {
     Ok(())
 }
 
-/// Trims each tag, drops exact repeats (order kept) and checks the limits.
+/// Trims each tag, drops exact repeats (order kept) and checks the limits. Stops at the first
+/// distinct tag past the limit, so a huge list costs one pass, never a pass per tag kept.
 pub fn tags(tags: &[String]) -> Result<Vec<String>> {
-    let mut out: Vec<String> = Vec::with_capacity(tags.len());
+    let mut out: Vec<String> = Vec::with_capacity(tags.len().min(TAGS_MAX + 1));
     for t in tags {
         let t = t.trim();
         if t.is_empty() {
@@ -67,11 +70,11 @@ pub fn tags(tags: &[String]) -> Result<Vec<String>> {
             return Err(Error::invalid(format!("tag `{}` is {n} characters; the limit is {TAG_MAX_CHARS}", super::time::truncate(t, 40))));
         }
         if !out.iter().any(|o| o == t) {
+            if out.len() == TAGS_MAX {
+                return Err(Error::invalid(format!("more than {TAGS_MAX} distinct tags given ({} in all); the limit is {TAGS_MAX}", tags.len())));
+            }
             out.push(t.to_string());
         }
-    }
-    if out.len() > TAGS_MAX {
-        return Err(Error::invalid(format!("{} tags given; the limit is {TAGS_MAX}", out.len())));
     }
     Ok(out)
 }
@@ -103,6 +106,9 @@ pub fn metadata(map: &serde_json::Map<String, serde_json::Value>) -> Result<()> 
 pub fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
     if v.is_empty() {
         return Err(Error::invalid("embedding must not be empty"));
+    }
+    if v.len() > EMBEDDING_DIMS_MAX {
+        return Err(Error::invalid(format!("embedding has {} dimensions; the limit is {EMBEDDING_DIMS_MAX}", v.len())));
     }
     if let Some(d) = expected_dims {
         if v.len() != d {
@@ -177,4 +183,29 @@ pub fn turn(role: &str, content: &str, speaker: Option<&str>, turn_id: Option<&s
 
 pub fn raw_content(content: &str) -> Result<()> {
     text(content, "turn content", RAW_CONTENT_MAX_CHARS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_million_tags_are_refused_at_the_first_one_past_the_limit() {
+        let many: Vec<String> = (0..1_000_000).map(|i| format!("t{i}")).collect();
+        let e = tags(&many).unwrap_err();
+        assert!(e.to_string().contains("more than 20 distinct tags given (1000000 in all)"), "{e}");
+        // Repeats of a few tags are one tag each, however many.
+        let mut repeated = vec!["same".to_string(); 1_000_000];
+        repeated.push(" other ".into());
+        assert_eq!(tags(&repeated).unwrap(), vec!["same".to_string(), "other".to_string()]);
+        let twenty: Vec<String> = (0..20).map(|i| format!("t{i}")).collect();
+        assert_eq!(tags(&twenty).unwrap().len(), 20);
+    }
+
+    #[test]
+    fn an_embedding_wider_than_the_limit_is_refused_before_it_is_read() {
+        assert!(embedding(&vec![0.5; EMBEDDING_DIMS_MAX], None).is_ok());
+        let e = embedding(&vec![0.5; EMBEDDING_DIMS_MAX + 1], None).unwrap_err();
+        assert!(e.to_string().contains("the limit is 16384"), "{e}");
+    }
 }

@@ -744,10 +744,16 @@ pub fn build_vector_graph(input: &[u8]) -> std::result::Result<Vec<u8>, JsValue>
 }
 
 /// The byte budgets the facade checks before it copies a large input into wasm memory (the core
-/// checks them again): `{ingestBytes, importBytes}`.
+/// checks them again), and the list lengths it checks before work per entry (embedding each item
+/// or turn): `{ingestBytes, importBytes, batchItems, sessionTurns}`.
 #[wasm_bindgen]
 pub fn limits() -> String {
-    serde_json::json!({ "ingestBytes": crate::model::validate::INGEST_BYTES_MAX, "importBytes": crate::model::validate::IMPORT_BYTES_MAX }).to_string()
+    use crate::model::validate;
+    serde_json::json!({
+        "ingestBytes": validate::INGEST_BYTES_MAX, "importBytes": validate::IMPORT_BYTES_MAX,
+        "batchItems": crate::engine::BATCH_MAX, "sessionTurns": validate::SESSION_TURNS_MAX,
+    })
+    .to_string()
 }
 
 /// `{target, points, replaces}` of a planned build (for progress reports).

@@ -1,5 +1,9 @@
 //! The guard corpus (`tests/fixtures/guards/*.jsonl`): one payload per line,
-//! `{"expect": "secret" | "injection" | "clean", "kind"?: "<secret kind>", "lang"?: "..", "text": ".."}`.
+//! `{"expect": "secret" | "injection" | "clean", "kind"?: "<secret kind>", "class"?: "..", "lang"?: "..", "text": ".."}`.
+//! In the corpora written apart from the detectors (`tests/fixtures/guards-unseen/`), each secret
+//! part of a secret payload is marked `[[...]]` (the marks are removed when it is read), so that a
+//! redaction can be checked whole: no marked part may survive it. Those writers did not know the
+//! detectors' kind names, so there a secret counts as found whatever kind it is given.
 //! Key-shaped parts are written as `%%charset:length%%` and filled from a seeded generator when the
 //! corpus is read, so the repository holds no key-shaped literal and every key is synthetic.
 //! Charsets: `an` (A-Z a-z 0-9), `au` (an, `_`, `-`), `up` (A-Z 0-9), `hx` (0-9 a-f), `al` (A-Z a-z),
@@ -17,7 +21,28 @@ pub struct Payload {
     pub expect: String,
     pub kind: Option<String>,
     pub lang: Option<String>,
+    /// What the writer said the payload is (unseen corpora only).
+    pub class: Option<String>,
     pub text: String,
+    /// The `[[...]]`-marked secret parts, as they appear in `text`.
+    pub parts: Vec<String>,
+}
+
+/// `text` without its `[[` `]]` marks, and the marked parts.
+fn unmark(text: &str) -> (String, Vec<String>) {
+    let mut out = String::with_capacity(text.len());
+    let mut parts = Vec::new();
+    let mut rest = text;
+    while let Some(open) = rest.find("[[") {
+        let Some(close) = rest[open + 2..].find("]]") else { break };
+        out.push_str(&rest[..open]);
+        let part = &rest[open + 2..open + 2 + close];
+        out.push_str(part);
+        parts.push(part.to_string());
+        rest = &rest[open + 2 + close + 2..];
+    }
+    out.push_str(rest);
+    (out, parts)
 }
 
 struct Rng(u64);
@@ -81,14 +106,8 @@ pub fn load(dir: &Path) -> Vec<Payload> {
             }
             let v: serde_json::Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
             let s = |k: &str| v.get(k).and_then(|x| x.as_str()).map(str::to_string);
-            out.push(Payload {
-                file: name.clone(),
-                line: i + 1,
-                expect: s("expect").expect("expect"),
-                kind: s("kind"),
-                lang: s("lang"),
-                text: expand(&s("text").expect("text"), &mut rng),
-            });
+            let (text, parts) = unmark(&expand(&s("text").expect("text"), &mut rng));
+            out.push(Payload { file: name.clone(), line: i + 1, expect: s("expect").expect("expect"), kind: s("kind"), lang: s("lang"), class: s("class"), text, parts });
         }
     }
     out
@@ -117,6 +136,10 @@ pub struct Rates {
     pub false_positives: usize,
     pub misses: Vec<String>,
     pub false_alarms: Vec<String>,
+    /// Secret payloads with marked parts, and those whose redaction left none of them.
+    pub marked: usize,
+    pub redacted_whole: usize,
+    pub partly_redacted: Vec<String>,
 }
 
 pub fn evaluate(payloads: &[Payload]) -> Rates {
@@ -127,11 +150,23 @@ pub fn evaluate(payloads: &[Payload]) -> Rates {
         match p.expect.as_str() {
             "secret" => {
                 r.secrets += 1;
+                if !p.parts.is_empty() {
+                    r.marked += 1;
+                    let kept = match engram::guard::GuardOptions::default().apply(&p.text, false, "content") {
+                        Ok(g) => p.parts.iter().filter(|part| g.text.contains(part.as_str())).count(),
+                        Err(_) => 0, // refused whole: nothing of it is stored
+                    };
+                    if kept == 0 {
+                        r.redacted_whole += 1;
+                    } else if !v.secrets.is_empty() {
+                        r.partly_redacted.push(format!("{at}: {kept} of {} parts left", p.parts.len()));
+                    }
+                }
                 if v.secrets.is_empty() {
                     r.misses.push(at);
                 } else {
                     r.secrets_found += 1;
-                    if p.kind.as_deref().is_some_and(|k| v.secrets.contains(&k)) {
+                    if p.kind.as_deref().is_none_or(|k| v.secrets.contains(&k)) {
                         r.secrets_kind_right += 1;
                     } else {
                         r.misses.push(format!("{at} (kind {:?}, found {:?})", p.kind, v.secrets));
