@@ -91,6 +91,70 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
     }
 }
 
+/// Words that name a card's security code (lower case).
+const CODE_LABELS: &[&str] = &[
+    "cvv",
+    "cvc",
+    "cvv2",
+    "cvc2",
+    "cid",
+    "security code",
+    "card code",
+    "código de seguridad",
+    "codigo de seguridad",
+    "código de segurança",
+    "code de sécurité",
+    "cryptogramme",
+    "prüfnummer",
+    "kartenprüfnummer",
+    "sicherheitscode",
+    "codice di sicurezza",
+    "kod cvv",
+    "код безопасности",
+    "cvv码",
+    "安全码",
+    "セキュリティコード",
+    "보안코드",
+    "güvenlik kodu",
+];
+
+/// A card's security code: three or four digits right after a word that names one ("CVV 123",
+/// "security code: 4417").
+pub fn codes(text: &str, out: &mut Vec<Finding>) {
+    let lower = text.to_lowercase();
+    if lower.len() != text.len() {
+        return; // offsets would differ; the labels are ASCII or caseless anyway
+    }
+    let b = text.as_bytes();
+    for label in CODE_LABELS {
+        for (at, _) in lower.match_indices(label) {
+            let end = at + label.len();
+            if (at > 0 && b[at - 1].is_ascii_alphanumeric()) || b.get(end).is_some_and(u8::is_ascii_alphanumeric) {
+                continue;
+            }
+            // A few characters of punctuation, "is", "code" or "=" between the label and the code.
+            let mut i = end;
+            let limit = (end + 12).min(b.len());
+            while i < limit && !b[i].is_ascii_digit() {
+                i += 1;
+            }
+            let s = i;
+            while i < b.len() && b[i].is_ascii_digit() {
+                i += 1;
+            }
+            let bounded = !(b.get(i).is_some_and(u8::is_ascii_alphanumeric) || s > 0 && b[s - 1].is_ascii_alphanumeric());
+            if (3..=4).contains(&(i - s))
+                && bounded
+                && text[end..s].chars().all(|c| !c.is_alphabetic() || c.is_ascii())
+                && text[end..s].split_whitespace().count() <= 2
+                && !out.iter().any(|f| s < f.end && f.start < i)
+            {
+                out.push(Finding { start: s, end: i, kind: "card-code" });
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -105,6 +169,19 @@ mod tests {
     fn luhn_checks() {
         assert!(luhn(&[7, 9, 9, 2, 7, 3, 9, 8, 7, 1, 3]));
         assert!(!luhn(&[7, 9, 9, 2, 7, 3, 9, 8, 7, 1, 4]));
+    }
+
+    #[test]
+    fn security_codes_after_their_label() {
+        let code = |t: &str| {
+            let mut out = Vec::new();
+            codes(t, &mut out);
+            out.iter().map(|f| t[f.start..f.end].to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(code("exp 11/26 security code 4417"), ["4417"]);
+        assert_eq!(code("CVV: 123."), ["123"]);
+        assert_eq!(code("the CVV is on the back, 3 digits"), Vec::<String>::new());
+        assert_eq!(code("cvv 12345"), Vec::<String>::new());
     }
 
     #[test]

@@ -360,8 +360,28 @@ fn image_beacon(lower: &str) -> bool {
         })
 }
 
-/// The injection flags of `text`, each once, in a fixed order.
+/// The injection flags of `text`, each once, in a fixed order; then, where a disguise was undone
+/// (`deobfuscate::readings`), the flags of what it hid and `injection:obfuscated`.
 pub fn find(text: &str) -> Vec<&'static str> {
+    let mut flags = find_plain(text);
+    for reading in super::deobfuscate::readings(text) {
+        let hidden = find_plain(&reading);
+        if hidden.iter().any(|f| !flags.contains(f)) {
+            for f in hidden {
+                if !flags.contains(&f) {
+                    flags.push(f);
+                }
+            }
+            if !flags.contains(&"injection:obfuscated") {
+                flags.push("injection:obfuscated");
+            }
+        }
+    }
+    flags
+}
+
+/// The flags of the text as written.
+fn find_plain(text: &str) -> Vec<&'static str> {
     let mut flags = Vec::new();
     let index = index();
     let ascii = text.is_ascii();

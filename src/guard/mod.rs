@@ -6,12 +6,17 @@
 //! mark flagged entries, and can withhold flagged text (`redact`).
 //!
 //! One concept per file: `secrets` (provider keys, private keys, JWTs, assigned values),
-//! `password` (passwords stated as such), `cards` (Luhn), `iban` (mod 97), `injection` (with its
+//! `credentials` (passwords and keys inside connection URLs and strings), `ids` (identity numbers
+//! by check digit or by label), `password` (passwords stated as such), `cards` (Luhn), `iban`
+//! (mod 97), `injection` (with its
 //! word lists in `phrases`), `unicode` (invisible characters), `entropy`, `options` (the policies).
 
 pub mod cards;
+pub mod credentials;
+pub mod deobfuscate;
 pub mod entropy;
 pub mod iban;
+pub mod ids;
 pub mod injection;
 mod lookup;
 pub mod options;
@@ -36,14 +41,22 @@ pub struct Finding {
 pub fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     secrets::find(text, &mut out);
+    credentials::find(text, &mut out);
     // A card number has at least 13 digits and an IBAN 2 (its check digits): most text has fewer,
     // and counting them is cheaper than either scan.
     let digits = text.bytes().filter(u8::is_ascii_digit).count();
     if digits >= cards::MIN_DIGITS {
         cards::find(text, &mut out);
     }
+    if digits >= 3 {
+        cards::codes(text, &mut out);
+    }
     if digits >= 2 {
         iban::find(text, &mut out);
+    }
+    // Every identity number has at least six digits.
+    if digits >= 6 {
+        ids::find(text, &mut out);
     }
     password::find(text, &mut out);
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));

@@ -30,6 +30,48 @@ const TRIGGERS: &[&str] = &[
     "密碼",
     "パスワード",
     "비밀번호",
+    "pass",
+    "lösenord",
+    "losenord",
+    "salasana",
+    "heslo",
+    "jelszó",
+    "jelszo",
+    "parolă",
+    "parola",
+    "passord",
+    "adgangskode",
+    "lozinka",
+    "geslo",
+    "şifre",
+    "sifre",
+    "парола",
+    "κωδικός",
+    "κωδικό",
+    "סיסמה",
+    "סיסמא",
+    "كلمة المرور",
+    "كلمة السر",
+    "رمز عبور",
+    "گذرواژه",
+    "पासवर्ड",
+    "mật khẩu",
+    "kata sandi",
+    "รหัสผ่าน",
+    "contrasenya",
+    "wifi key",
+    "wi-fi key",
+    "network key",
+    "wlan-schlüssel",
+    "wlan schlüssel",
+    "netzwerkschlüssel",
+    "clé wifi",
+    "clave wifi",
+    "口令",
+    "暗号化キー",
+    "セキュリティキー",
+    "pre-shared key",
+    "psk",
 ];
 
 /// What stands between the trigger and the value.
@@ -171,8 +213,21 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
     (end > from).then_some((from, end, false))
 }
 
+/// Code or a template where a value would be: `req.body.password`, `getpass.getpass(…)`,
+/// `${REDIS_PASSWORD}`, `<fill-me>`, `hash_password`. A program that handles a password states none.
+fn is_code_or_template(value: &str) -> bool {
+    let v = value.trim_end_matches([';', ',']);
+    if v.starts_with(['$', '<', '{', '%', '(', '[']) || v.ends_with(['>', '}']) || v.contains(['(', ')']) {
+        return true;
+    }
+    let identifier =
+        |seg: &str| !seg.is_empty() && seg.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    // A member path (`req.body.password`) or a snake_case name with no digit (`hash_password`).
+    (v.contains('.') && v.split('.').all(identifier) && !v.chars().any(|c| c.is_ascii_digit())) || (v.contains('_') && v.chars().all(|c| c.is_ascii_lowercase() || c == '_'))
+}
+
 fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) -> bool {
-    if value.starts_with("[secret:") || value.chars().count() < 4 || value.chars().count() > 128 {
+    if value.starts_with("[secret:") || value.chars().count() < 4 || value.chars().count() > 128 || is_code_or_template(value) {
         return false;
     }
     if pin {
@@ -207,6 +262,9 @@ static TRIGGER_STARTS: [bool; 256] = {
 };
 
 pub fn find(text: &str, out: &mut Vec<Finding>) {
+    if text.contains(" / ") {
+        pairs(text, out);
+    }
     // Positions in `hay` must be positions in `text`: full lower-casing when it keeps every byte
     // length (Cyrillic "Пароль"), ASCII lower-casing otherwise. ASCII text is compared in place,
     // ignoring case, which is the same as comparing its ASCII lower-casing.
@@ -285,13 +343,189 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
                 i += w;
                 words += 1;
             }
-            let Some((after, colon)) = found else { continue };
+            let Some((after, colon)) = found else {
+                nearby(text, pos, pos + trigger.len(), out);
+                continue;
+            };
             let rest = &text[after..];
             let start = after + (rest.len() - rest.trim_start().len());
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
             if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.iter().any(|f| vs < f.end && f.start < ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
+        }
+    }
+}
+
+/// A token that can only be a password: letters with digits or symbols (`Kastanie#4711`,
+/// `domovoi-1987`), never a word, a hyphenated compound (`Wi-Fi`), a count (`8-character`), an
+/// address, a path, a file or a date.
+fn password_shaped(token: &str) -> bool {
+    let n = token.chars().count();
+    if !(6..=64).contains(&n) || token.starts_with('[') || token.ends_with(']') || is_code_or_template(token) {
+        return false;
+    }
+    let letters = token.chars().filter(|c| c.is_alphabetic()).count();
+    let digits = token.chars().filter(char::is_ascii_digit).count();
+    // `_` joins words in names (`db_credentials`); it makes a password only beside a digit.
+    let symbols = token.chars().filter(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '\'' | '’' | '_')).count();
+    if letters == 0 || token.contains(['/', '\\']) || token.contains("://") {
+        return false;
+    }
+    // `anna@example.org` is an address; `Nakhla@2024` is not.
+    if token.split_once('@').is_some_and(|(_, domain)| domain.contains('.')) {
+        return false;
+    }
+    // `file.txt`, `example.com`, `v2.3.1`: a dot then two to four letters ends names, not passwords.
+    if let Some(dot) = token.rfind('.') {
+        let ext = &token[dot + 1..];
+        if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) {
+            return false;
+        }
+    }
+    // `8-character`, `2-factor`, `12-digit`: a count, then a word.
+    if let Some((count, word)) = token.split_once('-') {
+        if count.chars().all(|c| c.is_ascii_digit()) && word.chars().all(char::is_alphabetic) {
+            return false;
+        }
+    }
+    // `argon2id`, `sha256`, `python3`, `ipv6`: lower-case names with a version or width.
+    if token.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()) && digits <= 3 {
+        return false;
+    }
+    digits > 0 || symbols > 0
+}
+
+/// A token without the sentence punctuation and quotes around it.
+fn clean(t: &str) -> &str {
+    t.trim_end_matches(['.', ':']).trim_start_matches(['\'', '`']).trim_end_matches(['\'', '`'])
+}
+
+/// Byte ranges of each sentence end in `s`: a line break, a full-width stop, or `! ?`
+/// followed by a space (inside `Turnhalle!88` it is part of a password). A password stated in one
+/// sentence is looked for in that sentence only.
+fn sentence_ends(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    s.char_indices().filter_map(move |(i, c)| {
+        let next = s[i + c.len_utf8()..].chars().next();
+        let ends = matches!(c, '\n' | '。' | '！' | '？' | '؟' | '।') || (matches!(c, '!' | '?') && next.is_none_or(char::is_whitespace));
+        ends.then_some((i, i + c.len_utf8()))
+    })
+}
+
+/// Words that announce a login in a line (lower case): `login: anna / Tulips&Tea1952`.
+const LOGIN_WORDS: &[&str] = &[
+    "login",
+    "log in",
+    "user",
+    "username",
+    "creds",
+    "credentials",
+    "account",
+    "admin",
+    "utente",
+    "credenziali",
+    "usuario",
+    "credenciales",
+    "usuário",
+    "credenciais",
+    "benutzer",
+    "zugang",
+    "zugangsdaten",
+    "identifiant",
+    "utilisateur",
+    "gebruiker",
+    "inloggegevens",
+    "użytkownik",
+    "логин",
+    "пользователь",
+    "учётка",
+    "kullanıcı",
+    "ユーザー",
+    "ログイン",
+    "用户名",
+    "账号",
+    "아이디",
+    "계정",
+];
+
+/// `user / password` on a line that names a login: the part after the slash, where it can only
+/// be a password (`password_shaped`) and the part before can be a user name.
+fn pairs(text: &str, out: &mut Vec<Finding>) {
+    for (slash, _) in text.match_indices(" / ") {
+        let line_start = text[..slash].rfind('\n').map_or(0, |i| i + 1);
+        let line_end = text[slash..].find('\n').map_or(text.len(), |i| slash + i);
+        let user = text[line_start..slash].split_whitespace().next_back().unwrap_or("");
+        let user_like = (2..=64).contains(&user.len()) && user.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '@'));
+        let rest = &text[slash + 3..line_end];
+        let token = clean(rest.split(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')')).next().unwrap_or(""));
+        let line = text[line_start..slash].to_lowercase();
+        if !user_like || !password_shaped(token) || !LOGIN_WORDS.iter().any(|w| line.contains(w)) {
+            continue;
+        }
+        let vs = slash + 3 + rest.find(token).unwrap_or(0);
+        let ve = vs + token.len();
+        if !out.iter().any(|f| vs < f.end && f.start < ve) {
+            out.push(Finding { start: vs, end: ve, kind: "password" });
+        }
+    }
+}
+
+/// Words after a password-word looked at ("la contraseña del correo de mamá ahora queda como …").
+const AFTER_WORDS: usize = 10;
+
+/// A password-word without a separator ("Kennwort habe ich auf Kastanie#4711 geändert",
+/// "use Turnhalle!88 as the password"): the nearest password-shaped token within a few words
+/// after it, or else within three words before it, in the same sentence.
+fn nearby(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
+    let tokens = |s: &str| -> Vec<(usize, usize)> {
+        let mut v = Vec::new();
+        let mut at = None;
+        for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
+            let boundary = c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '«' | '»' | '“' | '”' | '，' | '、' | '「' | '」' | '：');
+            match (at, boundary) {
+                (None, false) => at = Some(i),
+                (Some(a), true) => {
+                    v.push((a, i));
+                    at = None;
+                }
+                _ => {}
+            }
+        }
+        v
+    };
+    let bounded = |a: usize, b: usize| {
+        let (mut a, mut b) = (a, b);
+        while !text.is_char_boundary(a) {
+            a -= 1;
+        }
+        while !text.is_char_boundary(b) {
+            b += 1;
+        }
+        (a, b)
+    };
+    let (_, after_end) = bounded(start, (end + 160).min(text.len()));
+    let after = &text[end..after_end];
+    let after = &after[..sentence_ends(after).next().map_or(after.len(), |(s, _)| s)];
+    let pick = |s: &str, base: usize, list: &[(usize, usize)]| -> Option<(usize, usize)> {
+        list.iter().find_map(|&(a, b)| {
+            let t = &s[a..b];
+            let c = clean(t);
+            let lead = t.find(c).unwrap_or(0);
+            password_shaped(c).then_some((base + a + lead, base + a + lead + c.len()))
+        })
+    };
+    let after_tokens: Vec<(usize, usize)> = tokens(after).into_iter().take(AFTER_WORDS).collect();
+    let (before_start, _) = bounded(start.saturating_sub(120), start);
+    let before = &text[before_start..start];
+    let before = &before[sentence_ends(before).last().map_or(0, |(_, e)| e)..];
+    let before_base = start - before.len();
+    let mut before_tokens = tokens(before);
+    before_tokens.reverse();
+    before_tokens.truncate(3);
+    let found = pick(after, end, &after_tokens).or_else(|| pick(before, before_base, &before_tokens));
+    if let Some((vs, ve)) = found {
+        if !out.iter().any(|f| vs < f.end && f.start < ve) {
+            out.push(Finding { start: vs, end: ve, kind: "password" });
         }
     }
 }
@@ -319,6 +553,27 @@ mod tests {
     }
 
     #[test]
+    fn passwords_stated_without_a_separator() {
+        assert_eq!(values("Mein Kennwort habe ich auf Kastanie#4711 geändert."), ["Kastanie#4711"]);
+        assert_eq!(values("Пароль от почты поменял на Vesna2024_mail, старый не работает"), ["Vesna2024_mail"]);
+        assert_eq!(values("nimmst du einfach Turnhalle!88 als Passwort, Benutzer ist kassenwart"), ["Turnhalle!88"]);
+        assert_eq!(values("Muhasebe programının şifresini Simit_Cay42 olarak değiştirdim."), ["Simit_Cay42"]);
+        assert_eq!(values("login: rose.whitaker52 pass: Tulips&Tea1952"), ["Tulips&Tea1952"]);
+        assert_eq!(values("Office printer admin panel: admin / Canon!Floor3 (do not change)"), ["Canon!Floor3"]);
+        assert_eq!(values("Credenziali: utente m.rossi / Margherita2024!"), ["Margherita2024!"]);
+        assert_eq!(values("login: 2 / 3 of the team"), Vec::<&str>::new());
+        for s in [
+            "passwords need an 8-character minimum and 2-factor auth",
+            "reset your Wi-Fi password in the router's web page",
+            "the password policy is on wiki/it-policies.html",
+            "send the password to anna@example.org by phone, not email",
+            "Passwort vergessen? Das Kassenwart-Zugang Formular hilft",
+        ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    #[test]
     fn talk_about_passwords_is_not_a_password() {
         for s in [
             "I forgot my password again",
@@ -329,6 +584,11 @@ mod tests {
             "passwords are hashed with argon2",
             "the PIN is four digits long",
             "my password is [secret:password]",
+            "const password = req.body.password;",
+            "  password: ${REDIS_PASSWORD}  # from Vault",
+            "  password: <fill-me>",
+            "password = getpass.getpass('Password: ')",
+            "hash_password(pwd) returns a bcrypt hash",
         ] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
@@ -336,7 +596,7 @@ mod tests {
 
     #[test]
     fn never_panics_on_cut_inputs() {
-        let s = "пароль: «x» password is 'ab' 密码是 pwd=é password İs x password \u{212A}s y";
+        let s = "пароль: «x» password is 'ab' 密码是 pwd=é password İs x password \u{212A}s y。 şifre Ab#12345！ pass x?y Passwort";
         for i in 0..=s.len() {
             if s.is_char_boundary(i) {
                 values(&s[..i]);

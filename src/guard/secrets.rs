@@ -203,7 +203,8 @@ pub fn jwts(text: &str, out: &mut Vec<Finding>) {
             continue;
         }
         let h_end = run_end(bytes, at, Charset::Url);
-        if h_end - at < 10 || bytes.get(h_end) != Some(&b'.') || !text[h_end + 1..].starts_with("eyJ") {
+        // The header is JSON (`eyJ` is `{"`); the payload usually is too, but may be encrypted.
+        if h_end - at < 10 || bytes.get(h_end) != Some(&b'.') {
             continue;
         }
         let p_end = run_end(bytes, h_end + 1, Charset::Url);
@@ -211,6 +212,9 @@ pub fn jwts(text: &str, out: &mut Vec<Finding>) {
             continue;
         }
         let end = if bytes.get(p_end) == Some(&b'.') { run_end(bytes, p_end + 1, Charset::Url) } else { continue };
+        if end - p_end < 10 && !text[h_end + 1..].starts_with("eyJ") {
+            continue;
+        }
         if !overlaps(out, at, end) {
             out.push(Finding { start: at, end, kind: "jwt" });
         }
@@ -236,6 +240,9 @@ const KEY_NAMES: &[&str] = &[
     "private_token",
     "refresh_token",
     "refresh token",
+    "session_token",
+    "sessiontoken",
+    "session token",
     "bearer",
     "token",
     "secret",
@@ -259,6 +266,10 @@ fn names_by_first_byte() -> &'static [Vec<(&'static str, ())>] {
 fn starts_folded(bytes: &[u8], at: usize, word: &[u8]) -> bool {
     bytes.get(at..at + word.len()).is_some_and(|s| s.eq_ignore_ascii_case(word))
 }
+
+/// Longest assigned value: temporary cloud credentials carry session tokens of several hundred
+/// characters.
+const ASSIGNED_MAX: usize = 2048;
 
 /// A high-entropy value assigned to a key-like name: `api_key = "…"`, `token: …`, `Bearer …`.
 pub fn assigned(text: &str, out: &mut Vec<Finding>) {
@@ -290,17 +301,17 @@ pub fn assigned(text: &str, out: &mut Vec<Finding>) {
                 i += 1;
             }
             let start = i;
-            let end = run_end_within(bytes, start, Charset::Dotted, 201);
+            let end = run_end_within(bytes, start, Charset::Dotted, ASSIGNED_MAX + 1);
             let end = {
                 // base64 secrets carry `/ + =` too
                 let mut e = end;
-                while e < bytes.len() && e - start <= 201 && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
+                while e < bytes.len() && e - start <= ASSIGNED_MAX && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
                     e += 1;
                 }
                 e
             };
             let value = &text[start..end];
-            if value.len() < 16 || value.len() > 200 || value.starts_with("http") || overlaps(out, start, end) || value.contains("..") {
+            if value.len() < 16 || value.len() > ASSIGNED_MAX || value.starts_with("http") || overlaps(out, start, end) || value.contains("..") {
                 continue;
             }
             if looks_random(value, 16, 3.3) {
@@ -314,6 +325,31 @@ pub fn assigned(text: &str, out: &mut Vec<Finding>) {
                 out.push(Finding { start, end, kind });
             }
         }
+    }
+}
+
+/// A Twilio account SID (`AC` and 32 hex digits) is an account's name; the auth token that goes
+/// with it is 32 hex digits too. In a text that names an account, every other run of exactly 32
+/// hex digits is taken for its token.
+pub fn account_tokens(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
+    let hex_run = |at: usize| run_end_within(bytes, at, Charset::Hex, 33) - at;
+    let sid = text.match_indices("AC").any(|(at, _)| starts_token(bytes, at) && hex_run(at + 2) == 32 && !bytes.get(at + 34).is_some_and(|&b| is_token_byte(b)));
+    if !sid {
+        return;
+    }
+    let mut at = 0;
+    while at < bytes.len() {
+        if !starts_token(bytes, at) || !Charset::Hex.has(bytes[at]) {
+            at += 1;
+            continue;
+        }
+        let end = run_end_within(bytes, at, Charset::Hex, 33);
+        let bounded = end == bytes.len() || !is_token_byte(bytes[end]);
+        if end - at == 32 && bounded && !overlaps(out, at, end) && super::entropy::bits_per_char(&text[at..end]) >= 3.0 {
+            out.push(Finding { start: at, end, kind: "twilio-token" });
+        }
+        at = end.max(at + 1);
     }
 }
 
@@ -377,6 +413,9 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
     }
     if run >= ASSIGNED_RUN {
         assigned(text, out);
+    }
+    if run >= 32 && text.contains("AC") {
+        account_tokens(text, out);
     }
 }
 

@@ -1,0 +1,498 @@
+//! Personal identity numbers. Two ways, both independent of the sentence around the number:
+//! - by format and check digit, where a national number has both (Spanish DNI/NIE, Brazilian CPF,
+//!   Indian Aadhaar, Italian codice fiscale, Chinese resident id, Korean resident number, US SSN in
+//!   its dashed form): a wrong check digit is not that number;
+//! - by label, for every other document number: a run of at least six digits (letters, spaces,
+//!   dashes and dots allowed between) right after a word that names an identity document in one of
+//!   the languages below ("passport no.", "PESEL:", "Steuer-ID", "СНИЛС", "TC Kimlik No", …).
+
+use super::Finding;
+
+fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
+    found.iter().any(|f| start < f.end && f.start < end)
+}
+
+/// Whether `bytes[at]` is a letter or digit (an id never starts or ends inside a longer token).
+fn alnum_at(bytes: &[u8], at: Option<usize>) -> bool {
+    at.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_alphanumeric)
+}
+
+/// The digits of `s` (ASCII), or `None` where another character than a digit or `sep` occurs.
+fn digits_of(s: &[u8], seps: &[u8]) -> Option<Vec<u32>> {
+    let mut out = Vec::with_capacity(s.len());
+    for &b in s {
+        if b.is_ascii_digit() {
+            out.push(u32::from(b - b'0'));
+        } else if !seps.contains(&b) {
+            return None;
+        }
+    }
+    Some(out)
+}
+
+const DNI_LETTERS: &[u8; 23] = b"TRWAGMYFPDXBNJZSQVHLCKE";
+
+/// `12345678Z` or `X1234567L` (a dash or space may precede the letter).
+fn spanish(t: &[u8]) -> bool {
+    let (prefix, rest) = match t.first() {
+        Some(b'X') => (0, &t[1..]),
+        Some(b'Y') => (1, &t[1..]),
+        Some(b'Z') => (2, &t[1..]),
+        _ => (-1, t),
+    };
+    let Some((&letter, body)) = rest.split_last() else { return false };
+    let body = body.strip_suffix(b"-").or_else(|| body.strip_suffix(b" ")).unwrap_or(body);
+    let want = if prefix >= 0 { 7 } else { 8 };
+    if body.len() != want || !body.iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    let mut n: u64 = if prefix >= 0 { prefix as u64 } else { 0 };
+    for &b in body {
+        n = n * 10 + u64::from(b - b'0');
+    }
+    DNI_LETTERS[(n % 23) as usize] == letter
+}
+
+/// `123.456.789-09` with its two mod-11 check digits.
+fn cpf(d: &[u32]) -> bool {
+    if d.len() != 11 || d.iter().all(|&x| x == d[0]) {
+        return false;
+    }
+    let check = |n: usize| {
+        let s: u32 = (0..n).map(|i| d[i] * (n as u32 + 1 - i as u32)).sum();
+        let r = (s * 10) % 11;
+        if r == 10 {
+            0
+        } else {
+            r
+        }
+    };
+    check(9) == d[9] && check(10) == d[10]
+}
+
+/// Verhoeff's check (Aadhaar's last digit).
+fn verhoeff(d: &[u32]) -> bool {
+    const M: [[u8; 10]; 10] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 2, 3, 4, 0, 6, 7, 8, 9, 5],
+        [2, 3, 4, 0, 1, 7, 8, 9, 5, 6],
+        [3, 4, 0, 1, 2, 8, 9, 5, 6, 7],
+        [4, 0, 1, 2, 3, 9, 5, 6, 7, 8],
+        [5, 9, 8, 7, 6, 0, 4, 3, 2, 1],
+        [6, 5, 9, 8, 7, 1, 0, 4, 3, 2],
+        [7, 6, 5, 9, 8, 2, 1, 0, 4, 3],
+        [8, 7, 6, 5, 9, 3, 2, 1, 0, 4],
+        [9, 8, 7, 6, 5, 4, 3, 2, 1, 0],
+    ];
+    const P: [[u8; 10]; 8] = [
+        [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+        [1, 5, 7, 6, 2, 8, 3, 0, 9, 4],
+        [5, 8, 0, 3, 7, 9, 6, 1, 4, 2],
+        [8, 9, 1, 6, 0, 4, 3, 5, 2, 7],
+        [9, 4, 5, 3, 1, 2, 7, 6, 8, 0],
+        [4, 2, 8, 6, 5, 7, 3, 9, 0, 1],
+        [2, 7, 9, 3, 8, 0, 6, 4, 1, 5],
+        [7, 0, 4, 6, 9, 1, 3, 2, 5, 8],
+    ];
+    let mut c = 0u8;
+    for (i, &x) in d.iter().rev().enumerate() {
+        c = M[usize::from(c)][usize::from(P[i % 8][x as usize])];
+    }
+    c == 0
+}
+
+/// `2345 6789 0123`: twelve digits in groups of four, not starting with 0 or 1, Verhoeff-valid.
+fn aadhaar(d: &[u32]) -> bool {
+    d.len() == 12 && d[0] >= 2 && verhoeff(d)
+}
+
+/// Italian codice fiscale: 16 characters `AAAAAA00A00A000A`, the last a check letter.
+fn codice_fiscale(t: &[u8]) -> bool {
+    const ODD: [u32; 36] = [1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 1, 0, 5, 7, 9, 13, 15, 17, 19, 21, 2, 4, 18, 20, 11, 3, 6, 8, 12, 14, 16, 10, 22, 25, 24, 23];
+    if t.len() != 16 {
+        return false;
+    }
+    let letter = |i: usize| t[i].is_ascii_uppercase();
+    let digit = |i: usize| t[i].is_ascii_digit();
+    // Letters and digits where the format has them (digits of homonyms may be letters: not here).
+    if !((0..6).all(letter) && digit(6) && digit(7) && letter(8) && digit(9) && digit(10) && letter(11) && (12..15).all(digit) && letter(15)) {
+        return false;
+    }
+    let value = |b: u8| -> usize {
+        if b.is_ascii_digit() {
+            usize::from(b - b'0')
+        } else {
+            10 + usize::from(b - b'A')
+        }
+    };
+    let even_value = |b: u8| -> u32 {
+        if b.is_ascii_digit() {
+            u32::from(b - b'0')
+        } else {
+            u32::from(b - b'A')
+        }
+    };
+    // 1-based odd positions use the table; even ones count a digit as itself, a letter as its index.
+    let sum: u32 = t[..15].iter().enumerate().map(|(i, &b)| if i % 2 == 0 { ODD[value(b)] } else { even_value(b) }).sum();
+    t[15] == b'A' + (sum % 26) as u8
+}
+
+/// Chinese resident identity number: 17 digits and an ISO 7064 MOD 11-2 check (`0-9` or `X`).
+fn chinese_id(t: &[u8]) -> bool {
+    if t.len() != 18 || !t[..17].iter().all(u8::is_ascii_digit) {
+        return false;
+    }
+    const W: [u32; 17] = [7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2];
+    let s: u32 = t[..17].iter().zip(W).map(|(&b, w)| u32::from(b - b'0') * w).sum();
+    let check = b"10X98765432"[(s % 11) as usize];
+    t[17] == check || (check == b'X' && t[17] == b'x')
+}
+
+/// Korean resident registration number `YYMMDD-GNNNNNN`: a real date and a sex/century digit.
+fn korean_rrn(d: &[u32]) -> bool {
+    d.len() == 13 && (1..=12).contains(&(d[2] * 10 + d[3])) && (1..=31).contains(&(d[4] * 10 + d[5])) && (1..=8).contains(&d[6])
+}
+
+/// US SSN `AAA-GG-SSSS` (dashes or spaces): an area other than 000, 666, 9xx; no zero group or serial.
+fn ssn(d: &[u32]) -> bool {
+    if d.len() != 9 {
+        return false;
+    }
+    let area = d[0] * 100 + d[1] * 10 + d[2];
+    let group = d[3] * 10 + d[4];
+    let serial = d[5] * 1000 + d[6] * 100 + d[7] * 10 + d[8];
+    area != 0 && area != 666 && area < 900 && group != 0 && serial != 0
+}
+
+/// Tokens of the text that may be an id: runs of letters, digits and single inner separators
+/// (`-`, `.`, `/`, one space between digit groups), with their byte ranges.
+fn candidates(text: &str) -> Vec<(usize, usize)> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if !b[i].is_ascii_alphanumeric() || alnum_at(b, i.checked_sub(1)) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut end = i;
+        let mut j = i;
+        while j < b.len() && j - start < 32 {
+            if b[j].is_ascii_alphanumeric() {
+                j += 1;
+                end = j;
+            } else if matches!(b[j], b'-' | b'.' | b'/' | b' ') && b.get(j + 1).is_some_and(u8::is_ascii_alphanumeric) && b[j - 1].is_ascii_alphanumeric() {
+                // A space joins digit groups only ("2345 6789 0123"), never words.
+                if b[j] == b' ' && !(b[j - 1].is_ascii_digit() && b[j + 1].is_ascii_digit()) {
+                    break;
+                }
+                j += 1;
+            } else {
+                break;
+            }
+        }
+        out.push((start, end));
+        i = end.max(i + 1);
+    }
+    out
+}
+
+/// A number that is a national id by its own format and check digit.
+fn self_evident(token: &[u8]) -> Option<&'static str> {
+    let compact: Vec<u8> = token.iter().copied().filter(|b| !matches!(b, b'-' | b'.' | b' ' | b'/')).collect();
+    if spanish(token) || (compact.len() == 9 && spanish(&compact)) {
+        return Some("national-id");
+    }
+    if codice_fiscale(&compact) || chinese_id(&compact) {
+        return Some("national-id");
+    }
+    let grouped = |sizes: &[usize], sep: &[u8]| {
+        let mut at = 0;
+        for (k, &n) in sizes.iter().enumerate() {
+            if at + n > token.len() || !token[at..at + n].iter().all(u8::is_ascii_digit) {
+                return false;
+            }
+            at += n;
+            if k + 1 < sizes.len() {
+                if !token.get(at).is_some_and(|b| sep.contains(b)) {
+                    return false;
+                }
+                at += 1;
+            }
+        }
+        at == token.len()
+    };
+    let d = digits_of(token, b"-. /")?;
+    if grouped(&[3, 3, 3, 2], b".-") && token[3] == b'.' && cpf(&d) {
+        return Some("national-id");
+    }
+    if grouped(&[4, 4, 4], b" -") && aadhaar(&d) {
+        return Some("national-id");
+    }
+    if grouped(&[6, 7], b"-") && korean_rrn(&d) {
+        return Some("national-id");
+    }
+    if (grouped(&[3, 2, 4], b"-") || grouped(&[3, 2, 4], b" ")) && token[3] == token[6] && ssn(&d) {
+        return Some("us-ssn");
+    }
+    None
+}
+
+/// Words that name an identity document or number (lower case), in the languages the guards read.
+const LABELS: &[&str] = &[
+    "ssn",
+    "social security",
+    "social insurance",
+    "national insurance",
+    "ni number",
+    "nino",
+    "passport",
+    "pasaporte",
+    "passeport",
+    "passaporto",
+    "passaporte",
+    "reisepass",
+    "paszport",
+    "paspoort",
+    "pasaport",
+    "паспорт",
+    "id card",
+    "identity card",
+    "identity number",
+    "national id",
+    "personal id",
+    "personalausweis",
+    "ausweisnummer",
+    "steuer-id",
+    "steuerid",
+    "steuer id",
+    "steueridentifikationsnummer",
+    "sozialversicherungsnummer",
+    "versichertennummer",
+    "krankenversicherungsnummer",
+    "insurance number",
+    "dni",
+    "nie",
+    "nif",
+    "nss",
+    "cpf",
+    "rg",
+    "codice fiscale",
+    "tessera sanitaria",
+    "numéro de sécurité sociale",
+    "numero de securite sociale",
+    "sécurité sociale",
+    "securite sociale",
+    "insee",
+    "nir",
+    "carte vitale",
+    "pesel",
+    "bsn",
+    "burgerservicenummer",
+    "rodné číslo",
+    "rodne cislo",
+    "tc kimlik",
+    "kimlik no",
+    "kimlik numarası",
+    "aadhaar",
+    "aadhar",
+    "आधार",
+    "pan card",
+    "снилс",
+    "инн",
+    "паспортные данные",
+    "серия",
+    "personnummer",
+    "henkilötunnus",
+    "cnp",
+    "amka",
+    "α.μ.κ.α",
+    "teudat zehut",
+    "תעודת זהות",
+    "身份证",
+    "身分證",
+    "マイナンバー",
+    "個人番号",
+    "旅券番号",
+    "주민등록번호",
+    "여권번호",
+    "nik",
+    "cccd",
+    "căn cước",
+    "số cmnd",
+    "เลขบัตรประชาชน",
+    "رقم الهوية",
+    "الرقم القومي",
+    "کد ملی",
+    "شماره ملی",
+];
+
+/// After a label: what may stand before the number ("no.", "number", "#", ":", "is", …).
+fn skip_to_value(lower: &str, mut at: usize) -> usize {
+    const FILLERS: &[&str] = &[
+        "number",
+        "numbers",
+        "num",
+        "nr",
+        "no",
+        "nº",
+        "n°",
+        "núm",
+        "numero",
+        "número",
+        "nummer",
+        "numer",
+        "numarası",
+        "номер",
+        "card",
+        "is",
+        "es",
+        "est",
+        "ist",
+        "é",
+        "è",
+        "—",
+        "-",
+        ":",
+        "：",
+        "#",
+        "=",
+        "(",
+        ")",
+        "'s",
+        "s",
+        "of",
+        "my",
+        "mine",
+        "du",
+        "de",
+        "der",
+        "von",
+        "van",
+        "di",
+        "do",
+        "da",
+        "il",
+        "la",
+        "le",
+        "el",
+        "の",
+        "は",
+        "번호",
+        "는",
+        "是",
+        "号码",
+        "號碼",
+        "it's",
+        "its",
+        "it",
+        "id",
+    ];
+    for _ in 0..6 {
+        let rest = &lower[at..];
+        let trimmed = rest.trim_start_matches([' ', '.', ',', '\t']);
+        at += rest.len() - trimmed.len();
+        let Some(f) = FILLERS
+            .iter()
+            .filter(|f| trimmed.starts_with(*f) && !trimmed[f.len()..].starts_with(|c: char| c.is_alphanumeric() && f.chars().all(char::is_alphanumeric)))
+            .max_by_key(|f| f.len())
+        else {
+            break;
+        };
+        at += f.len();
+    }
+    at
+}
+
+pub fn find(text: &str, out: &mut Vec<Finding>) {
+    let bytes = text.as_bytes();
+    let tokens = candidates(text);
+    for &(s, e) in &tokens {
+        if e - s < 9 || overlaps(out, s, e) {
+            continue;
+        }
+        if let Some(kind) = self_evident(&bytes[s..e]) {
+            out.push(Finding { start: s, end: e, kind });
+        }
+    }
+    // Labelled numbers. Positions in `lower` must be positions in `text`: lower-case only where
+    // that keeps every byte length, else ASCII lower-casing (labels in other scripts are caseless).
+    let lower = {
+        let l = text.to_lowercase();
+        if l.len() == text.len() {
+            l
+        } else {
+            text.to_ascii_lowercase()
+        }
+    };
+    for label in LABELS {
+        for (at, _) in lower.match_indices(label) {
+            let end = at + label.len();
+            let ascii = label.is_ascii();
+            // ASCII labels are whole words.
+            if ascii && (alnum_at(bytes, at.checked_sub(1)) || (alnum_at(bytes, Some(end)) && !lower[end..].starts_with("s "))) {
+                continue;
+            }
+            let from = skip_to_value(&lower, end);
+            let Some(&(s, e)) = tokens.iter().find(|&&(s, _)| s >= from) else { continue };
+            // The number follows at once (a few characters of punctuation at most).
+            if s > from + 2 || !text.is_char_boundary(s) {
+                continue;
+            }
+            let token = &bytes[s..e];
+            let digits = token.iter().filter(|b| b.is_ascii_digit()).count();
+            if digits >= 6 && (6..=24).contains(&token.len()) && !overlaps(out, s, e) {
+                out.push(Finding { start: s, end: e, kind: "national-id" });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<(&str, &'static str)> {
+        let mut out = Vec::new();
+        find(text, &mut out);
+        out.sort_by_key(|f| f.start);
+        out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
+    }
+
+    #[test]
+    fn check_digits_make_a_number_an_id_without_a_label() {
+        assert_eq!(found("DNI 12345678Z para el contrato"), [("12345678Z", "national-id")]);
+        assert_eq!(found("X1234567L"), [("X1234567L", "national-id")]);
+        assert_eq!(found("12345678A"), [], "wrong DNI letter");
+        assert_eq!(found("CPF 529.982.247-25"), [("529.982.247-25", "national-id")]);
+        assert_eq!(found("529.982.247-26"), []);
+        assert_eq!(found("RSSMRA85T10A562S"), [("RSSMRA85T10A562S", "national-id")]);
+        assert_eq!(found("11010519491231002X"), [("11010519491231002X", "national-id")]);
+        assert_eq!(found("my SSN: 529-38-1746"), [("529-38-1746", "us-ssn")]);
+        assert_eq!(found("call 555-12-3456 or 666-12-3456"), [("555-12-3456", "us-ssn")]);
+    }
+
+    #[test]
+    fn labelled_document_numbers() {
+        assert_eq!(found("Passport No. C01X00T47"), [("C01X00T47", "national-id")]);
+        assert_eq!(found("Passport No. 533380006"), [("533380006", "national-id")]);
+        assert_eq!(found("PESEL: 44051401458"), [("44051401458", "national-id")]);
+        assert_eq!(found("мой СНИЛС 112-233-445 95"), [("112-233-445 95", "national-id")]);
+        assert_eq!(found("Steuer-ID 12 345 678 901"), [("12 345 678 901", "national-id")]);
+        for benign in ["order number 12345678", "passport photos: 2", "the NIE office opens at 9", "invoice 2024-000123"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    #[test]
+    fn never_panics_on_cut_inputs() {
+        let s = "СНИЛС 112-233-445 95 DNI X1234567L passport no. é 529-38-1746 身份证 11010519491231002X";
+        for i in 0..=s.len() {
+            if s.is_char_boundary(i) {
+                found(&s[..i]);
+                found(&s[i..]);
+            }
+        }
+    }
+}
