@@ -179,6 +179,18 @@ export interface DeletedSession {
  * `add` returns the stored memory; `deduplicated` is true when identical content about the same fact
  * (thread, value, shape, and `eventAt` when given) already existed and was reinforced.
  */
+/** What `onCorruption` is told: each damaged record left out of the store as it opened. */
+export interface CorruptionReport {
+  skipped: {
+    /** The record's storage key. */
+    key: string[];
+    /** Its sequence number: the changes of one write call. */
+    seq: number;
+    bytes: number;
+    reason: string;
+  }[];
+}
+
 export interface AddResult extends MemoryItem {
   deduplicated: boolean;
 }
@@ -568,6 +580,13 @@ export interface OpenOptions {
    * pause until a `reindex()` succeeds. Without it the error is logged with `console.warn`.
    */
   onBackgroundError?: (error: EngramError) => void;
+  /**
+   * A stored record written whole and damaged since (its checksum fails at its full length) may
+   * hold acknowledged writes, so by default the store refuses to open (`Corrupt`, naming it). With
+   * this handler it opens without the record and reports it here, once; the next write takes its
+   * place. A record cut short by a crash mid-write was never acknowledged and is left out silently.
+   */
+  onCorruption?: (report: CorruptionReport) => void;
   /**
    * The host LLM every LLM-using step calls (Engram opens no connection itself): your own function,
    * or `openAICompatible({...})`. In `openInWorker` the function stays in the page: the worker

@@ -61,6 +61,10 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   python3 scripts/evolving_corpus.py build --check-only
   cargo build --quiet --profile bench-native --example train_intent
   ./target/bench-native/examples/train_intent --check | tail -n 1
+  # The guards' instruction model matches what its training texts train (the unseen guard corpora
+  # hold their floors in tests/guard_corpus.rs).
+  cargo build --quiet --profile bench-native --example train_guard
+  ./target/bench-native/examples/train_guard --check | tail -n 1
   for split in dev test; do
     out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
     echo "  $split: $out"

@@ -28,7 +28,13 @@ fn session(id: &str, day: i64, turns: &[(&str, &str)]) -> SessionInput {
 
 fn with_embedder() -> OpenOptions {
     let embedder: Box<dyn Embedder> = Box::new(HashEmbedder { id: "hash".into(), dims: 16 });
-    OpenOptions { engine: EngineOptions { id_seed: Some(5), embedder: Some(embedder), ..EngineOptions::default() }, reembed: false, compact_after: 1000, identity: None }
+    OpenOptions {
+        engine: EngineOptions { id_seed: Some(5), embedder: Some(embedder), ..EngineOptions::default() },
+        reembed: false,
+        compact_after: 1000,
+        identity: None,
+        ..OpenOptions::default()
+    }
 }
 
 fn open_embedded(storage: Rc<MemoryStorage>) -> Store<Rc<MemoryStorage>> {

@@ -240,7 +240,8 @@ fn without_an_llm_nothing_is_extracted_and_turns_stay_searchable() {
 #[test]
 fn extraction_marks_and_prompt_ids_survive_reopen() {
     let storage = Rc::new(MemoryStorage::default());
-    let options = || OpenOptions { engine: EngineOptions { id_seed: Some(5), ..EngineOptions::default() }, reembed: false, compact_after: 1000, identity: None };
+    let options =
+        || OpenOptions { engine: EngineOptions { id_seed: Some(5), ..EngineOptions::default() }, reembed: false, compact_after: 1000, identity: None, ..OpenOptions::default() };
     let open = || block_on(Store::open(storage.clone(), Box::new(Rc::new(ManualClock::new(T0))), options())).unwrap();
     let mut store = open();
     block_on(store.ingest(chat())).unwrap();

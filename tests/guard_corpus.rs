@@ -103,3 +103,24 @@ fn unseen_corpora_are_well_formed() {
         }
     }
 }
+
+/// Floors on the corpora written apart from the guards, a little under what they measure now
+/// (BENCHMARKS.md): `dev` is read when fixing a class, `test` only counted. They keep a change from
+/// quietly giving back what was gained; the aims (secrets ≥ 0.95, injections ≥ 0.90, benign flagged
+/// ≤ 0.02 on `test`) are above them.
+#[test]
+fn unseen_corpora_hold_their_floors() {
+    for (split, secrets, whole, injections, benign) in [("dev", 0.93, 0.92, 0.70, 0.08), ("test", 0.72, 0.65, 0.75, 0.07)] {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
+        let r = evaluate(&load(&dir));
+        let line = format!(
+            "{split}: secrets {}/{}, redacted whole {}/{}, injections {}/{}, benign flagged {}/{}",
+            r.secrets_found, r.secrets, r.redacted_whole, r.marked, r.injections_found, r.injections, r.false_positives, r.clean
+        );
+        eprintln!("{line}");
+        assert!(ratio(r.secrets_found, r.secrets) >= secrets, "{line}");
+        assert!(ratio(r.redacted_whole, r.marked) >= whole, "{line}");
+        assert!(ratio(r.injections_found, r.injections) >= injections, "{line}");
+        assert!(ratio(r.false_positives, r.clean) <= benign, "{line}");
+    }
+}

@@ -53,7 +53,13 @@ fn compaction_leaves_one_snapshot_and_loads_the_same() {
 
 fn with_embedder(id: &str, dims: usize, reembed: bool) -> OpenOptions {
     let embedder: Box<dyn engram::host::Embedder> = Box::new(HashEmbedder { id: id.into(), dims });
-    OpenOptions { engine: EngineOptions { id_seed: Some(3), embedder: Some(embedder), ..EngineOptions::default() }, reembed, compact_after: 1000, identity: None }
+    OpenOptions {
+        engine: EngineOptions { id_seed: Some(3), embedder: Some(embedder), ..EngineOptions::default() },
+        reembed,
+        compact_after: 1000,
+        identity: None,
+        ..OpenOptions::default()
+    }
 }
 
 #[test]

@@ -71,7 +71,7 @@ fn open_time_at_10k_and_50k() {
         let crc = crc32c(&record);
         let t_crc = t.elapsed();
         let t = Instant::now();
-        let loaded = load::load(records.clone()).unwrap();
+        let loaded = load::load(records.clone(), load::Damage::Refuse).unwrap();
         let t_decode = t.elapsed();
         let t = Instant::now();
         let mut fresh = Engram::new(Box::new(clock()), EngineOptions::default());

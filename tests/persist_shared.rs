@@ -12,7 +12,13 @@ use engram::{EngineOptions, NewMemory, SearchRequest};
 use persist_common::*;
 
 fn open_writer(storage: &Rc<MemoryStorage>, seed: u64, compact_after: usize) -> Store<Rc<MemoryStorage>> {
-    let options = OpenOptions { engine: EngineOptions { id_seed: Some(seed), embedder: None, ..EngineOptions::default() }, reembed: false, compact_after, identity: None };
+    let options = OpenOptions {
+        engine: EngineOptions { id_seed: Some(seed), embedder: None, ..EngineOptions::default() },
+        reembed: false,
+        compact_after,
+        identity: None,
+        ..OpenOptions::default()
+    };
     block_on(Store::open(storage.clone(), Box::new(clock()), options)).unwrap()
 }
 
@@ -164,6 +170,7 @@ fn unlocked_writers_interleaving_inside_commits_and_compactions_lose_nothing() {
                     reembed: false,
                     compact_after,
                     identity: None,
+                    ..OpenOptions::default()
                 };
                 let mut store = block_on(Store::open(Interleaved(storage.clone()), Box::new(clock()), options)).unwrap();
                 Box::pin(async move {

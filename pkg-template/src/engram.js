@@ -17,7 +17,7 @@ import { AutoConsolidator, autoConsolidateOptions, consolidateOptions } from "./
 import { exportStream, readExport } from "./streams.js";
 
 const OPEN = Symbol("Engram.open");
-const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate", "guards"]);
+const OPEN_OPTIONS = new Set(["embedder", "idSeed", "storage", "reembed", "compactAfter", "vectorIndex", "autoReindex", "onBackgroundError", "llm", "llmLevel", "llmConcurrency", "llmTimeoutMs", "autoConsolidate", "guards", "onCorruption"]);
 const EXTRACT_OPTIONS = new Set(["signal", "maxLlmCalls"]);
 const INGEST_OPTIONS = new Set(["extract", "author", "signal", "maxLlmCalls"]);
 const AUTHOR_OPTIONS = new Set(["signal", "maxLlmCalls"]);
@@ -74,6 +74,8 @@ export class Engram {
   #llm;
   /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
   #autoConsolidate = null;
+  /** Told of damaged records left out (`onCorruption` at open); `null`: such records refuse to open. */
+  #onCorruption = null;
 
   constructor(token, core, embedder, storage, glue, vectors, llm, reopen) {
     if (token !== OPEN) throw new TypeError("use `await Engram.open(options)` to create an Engram");
@@ -84,6 +86,7 @@ export class Engram {
     this.#limits = JSON.parse(glue.limits());
     this.#faults = faultsOf(glue);
     this.#onBackgroundError = vectors.onBackgroundError;
+    this.#onCorruption = vectors.onCorruption ?? null;
     this.#glue = glue;
     this.#llm = llm;
     if (vectors.autoConsolidate) {
@@ -114,7 +117,9 @@ export class Engram {
    * vectors came from another embedder refuses to open (`Embedder`) unless `reembed: true`.
    * `vectorIndex: {graphMin, alwaysGraph, workerUrl}` tunes the vector index and says where its build
    * worker is served; `autoReindex` (default: where a worker is available) starts builds after
-   * writes; `onBackgroundError` receives a failed automatic build's error.
+   * writes; `onBackgroundError` receives a failed automatic build's error. A record written whole
+   * and damaged since (its checksum fails) refuses to open (`Corrupt`) unless `onCorruption` is
+   * given: then the store opens without it and `onCorruption({skipped})` names each record left out.
    */
   static async open(options = {}) {
     if (!isPlainObject(options)) throw invalid("open: expected an options object");
@@ -144,6 +149,9 @@ export class Engram {
     if (options.onBackgroundError !== undefined && options.onBackgroundError !== null && typeof options.onBackgroundError !== "function") {
       throw invalid("open: `onBackgroundError` must be a function");
     }
+    if (options.onCorruption !== undefined && options.onCorruption !== null && typeof options.onCorruption !== "function") {
+      throw invalid("open: `onCorruption` must be a function");
+    }
     const chosen = options.embedder === undefined ? await defaultEmbedder() : options.embedder;
     const local = chosen instanceof Embedder ? chosen : null;
     const embedder = local ? null : resolveEmbedder(chosen);
@@ -154,9 +162,12 @@ export class Engram {
     const storeOptions = {};
     if (options.reembed !== undefined) storeOptions.reembed = options.reembed;
     if (options.compactAfter !== undefined) storeOptions.compactAfter = options.compactAfter;
+    if (typeof options.onCorruption === "function") storeOptions.skipDamaged = true;
     const reopen = { coreJson: toJson(coreOptions, "open"), storeJson: toJson(storeOptions, "open"), storage, adapter, local };
     const { glue, core } = await openCore(reopen);
-    return new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, workerUrl, autoConsolidate }, llm, reopen);
+    const db = new Engram(OPEN, core, embedder, storage, glue, { auto, onBackgroundError: options.onBackgroundError ?? null, onCorruption: options.onCorruption ?? null, workerUrl, autoConsolidate }, llm, reopen);
+    db.#reportSkipped(core);
+    return db;
   }
 
   /**
@@ -198,6 +209,7 @@ export class Engram {
       if (this.#storage && (this.#stale || (typeof this.#storage.lock === "function" && !this.#channel))) {
         this.#stale = false;
         await core.sync();
+        this.#reportSkipped(core);
       }
       return work(core);
     });
@@ -224,6 +236,7 @@ export class Engram {
       unlessFaulted(this.#faults, (async () => {
         this.#stale = false;
         await core.sync();
+        this.#reportSkipped(core);
         return commit(core, prepared);
       })()),
     );
@@ -640,6 +653,18 @@ export class Engram {
     );
     onProgress?.({ status: "done" });
     return report;
+  }
+
+  /** Damaged records the core left out (opened with `onCorruption`), handed to the host once. */
+  #reportSkipped(core) {
+    if (!this.#onCorruption || !this.#storage) return;
+    const skipped = JSON.parse(core.takeSkipped());
+    if (skipped.length === 0) return;
+    try {
+      this.#onCorruption({ skipped });
+    } catch (e) {
+      console.warn(`engram-wasm: onCorruption threw: ${e?.message ?? e}`);
+    }
   }
 
   /** A failure of background work, handed to `onBackgroundError` (or a warning). */

@@ -81,17 +81,19 @@ const SECRET_FIELDS: &[(&str, &str)] = &[
 /// secret fields. The field must start the string or follow a `;`, so prose with `=` is left alone.
 pub fn connection_fields(text: &str, out: &mut Vec<Finding>) {
     let bytes = text.as_bytes();
+    // Where the last `;` is, found once: asking at every `=` whether one follows would be quadratic.
+    let last_semicolon = text.rfind(';');
     for (eq, _) in text.match_indices('=') {
         let mut s = eq;
         while s > 0 && bytes[s - 1].is_ascii_alphanumeric() {
             s -= 1;
         }
-        let name = text[s..eq].to_ascii_lowercase();
-        let Some(&(_, kind)) = SECRET_FIELDS.iter().find(|(f, _)| *f == name) else { continue };
+        let name = &text[s..eq];
+        let Some(&(_, kind)) = SECRET_FIELDS.iter().find(|(f, _)| f.eq_ignore_ascii_case(name)) else { continue };
         // A connection string's field follows a `;` (or begins the string, or the line): a lone
         // `password=` in prose is the password detector's.
         let before = text[..s].trim_end_matches(' ');
-        if !(before.is_empty() || before.ends_with([';', '\n', '"', '\'', ':', '=']) || text[eq + 1..].contains(';')) {
+        if !(before.is_empty() || before.ends_with([';', '\n', '"', '\'', ':', '=']) || last_semicolon.is_some_and(|at| at > eq)) {
             continue;
         }
         let start = eq + 1;

@@ -15,7 +15,7 @@ pub fn readings(text: &str) -> Vec<String> {
     };
     let plain = fold_lookalikes(text);
     if plain != text {
-        push(plain.clone());
+        push(plain.to_string());
     }
     if let Some(joined) = join_split_letters(&plain) {
         push(joined.clone());
@@ -42,9 +42,9 @@ pub fn readings(text: &str) -> Vec<String> {
 
 /// Full-width forms to ASCII, and Cyrillic or Greek letters that look Latin to Latin inside words
 /// that mix them with Latin letters (a Russian word is left alone).
-fn fold_lookalikes(text: &str) -> String {
+fn fold_lookalikes(text: &str) -> std::borrow::Cow<'_, str> {
     if text.is_ascii() {
-        return text.to_string();
+        return text.into();
     }
     let widened: String = text
         .chars()
@@ -64,7 +64,7 @@ fn fold_lookalikes(text: &str) -> String {
             out.push_str(word);
         }
     }
-    out
+    out.into()
 }
 
 fn latin_of(c: char) -> Option<char> {
@@ -103,6 +103,16 @@ fn latin_of(c: char) -> Option<char> {
 /// joined again; a wider gap (two spaces or more, or a separator run) stays a word break. `None`
 /// when the text has no such run.
 fn join_split_letters(text: &str) -> Option<String> {
+    // Most texts have no four one-character pieces in a row: a byte scan says so without decoding.
+    let b = text.as_bytes();
+    let piece = |i: usize| b[i].is_ascii_alphanumeric() || b[i] >= 0x80;
+    let sep = |i: usize| matches!(b[i], b' ' | b'.' | b'-' | b'_' | b'|' | b'*' | b'/' | b'+') || b[i] >= 0x80;
+    if text.is_ascii()
+        && !text.contains('|')
+        && !(0..b.len().saturating_sub(6)).any(|i| (i == 0 || !piece(i - 1)) && piece(i) && sep(i + 1) && piece(i + 2) && sep(i + 3) && piece(i + 4) && sep(i + 5) && piece(i + 6))
+    {
+        return None;
+    }
     // Once one run of four shows the disguise, shorter runs (`a l l`) are read the same way.
     let first = join_runs(text, 4)?;
     if first.contains(' ') {
@@ -170,9 +180,17 @@ fn unleet(text: &str) -> Option<String> {
         '9' => 'g',
         c => c,
     };
+    let is_leet = |c: char| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '8' | '9' | '@' | '$');
+    if !text.chars().any(is_leet) {
+        return None;
+    }
     let mut changed = false;
     let mut out = String::with_capacity(text.len());
     for word in text.split_inclusive(char::is_whitespace) {
+        if !word.chars().any(is_leet) {
+            out.push_str(word);
+            continue;
+        }
         let core = word.trim_matches(|c: char| c.is_whitespace() || matches!(c, '.' | ',' | ';' | ':' | '!' | '?' | '"' | '\'' | '(' | ')'));
         let leet = core.chars().filter(|c| matches!(c, '0' | '1' | '3' | '4' | '5' | '7' | '8' | '9' | '@' | '$')).count();
         let mapped: String = core.chars().map(map).collect();

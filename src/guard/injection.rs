@@ -364,8 +364,9 @@ fn image_beacon(lower: &str) -> bool {
 /// (`deobfuscate::readings`), the flags of what it hid and `injection:obfuscated`.
 pub fn find(text: &str) -> Vec<&'static str> {
     let mut flags = find_plain(text);
-    for reading in super::deobfuscate::readings(text) {
-        let hidden = find_plain(&reading);
+    let readings = super::deobfuscate::readings(text);
+    for reading in &readings {
+        let hidden = find_plain(reading);
         if hidden.iter().any(|f| !flags.contains(f)) {
             for f in hidden {
                 if !flags.contains(&f) {
@@ -376,6 +377,10 @@ pub fn find(text: &str) -> Vec<&'static str> {
                 flags.push("injection:obfuscated");
             }
         }
+    }
+    // What no phrase list names, the learned model may still read as an instruction to its reader.
+    if flags.is_empty() && (super::instruction_model::instructs(text) || readings.iter().any(|r| super::instruction_model::instructs(r))) {
+        flags.push("injection:instruction");
     }
     flags
 }

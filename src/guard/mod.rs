@@ -18,6 +18,7 @@ pub mod entropy;
 pub mod iban;
 pub mod ids;
 pub mod injection;
+pub mod instruction_model;
 mod lookup;
 pub mod options;
 pub mod password;

@@ -303,9 +303,14 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             hits.extend(hay.match_indices(t).map(|(p, _)| (p, *t)));
         }
     }
+    let mut nearby_looks = 0;
     for (pos, trigger) in hits {
         {
             if !text.is_char_boundary(pos) || !text.is_char_boundary(pos + trigger.len()) {
+                continue;
+            }
+            // The name inside a placeholder (`[secret:password]`) is not a password word.
+            if text[..pos].ends_with("[secret:") {
                 continue;
             }
             let ascii_trigger = trigger.is_ascii();
@@ -344,7 +349,12 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
                 words += 1;
             }
             let Some((after, colon)) = found else {
-                nearby(text, pos, pos + trigger.len(), out);
+                // A text states a few passwords at most: past that many password words, a run of
+                // them (`pwd,pwd,…`) is not worth a look around each.
+                if nearby_looks < NEARBY_MAX {
+                    nearby_looks += 1;
+                    nearby(text, pos, pos + trigger.len(), out);
+                }
                 continue;
             };
             let rest = &text[after..];
@@ -362,7 +372,7 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
 /// address, a path, a file or a date.
 fn password_shaped(token: &str) -> bool {
     let n = token.chars().count();
-    if !(6..=64).contains(&n) || token.starts_with('[') || token.ends_with(']') || is_code_or_template(token) {
+    if !(6..=64).contains(&n) || token.starts_with('[') || token.ends_with(']') || token.contains("[secret:") || is_code_or_template(token) {
         return false;
     }
     let letters = token.chars().filter(|c| c.is_alphabetic()).count();
@@ -469,6 +479,9 @@ fn pairs(text: &str, out: &mut Vec<Finding>) {
         }
     }
 }
+
+/// Password words per text looked around by `nearby`.
+const NEARBY_MAX: usize = 32;
 
 /// Words after a password-word looked at ("la contraseña del correo de mamá ahora queda como …").
 const AFTER_WORDS: usize = 10;
@@ -584,6 +597,7 @@ mod tests {
             "passwords are hashed with argon2",
             "the PIN is four digits long",
             "my password is [secret:password]",
+            "password=[secret:password]",
             "const password = req.body.password;",
             "  password: ${REDIS_PASSWORD}  # from Vault",
             "  password: <fill-me>",

@@ -306,6 +306,11 @@ pub fn assigned(text: &str, out: &mut Vec<Finding>) {
                 // base64 secrets carry `/ + =` too
                 let mut e = end;
                 while e < bytes.len() && e - start <= ASSIGNED_MAX && (Charset::Dotted.has(bytes[e]) || matches!(bytes[e], b'/' | b'+' | b'=')) {
+                    // `=` is base64's padding, only at the end: one followed by more of the value
+                    // starts another assignment (`token=token=…` would run on to the bound).
+                    if bytes[e] == b'=' && bytes.get(e + 1).is_some_and(|&n| n != b'=' && (Charset::Dotted.has(n) || matches!(n, b'/' | b'+'))) {
+                        break;
+                    }
                     e += 1;
                 }
                 e

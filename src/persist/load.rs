@@ -37,6 +37,40 @@ pub struct Loaded {
     pub segments: Vec<(crate::engine::VectorTarget, u64)>,
     /// Segment keys the list does not name (left by an interrupted install): removed by the next one.
     pub stale_segments: Vec<StorageKey>,
+    /// A damaged newest chunk left out because the host allowed it (`Damage::Skip`).
+    pub skipped: Vec<Skipped>,
+}
+
+/// What to do with a newest chunk that was written whole and then damaged (its checksum fails at
+/// its full length). A torn one (cut short by a crash mid-write, never acknowledged) is always
+/// left out silently; a damaged one may hold acknowledged writes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Damage {
+    /// Refuse to open: `Corrupt`, naming the record.
+    #[default]
+    Refuse,
+    /// Open without it and report it (`Loaded::skipped`); the next write replaces it.
+    Skip,
+}
+
+/// A record a load left out, as reported to the host.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Skipped {
+    /// The storage key, segment by segment.
+    pub key: StorageKey,
+    /// The chunk's sequence number: the changes of one write call.
+    pub seq: u64,
+    pub bytes: usize,
+    pub reason: String,
+}
+
+/// The `Corrupt` error (or, with `Damage::Skip`, the report) for a damaged newest chunk.
+pub fn damaged_chunk(key: &StorageKey, seq: u64, bytes: &[u8], damage: Damage) -> Result<Skipped> {
+    let reason = format!("chunk {seq} ({} bytes) was written whole but fails its checksum: it was damaged after it was written and may hold acknowledged writes", bytes.len());
+    match damage {
+        Damage::Refuse => Err(Error::corrupt(format!("{reason}; open with onCorruption to open without it (the report names what is left out)"))),
+        Damage::Skip => Ok(Skipped { key: key.clone(), seq, bytes: bytes.len(), reason }),
+    }
 }
 
 /// The ops of a record whose checksum holds (`None` if it does not: torn or damaged); a record that
@@ -49,7 +83,7 @@ pub fn read(bytes: &[u8], kind: RecordKind, seq: u64) -> Result<Option<Vec<ops::
     ops::decode(body).map(Some)
 }
 
-pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
+pub fn load(records: Vec<(StorageKey, Vec<u8>)>, damage: Damage) -> Result<Loaded> {
     let mut chunks: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
     let mut snapshots: BTreeMap<u64, (StorageKey, Vec<u8>)> = BTreeMap::new();
     let mut segment_values = BTreeMap::new();
@@ -91,8 +125,15 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
         }
     }
     let mut last = base;
-    while let Some((_, bytes)) = chunks.get(&(last + 1)) {
-        let Some(ops) = read(bytes, RecordKind::Chunk, last + 1)? else { break };
+    let mut skipped = Vec::new();
+    while let Some((key, bytes)) = chunks.get(&(last + 1)) {
+        let Some(ops) = read(bytes, RecordKind::Chunk, last + 1)? else {
+            // Only the newest can be left out (with records after it the load fails below).
+            if !record::is_torn(bytes) && chunks.range(last + 2..).next().is_none() {
+                skipped.push(damaged_chunk(key, last + 1, bytes, damage)?);
+            }
+            break;
+        };
         for op in ops {
             image.apply(op);
         }
@@ -120,5 +161,5 @@ pub fn load(records: Vec<(StorageKey, Vec<u8>)>) -> Result<Loaded> {
         }
     }
     let stale_segments = segment_values.into_values().map(|(k, _)| k).collect();
-    Ok(Loaded { state, identity, prebuilt, base, last, base_bytes, obsolete, segments, stale_segments })
+    Ok(Loaded { state, identity, prebuilt, base, last, base_bytes, obsolete, segments, stale_segments, skipped })
 }

@@ -117,6 +117,18 @@ pub fn decode(bytes: &[u8]) -> Result<(RecordKind, u64, &[u8])> {
 }
 
 /// Decodes a record that must be of `kind`.
+/// Whether a record that does not decode was cut short by its write rather than damaged after it:
+/// shorter than its header or than the length its header states, or nothing but zero bytes (what a
+/// file system can leave of a write a power loss interrupted). A record of its full stated length
+/// that fails its checksum was written whole: the damage came later.
+pub fn is_torn(bytes: &[u8]) -> bool {
+    if bytes.len() < HEADER + TRAILER || bytes.iter().all(|&b| b == 0) {
+        return true;
+    }
+    let len = u32::from_le_bytes([bytes[16], bytes[17], bytes[18], bytes[19]]) as usize;
+    &bytes[0..4] == MAGIC && bytes.len() < HEADER.saturating_add(len).saturating_add(TRAILER)
+}
+
 pub fn decode_kind(bytes: &[u8], kind: RecordKind) -> Result<(u64, &[u8])> {
     let (k, seq, body) = decode(bytes)?;
     if k != kind {

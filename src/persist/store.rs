@@ -39,11 +39,14 @@ pub struct OpenOptions {
     /// The embedder whose vectors the host passes in, when `engine.embedder` is not set (a host
     /// embedder in JS): recorded and checked like a local embedder's identity.
     pub identity: Option<EmbedderIdentity>,
+    /// A newest chunk damaged after it was written: refuse to open (the default), or open without
+    /// it and report it (`Store::take_skipped`).
+    pub damage: load::Damage,
 }
 
 impl Default for OpenOptions {
     fn default() -> Self {
-        OpenOptions { engine: EngineOptions::default(), reembed: false, compact_after: DEFAULT_COMPACT_AFTER, identity: None }
+        OpenOptions { engine: EngineOptions::default(), reembed: false, compact_after: DEFAULT_COMPACT_AFTER, identity: None, damage: load::Damage::Refuse }
     }
 }
 
@@ -75,6 +78,11 @@ pub struct Store<S: Storage> {
     compaction_failure: Option<Error>,
     /// Body bytes the next chunk is known to need (an import: its file's body), reserved up front.
     chunk_hint: usize,
+    damage: load::Damage,
+    /// Damaged records left out (with `Damage::Skip`) and not yet reported to the host.
+    skipped: Vec<load::Skipped>,
+    /// Every damaged record left out so far: each is reported once, however often it is met.
+    skipped_ever: Vec<load::Skipped>,
 }
 
 /// Storage errors keep their code (Storage / StorageFull, and Corrupt: an adapter that can tell its
@@ -90,7 +98,7 @@ fn storage_error(e: Error) -> Error {
 impl<S: Storage> Store<S> {
     /// Opens the store kept in `storage` (empty storage: a new store).
     pub async fn open(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Self> {
-        let loaded = Self::read_image(&storage).await?;
+        let loaded = Self::read_image(&storage, options.damage).await?;
         let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of).or(options.identity);
         let mismatch = matches!((&loaded.identity, &wanted), (Some(have), Some(want)) if have != want);
         if mismatch && !options.reembed {
@@ -120,6 +128,9 @@ impl<S: Storage> Store<S> {
             compact_floor: 0,
             compaction_failure: None,
             chunk_hint: 0,
+            damage: options.damage,
+            skipped: Vec::new(),
+            skipped_ever: Vec::new(),
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -135,12 +146,12 @@ impl<S: Storage> Store<S> {
     /// The image in storage. Read again if a snapshot was made while the records were read (by a
     /// writer compacting meanwhile, which the lock does not keep out of reads): they may mix what
     /// the snapshot replaced with what came after it.
-    async fn read_image(storage: &S) -> Result<load::Loaded> {
+    async fn read_image(storage: &S, damage: load::Damage) -> Result<load::Loaded> {
         for _ in 0..COMMIT_ATTEMPTS {
             let before = Self::newest_snapshot(storage).await?;
             let records = storage.load_range(&keys::root()).await.map_err(storage_error)?;
             if Self::newest_snapshot(storage).await? == before {
-                return load::load(records);
+                return load::load(records, damage);
             }
         }
         Err(Error::new(ErrorCode::Storage, format!("other writers compacted the store {COMMIT_ATTEMPTS} times while it was being read")))
@@ -164,7 +175,23 @@ impl<S: Storage> Store<S> {
         self.obsolete = loaded.obsolete;
         self.segments_stored = loaded.segments.into_iter().collect();
         self.stale_segments = loaded.stale_segments;
+        for skipped in loaded.skipped {
+            self.note_skipped(skipped);
+        }
         Ok(())
+    }
+
+    fn note_skipped(&mut self, skipped: load::Skipped) {
+        if !self.skipped_ever.contains(&skipped) {
+            self.skipped_ever.push(skipped.clone());
+            self.skipped.push(skipped);
+        }
+    }
+
+    /// Damaged records left out since the last call (opened with `Damage::Skip`), for the host to
+    /// report.
+    pub fn take_skipped(&mut self) -> Vec<load::Skipped> {
+        std::mem::take(&mut self.skipped)
     }
 
     /// Brings this store up to date with what other writers sharing its storage (another tab, another
@@ -200,8 +227,15 @@ impl<S: Storage> Store<S> {
             let seq = self.last + 1;
             let key = chunk_key(seq);
             let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { return Ok(()) };
-            // A torn chunk is a write in flight (or one that crashed): not committed, not seen.
-            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else { return Ok(()) };
+            // A torn chunk is a write in flight (or one that crashed): not committed, not seen. One
+            // written whole and damaged since is refused, or left out and reported.
+            let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else {
+                if !record::is_torn(&bytes) {
+                    let skipped = load::damaged_chunk(&key, seq, &bytes, self.damage)?;
+                    self.note_skipped(skipped);
+                }
+                return Ok(());
+            };
             self.apply_foreign(ops)?;
             self.last = seq;
             self.chunks_since_snapshot += 1;
@@ -213,7 +247,7 @@ impl<S: Storage> Store<S> {
 
     /// Replaces this store's state with the image in storage (another writer compacted past it).
     async fn reload(&mut self) -> Result<()> {
-        let loaded = Self::read_image(&self.storage).await?;
+        let loaded = Self::read_image(&self.storage, self.damage).await?;
         self.check_identity(loaded.identity.as_ref())?;
         let wanted = self.identity.clone();
         self.adopt(loaded, false)?;

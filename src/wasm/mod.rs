@@ -31,7 +31,7 @@ use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
 use crate::index::vector::{BuildInput, BuildOutput, Calibration, Installed};
 use crate::index::VectorOptions;
-use crate::persist::{export, EmbedderIdentity, GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
+use crate::persist::{export, load::Damage, EmbedderIdentity, GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
 
 use error::to_js;
 use storage::{JsAdapter, JsStorage};
@@ -161,13 +161,15 @@ impl EngramCore {
     }
 
     /// Binds this (still empty) handle to the store kept by `adapter`, loading what it holds.
-    /// `options`: JSON `{reembed?: boolean, compactAfter?: number}`.
+    /// `options`: JSON `{reembed?: boolean, compactAfter?: number, skipDamaged?: boolean}`.
     pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
         let inner = self.inner.clone();
         let (id_seed, local, declared, vectors, guards) = (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone(), self.guards);
         future_to_promise(async move {
             let opts = parse_opt(options, "open options").map_err(to_js)?;
-            let f = api::Fields::of(opts.as_ref(), "open options", &["reembed", "compactAfter"]).map_err(to_js)?;
+            let f = api::Fields::of(opts.as_ref(), "open options", &["reembed", "compactAfter", "skipDamaged"]).map_err(to_js)?;
+            let skip = f.as_ref().map(|f| f.bool("skipDamaged")).transpose().map_err(to_js)?.flatten().unwrap_or(false);
+            let damage = if skip { Damage::Skip } else { Damage::Refuse };
             let reembed = f.as_ref().map(|f| f.bool("reembed")).transpose().map_err(to_js)?.flatten().unwrap_or(false);
             let compact_after = f.as_ref().map(|f| f.usize("compactAfter")).transpose().map_err(to_js)?.flatten().unwrap_or(DEFAULT_COMPACT_AFTER);
             let mut guard = borrow(&inner)?;
@@ -175,7 +177,7 @@ impl EngramCore {
                 return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
-            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards }, reembed, compact_after, identity: declared };
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards }, reembed, compact_after, identity: declared, damage };
             let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)
@@ -465,6 +467,16 @@ impl EngramCore {
         Ok(match &mut *borrow(&self.inner)? {
             Backend::Stored(s) => s.take_compaction_failure().map_or(JsValue::UNDEFINED, to_js),
             Backend::Memory(_) => JsValue::UNDEFINED,
+        })
+    }
+
+    /// Damaged records left out since the last call (opened with `skipDamaged`), as a JSON array of
+    /// `{key, seq, bytes, reason}`; the facade hands them to the host's `onCorruption`.
+    #[wasm_bindgen(js_name = takeSkipped)]
+    pub fn take_skipped(&self) -> std::result::Result<String, JsValue> {
+        Ok(match &mut *borrow(&self.inner)? {
+            Backend::Stored(s) => serde_json::to_string(&s.take_skipped()).unwrap_or_else(|_| "[]".into()),
+            Backend::Memory(_) => "[]".to_string(),
         })
     }
 

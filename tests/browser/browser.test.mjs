@@ -98,6 +98,15 @@ test("IndexedDB without Web Locks: two frames writing one store at once still lo
   assert.equal(r.count, 2 * n);
 });
 
+test("IndexedDB: a flipped byte in the newest chunk refuses to open (Corrupt), or opens with onCorruption naming it", async () => {
+  await browser.goto(`${server.origin}/tests/browser/persist.html?phase=damaged&db=damaged-test`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.refused, "Corrupt");
+  assert.equal(r.memories, 5);
+  assert.deepEqual(r.skipped, [[r.newest]]);
+});
+
 test("IndexedDB: a database deleted under a live store fails the next write with Storage; it reopens, not Corrupt", async () => {
   await browser.goto(`${server.origin}/tests/browser/persist.html?phase=deleted&db=deleted-test`);
   const r = await browser.result();

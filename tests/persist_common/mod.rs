@@ -184,7 +184,7 @@ pub fn clock() -> Rc<ManualClock> {
 }
 
 pub fn options(compact_after: usize) -> OpenOptions {
-    OpenOptions { engine: EngineOptions { id_seed: Some(7), embedder: None, ..EngineOptions::default() }, reembed: false, compact_after, identity: None }
+    OpenOptions { engine: EngineOptions { id_seed: Some(7), embedder: None, ..EngineOptions::default() }, reembed: false, compact_after, identity: None, ..OpenOptions::default() }
 }
 
 pub fn open<S: Storage>(storage: S, compact_after: usize) -> Result<Store<S>> {
