@@ -121,6 +121,22 @@ const CODE_LABELS: &[&str] = &[
 /// A card's security code: three or four digits right after a word that names one ("CVV 123",
 /// "security code: 4417").
 pub fn codes(text: &str, out: &mut Vec<Finding>) {
+    // A code is a run of three or four digits: most texts have none, and need no label search.
+    let b = text.as_bytes();
+    let mut run = 0;
+    let mut short_run = false;
+    for (i, &c) in b.iter().enumerate() {
+        if c.is_ascii_digit() {
+            run += 1;
+        } else {
+            run = 0;
+        }
+        let ends = !b.get(i + 1).is_some_and(u8::is_ascii_digit);
+        short_run |= ends && (3..=4).contains(&run);
+    }
+    if !short_run {
+        return;
+    }
     let lower = text.to_lowercase();
     if lower.len() != text.len() {
         return; // offsets would differ; the labels are ASCII or caseless anyway

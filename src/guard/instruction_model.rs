@@ -45,19 +45,20 @@ pub fn features(text: &str) -> Vec<u32> {
     let mut out: Vec<u32> = Vec::with_capacity(words.len() * 6);
     for w in &words {
         out.push(fnv(b'w', w));
-        // 4-grams of the word with its boundaries, hashed in place (no string per gram).
-        let chars: Vec<char> = std::iter::once(' ').chain(w.chars()).chain(std::iter::once(' ')).collect();
-        for g in chars.windows(4) {
-            let mut h: u32 = 0x811c_9dc5 ^ u32::from(b'c');
-            h = h.wrapping_mul(0x0100_0193);
-            for &c in g {
-                let mut buf = [0u8; 4];
-                for &b in c.encode_utf8(&mut buf).as_bytes() {
-                    h ^= u32::from(b);
-                    h = h.wrapping_mul(0x0100_0193);
+        // 4-grams of the word with its boundaries, hashed from the characters' code points as
+        // they stream by (no string, no vector per word).
+        let mut window = [u32::from(b' '); 4];
+        let mut seen = 1; // the leading boundary
+        for c in w.chars().chain(std::iter::once(' ')) {
+            window = [window[1], window[2], window[3], c as u32];
+            seen += 1;
+            if seen >= 4 {
+                let mut h: u32 = 0x811c_9dc5 ^ u32::from(b'c');
+                for x in window {
+                    h = (h ^ x).wrapping_mul(0x0100_0193);
                 }
+                out.push(h);
             }
-            out.push(h);
         }
     }
     for pair in words.windows(2) {

@@ -95,6 +95,84 @@ test("a record moved to another key, or changed by one bit, is Corrupt rather th
   assert.deepEqual((await s.loadRange([])).map((r) => new TextDecoder().decode(r.data)), ["first", "second"], "restored, both read again");
 });
 
+test("a record copied in from another store under the same key and name is Corrupt, never shown as this store's", async () => {
+  // Two stores, one host key: the names and the sealing key are the same, only the store ids differ.
+  const key = randomKey();
+  const [innerA, innerB] = [new MemoryStorage(), new MemoryStorage()];
+  const a = await Engram.open({ embedder: null, storage: encrypted(innerA, key), idSeed: 1 });
+  const b = await Engram.open({ embedder: null, storage: encrypted(innerB, key), idSeed: 2 });
+  for (let i = 0; i < 12; i++) {
+    await a.add({ content: `store A's memory ${i}` });
+    await b.add({ content: `store B's memory ${i}` });
+  }
+  await a.close();
+  await b.close();
+  const recordsA = await innerA.loadRange([]);
+  const recordsB = await innerB.loadRange([]);
+  const dataNames = (rs) => rs.filter((r) => r.key[0] === "engram-encrypted").map((r) => JSON.stringify(r.key));
+  const shared = dataNames(recordsB).filter((n) => dataNames(recordsA).includes(n));
+  assert.ok(shared.length >= 12, `same names in both stores: ${shared.length}`);
+  let refused = 0;
+  for (const name of shared) {
+    // One substitution at a time, A restored in between.
+    const fromB = recordsB.find((r) => JSON.stringify(r.key) === name);
+    const own = recordsA.find((r) => JSON.stringify(r.key) === name);
+    await innerA.save(fromB.key, fromB.data);
+    const opened = await Engram.open({ embedder: null, storage: encrypted(innerA, key) }).then(
+      async (db) => {
+        const contents = (await db.getAll({ limit: 100 })).map((m) => m.content);
+        await db.close();
+        return contents;
+      },
+      (e) => e,
+    );
+    if (opened instanceof Error) {
+      assert.equal(opened.code, "Corrupt", opened.message);
+      refused += 1;
+    } else {
+      assert.ok(!opened.some((c) => c.startsWith("store B's")), `B's memories shown as A's after copying ${name}`);
+      assert.equal(opened.length, 12, `A changed after copying ${name}: ${opened.length}`);
+    }
+    await innerA.save(own.key, own.data);
+  }
+  assert.ok(refused >= 12, `every copied record that is read was refused (${refused}/${shared.length})`);
+});
+
+test("a record swapped with another, moved, replayed in place or dropped: Corrupt, or the store as it was", async () => {
+  const key = randomKey();
+  const inner = new MemoryStorage();
+  const db = await Engram.open({ embedder: null, storage: encrypted(inner, key) });
+  for (let i = 0; i < 6; i++) await db.add({ content: `memory ${i}` });
+  await db.close();
+  const records = (await inner.loadRange([])).filter((r) => r.key[0] === "engram-encrypted");
+  const reopen = () =>
+    Engram.open({ embedder: null, storage: encrypted(inner, key) }).then(
+      async (s) => {
+        const n = (await s.getAll({ limit: 100 })).length;
+        await s.close();
+        return n;
+      },
+      (e) => e.code,
+    );
+  const restore = async () => {
+    for (const r of records) await inner.save(r.key, r.data);
+  };
+  // Swap two records' bytes.
+  const [x, y] = records.slice(-2);
+  await inner.save(x.key, y.data);
+  await inner.save(y.key, x.data);
+  assert.equal(await reopen(), "Corrupt");
+  await restore();
+  // One record's bytes under a key that had none.
+  const moved = [...x.key.slice(0, -1), "0".repeat(32)];
+  await inner.save(moved, x.data);
+  assert.equal(await reopen(), "Corrupt");
+  await inner.remove(moved);
+  // A record replayed in its own place (its bytes as written before): the store as it was.
+  await inner.save(x.key, x.data);
+  assert.equal(await reopen(), 6);
+});
+
 test("another key: every call on the adapter and Engram.open reject with Corrupt; nothing is written", async (t) => {
   const dir = tempDir(t);
   const key = await deriveKey("right horse battery staple", SALT, { iterations: 100_000 });

@@ -9,7 +9,11 @@
 //   record moved or copied to another key fails to decrypt.
 // - ["engram-encryption-check"] holds a known text sealed under the records subkey: it is read before
 //   anything else, so a wrong key is a `Corrupt` error at once rather than an empty-looking store
-//   (the hashed names of another key find nothing).
+//   (the hashed names of another key find nothing). Since format 2 it also holds the store's id (16
+//   random bytes drawn when the store is made), and every record is authenticated with that id as
+//   well as its hashed key: a record copied in from another store under the same key (same host
+//   key, same name) fails to decrypt, `Corrupt`. Stores made before (check format 1) have no id and
+//   keep working as they were; export and import into a new encrypted store to bind them.
 // Hashed names lose the key order, so loadRange sorts by the decrypted keys.
 
 import { EngramError, invalid } from "../errors.js";
@@ -20,6 +24,9 @@ const DATA = "engram-encrypted";
 const CHECK = ["engram-encryption-check"];
 const utf8 = new TextEncoder();
 const CHECK_TEXT = utf8.encode("engram-wasm key check v1");
+/** Format 2: the text, then the store's id. */
+const CHECK_TEXT_V2 = utf8.encode("engram-wasm key check v2");
+const STORE_ID_BYTES = 16;
 const CHECK_CONTEXT = utf8.encode(JSON.stringify(CHECK));
 /** Bytes of each hashed segment kept: 128 bits, so two names collide only after ~2^64 keys. */
 const NAME_BYTES = 16;
@@ -69,6 +76,8 @@ class EncryptedStorage {
   #recent = new Map();
   /** The key-check record was read and matched (or written) by this instance. */
   #verified = false;
+  /** The store's id from its key check (format 2); `null` for a store made before ids. */
+  #storeId = null;
 
   constructor(inner, key) {
     if (inner === null || typeof inner !== "object") throw invalid("encrypted: the first argument must be a storage adapter");
@@ -202,7 +211,7 @@ class EncryptedStorage {
     new DataView(plain.buffer).setUint32(0, keyBytes.length);
     plain.set(keyBytes, 4);
     plain.set(data, 4 + keyBytes.length);
-    const sealed = await seal(records, plain, utf8.encode(JSON.stringify(name)));
+    const sealed = await seal(records, plain, this.#context(name));
     if (sealed.length <= RECENT_BYTES) {
       if (this.#recent.size >= RECENT_WRITES) this.#recent.delete(this.#recent.keys().next().value);
       this.#recent.set(JSON.stringify(name), { sealed, record: { key, data } });
@@ -219,7 +228,7 @@ class EncryptedStorage {
       return { key: recent.record.key.slice(), data: recent.record.data.slice() };
     }
     const { records } = await this.#subkeys();
-    const plain = await unseal(records, sealed, utf8.encode(JSON.stringify(name)), `encrypted: the record at ${describeKey(name)}`);
+    const plain = await unseal(records, sealed, this.#context(name), `encrypted: the record at ${describeKey(name)}`);
     const damaged = () => new EngramError("Corrupt", `encrypted: the record at ${describeKey(name)} decrypts but its layout is not Engram's`);
     if (plain.length < 4) throw damaged();
     const keyLength = new DataView(plain.buffer, plain.byteOffset).getUint32(0);
@@ -232,6 +241,16 @@ class EncryptedStorage {
     }
     if (!Array.isArray(key) || key.length !== name.length - 1 || !key.every((s) => typeof s === "string" && s !== "")) throw damaged();
     return { key, data: plain.subarray(4 + keyLength) }; // a view of a fresh buffer: already private
+  }
+
+  /** What a record is authenticated with: the store's id (format 2), then its hashed key. */
+  #context(name) {
+    const named = utf8.encode(JSON.stringify(name));
+    if (this.#storeId === null) return named;
+    const out = new Uint8Array(STORE_ID_BYTES + named.length);
+    out.set(this.#storeId);
+    out.set(named, STORE_ID_BYTES);
+    return out;
   }
 
   /**
@@ -255,13 +274,18 @@ class EncryptedStorage {
         : "encrypted: the store holds records that were not written through encrypted() (an unencrypted store?); open it without encryption, export it and import into an encrypted store");
     }
     if (!forWrite) return; // an empty store: nothing to check yet, nothing written by a read
-    const check = await seal(records, CHECK_TEXT, CHECK_CONTEXT);
+    const id = globalThis.crypto.getRandomValues(new Uint8Array(STORE_ID_BYTES));
+    const text = new Uint8Array(CHECK_TEXT_V2.length + STORE_ID_BYTES);
+    text.set(CHECK_TEXT_V2);
+    text.set(id, CHECK_TEXT_V2.length);
+    const check = await seal(records, text, CHECK_CONTEXT);
     if (typeof this.#inner.create !== "function") {
       await this.#inner.save(CHECK, check);
     } else if (!(await this.#inner.create(CHECK, check))) {
       // Another writer made the store first: its key must be this one.
       return this.#verify(records, await this.#inner.load(CHECK));
     }
+    this.#storeId = id;
     this.#verified = true;
   }
 
@@ -270,7 +294,14 @@ class EncryptedStorage {
     const text = await unseal(records, stored, CHECK_CONTEXT, "encrypted: the key check").catch((e) => {
       throw e?.code === "Corrupt" ? new EngramError("Corrupt", "encrypted: this store was encrypted with another key (the key check does not decrypt with the one given)", { cause: e }) : e;
     });
-    if (text.length !== CHECK_TEXT.length || !text.every((b, i) => b === CHECK_TEXT[i])) throw new EngramError("Corrupt", "encrypted: the key check holds unexpected text");
+    const starts = (prefix) => text.length >= prefix.length && prefix.every((b, i) => b === text[i]);
+    if (text.length === CHECK_TEXT.length && starts(CHECK_TEXT)) {
+      this.#storeId = null; // made before store ids: records are bound to their keys only
+    } else if (text.length === CHECK_TEXT_V2.length + STORE_ID_BYTES && starts(CHECK_TEXT_V2)) {
+      this.#storeId = text.slice(CHECK_TEXT_V2.length);
+    } else {
+      throw new EngramError("Corrupt", "encrypted: the key check holds unexpected text");
+    }
     this.#verified = true;
   }
 }
