@@ -11,7 +11,7 @@ mod guard_corpus;
 #[path = "support/guard_variants.rs"]
 mod guard_variants;
 
-use engram::guard::{cards, find_secrets, iban, password, secrets, Finding};
+use engram::guard::{cards, credentials, find_secrets, iban, ids, password, secrets, Finding};
 
 fn texts() -> Vec<String> {
     let payloads: Vec<String> = guard_corpus::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards")).into_iter().map(|p| p.text).collect();
@@ -24,14 +24,20 @@ fn every_secret_scanner(text: &str, out: &mut Vec<Finding>) {
     secrets::prefixed(text, out);
     secrets::jwts(text, out);
     secrets::assigned(text, out);
+    secrets::account_tokens(text, out);
 }
 
 /// `find_secrets` without its shortcuts, merged the way it merges.
 fn every_scanner(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();
     every_secret_scanner(text, &mut out);
+    credentials::url_passwords(text, &mut out);
+    credentials::connection_fields(text, &mut out);
+    credentials::url_signatures(text, &mut out);
     cards::find(text, &mut out);
+    cards::codes(text, &mut out);
     iban::find(text, &mut out);
+    ids::find(text, &mut out);
     password::find(text, &mut out);
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     let mut merged: Vec<Finding> = Vec::new();
