@@ -24,7 +24,7 @@ const L2: f32 = 1e-6;
 /// Held-out benign texts the threshold may flag.
 const BENIGN_FLAGGED: f64 = 0.01;
 
-fn examples() -> Vec<(String, Example)> {
+fn examples() -> Vec<Example> {
     let mut out = Vec::new();
     for dir in ["tests/fixtures/guards-train", "tests/fixtures/guards"] {
         for p in guard_corpus::load(std::path::Path::new(dir)) {
@@ -33,7 +33,7 @@ fn examples() -> Vec<(String, Example)> {
                 "clean" => false,
                 _ => continue, // secrets are the other detectors'
             };
-            out.push((p.text.clone(), Example { features: features(&p.text), instructs }));
+            out.push(Example { features: features(&p.text), instructs });
         }
     }
     let fillers: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("tests/fixtures/evolving/fillers.json").expect("fillers.json")).expect("fillers.json parses");
@@ -41,7 +41,7 @@ fn examples() -> Vec<(String, Example)> {
         for turn in chat["turns"].as_array().into_iter().flatten() {
             for who in ["user", "assistant"] {
                 if let Some(t) = turn[who].as_str() {
-                    out.push((t.to_string(), Example { features: features(t), instructs: false }));
+                    out.push(Example { features: features(t), instructs: false });
                 }
             }
         }
@@ -50,13 +50,13 @@ fn examples() -> Vec<(String, Example)> {
 }
 
 /// Held-out probabilities of every example over five folds (fold = index mod 5).
-fn cross_validated(all: &[(String, Example)]) -> Vec<f32> {
+fn cross_validated(all: &[Example]) -> Vec<f32> {
     let mut probs = vec![0f32; all.len()];
     for fold in 0..5 {
         let train_set: Vec<Example> =
-            all.iter().enumerate().filter(|(i, _)| i % 5 != fold).map(|(_, (_, e))| Example { features: e.features.clone(), instructs: e.instructs }).collect();
+            all.iter().enumerate().filter(|(i, _)| i % 5 != fold).map(|(_, e)| Example { features: e.features.clone(), instructs: e.instructs }).collect();
         let m = train(&train_set, EPOCHS, RATE, L2);
-        for (i, (_, e)) in all.iter().enumerate().filter(|(i, _)| i % 5 == fold) {
+        for (i, e) in all.iter().enumerate().filter(|(i, _)| i % 5 == fold) {
             probs[i] = m.probability(&e.features);
         }
     }
@@ -67,21 +67,20 @@ fn main() {
     let check = std::env::args().any(|a| a == "--check");
     let all = examples();
     let probs = cross_validated(&all);
-    let mut benign: Vec<f32> = all.iter().zip(&probs).filter(|((_, e), _)| !e.instructs).map(|(_, p)| *p).collect();
+    let mut benign: Vec<f32> = all.iter().zip(&probs).filter(|(e, _)| !e.instructs).map(|(_, p)| *p).collect();
     benign.sort_by(|a, b| b.total_cmp(a));
     // The threshold sits just above the benign text ranked at the allowed share.
     let allowed = (benign.len() as f64 * BENIGN_FLAGGED).floor() as usize;
     let threshold = (benign.get(allowed).copied().unwrap_or(0.5) + 1e-4).max(0.5);
-    let positives: Vec<f32> = all.iter().zip(&probs).filter(|((_, e), _)| e.instructs).map(|(_, p)| *p).collect();
+    let positives: Vec<f32> = all.iter().zip(&probs).filter(|(e, _)| e.instructs).map(|(_, p)| *p).collect();
     let caught = positives.iter().filter(|p| **p >= threshold).count();
     let flagged = benign.iter().filter(|p| **p >= threshold).count();
-    let examples: Vec<Example> = all.into_iter().map(|(_, e)| e).collect();
-    let mut model: Model = train(&examples, EPOCHS, RATE, L2);
+    let mut model: Model = train(&all, EPOCHS, RATE, L2);
     model.threshold = threshold;
     let bytes = model.to_bytes();
     println!(
         "instruction model: {} texts ({} instructing); held-out folds at threshold {threshold:.3}: instructions {caught}/{} = {:.3}, benign flagged {flagged}/{} = {:.3}",
-        examples.len(),
+        all.len(),
         positives.len(),
         positives.len(),
         caught as f64 / positives.len().max(1) as f64,

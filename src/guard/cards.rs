@@ -137,11 +137,7 @@ pub fn codes(text: &str, out: &mut Vec<Finding>) {
     if !short_run {
         return;
     }
-    let lower = text.to_lowercase();
-    if lower.len() != text.len() {
-        return; // offsets would differ; the labels are ASCII or caseless anyway
-    }
-    let b = text.as_bytes();
+    let lower = super::lower_in_place(text).to_ascii_lowercase();
     for label in CODE_LABELS {
         for (at, _) in lower.match_indices(label) {
             let end = at + label.len();
@@ -163,7 +159,7 @@ pub fn codes(text: &str, out: &mut Vec<Finding>) {
                 && bounded
                 && text[end..s].chars().all(|c| !c.is_alphabetic() || c.is_ascii())
                 && text[end..s].split_whitespace().count() <= 2
-                && !out.iter().any(|f| s < f.end && f.start < i)
+                && !super::overlaps(out, s, i)
             {
                 out.push(Finding { start: s, end: i, kind: "card-code" });
             }

@@ -5,15 +5,11 @@
 //! `:password@`, `:<pass>@` or `:${DB_PASSWORD}@` are documentation, not secrets.
 
 use super::entropy::is_placeholder;
-use super::Finding;
+use super::{overlaps, Finding};
 
 /// Longest user information or field value looked at: longer is not a credential, and a bound
 /// keeps a text full of `://` or `=` linear.
 const VALUE_MAX: usize = 256;
-
-fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
-    found.iter().any(|f| start < f.end && f.start < end)
-}
 
 /// A value that stands for a password in documentation: a template variable, an angle-bracketed
 /// name, a run of one character, or the word itself.

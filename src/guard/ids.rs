@@ -6,11 +6,7 @@
 //!   dashes and dots allowed between) right after a word that names an identity document in one of
 //!   the languages below ("passport no.", "PESEL:", "Steuer-ID", "СНИЛС", "TC Kimlik No", …).
 
-use super::Finding;
-
-fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
-    found.iter().any(|f| start < f.end && f.start < end)
-}
+use super::{overlaps, Finding};
 
 /// Whether `bytes[at]` is a letter or digit (an id never starts or ends inside a longer token).
 fn alnum_at(bytes: &[u8], at: Option<usize>) -> bool {
@@ -416,16 +412,8 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             out.push(Finding { start: s, end: e, kind });
         }
     }
-    // Labelled numbers. Positions in `lower` must be positions in `text`: lower-case only where
-    // that keeps every byte length, else ASCII lower-casing (labels in other scripts are caseless).
-    let lower = {
-        let l = text.to_lowercase();
-        if l.len() == text.len() {
-            l
-        } else {
-            text.to_ascii_lowercase()
-        }
-    };
+    // Labelled numbers (positions in `lower` are positions in `text`).
+    let lower = super::lower_in_place(text).to_ascii_lowercase();
     for label in LABELS {
         for (at, _) in lower.match_indices(label) {
             let end = at + label.len();

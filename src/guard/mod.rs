@@ -38,6 +38,27 @@ pub struct Finding {
     pub kind: &'static str,
 }
 
+/// Whether `start..end` overlaps a finding already made (the first scanner to claim a span keeps it).
+pub(crate) fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
+    found.iter().any(|f| start < f.end && f.start < end)
+}
+
+/// `text` lower-cased with every byte where it was, so positions found in it are positions in
+/// `text`: fully where that keeps every length (Cyrillic "Пароль"), else ASCII only (Turkish "İ"
+/// grows when lower-cased). ASCII text is returned as it is, for callers that compare ignoring
+/// ASCII case.
+pub(crate) fn lower_in_place(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.is_ascii() {
+        return text.into();
+    }
+    let lower = text.to_lowercase();
+    if lower.len() == text.len() {
+        lower.into()
+    } else {
+        text.to_ascii_lowercase().into()
+    }
+}
+
 /// Every secret in `text`, sorted by position, overlaps merged (the earlier finding names them).
 pub fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out = Vec::new();

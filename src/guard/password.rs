@@ -2,7 +2,7 @@
 //! "Passwort ist …", "пароль: …", "密码是…". Only the value is found, and only when it looks like a
 //! password rather than a word ("the password is required", "my password is the name of my dog").
 
-use super::Finding;
+use super::{overlaps, Finding};
 
 /// Words that introduce a password (lower case).
 const TRIGGERS: &[&str] = &[
@@ -265,19 +265,8 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
     if text.contains(" / ") {
         pairs(text, out);
     }
-    // Positions in `hay` must be positions in `text`: full lower-casing when it keeps every byte
-    // length (Cyrillic "Пароль"), ASCII lower-casing otherwise. ASCII text is compared in place,
-    // ignoring case, which is the same as comparing its ASCII lower-casing.
-    let hay: std::borrow::Cow<'_, str> = if text.is_ascii() {
-        text.into()
-    } else {
-        let lower = text.to_lowercase();
-        if lower.len() == text.len() {
-            lower.into()
-        } else {
-            text.to_ascii_lowercase().into()
-        }
-    };
+    // ASCII text is compared in place, ignoring case (the same as comparing its lower-casing).
+    let hay = super::lower_in_place(text);
     // Candidate positions: word starts for the ASCII triggers (compared in place, no searcher per
     // trigger: this runs on every write), substring search for the others only in non-ASCII text.
     let hb = hay.as_bytes();
@@ -360,7 +349,7 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             let rest = &text[after..];
             let start = after + (rest.len() - rest.trim_start().len());
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
-            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.iter().any(|f| vs < f.end && f.start < ve) {
+            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !overlaps(out, vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
         }
@@ -474,7 +463,7 @@ fn pairs(text: &str, out: &mut Vec<Finding>) {
         }
         let vs = slash + 3 + rest.find(token).unwrap_or(0);
         let ve = vs + token.len();
-        if !out.iter().any(|f| vs < f.end && f.start < ve) {
+        if !overlaps(out, vs, ve) {
             out.push(Finding { start: vs, end: ve, kind: "password" });
         }
     }
@@ -537,7 +526,7 @@ fn nearby(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
     before_tokens.truncate(3);
     let found = pick(after, end, &after_tokens).or_else(|| pick(before, before_base, &before_tokens));
     if let Some((vs, ve)) = found {
-        if !out.iter().any(|f| vs < f.end && f.start < ve) {
+        if !overlaps(out, vs, ve) {
             out.push(Finding { start: vs, end: ve, kind: "password" });
         }
     }

@@ -4,7 +4,7 @@
 
 use super::entropy::{is_placeholder, looks_random};
 use super::lookup::by_first_byte;
-use super::Finding;
+use super::{overlaps, Finding};
 
 #[derive(Clone, Copy)]
 enum Charset {
@@ -124,10 +124,6 @@ fn run_end_within(bytes: &[u8], from: usize, charset: Charset, max: usize) -> us
         end += 1;
     }
     end
-}
-
-fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
-    found.iter().any(|f| start < f.end && f.start < end)
 }
 
 pub fn prefixed(text: &str, out: &mut Vec<Finding>) {

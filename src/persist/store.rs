@@ -79,10 +79,10 @@ pub struct Store<S: Storage> {
     /// Body bytes the next chunk is known to need (an import: its file's body), reserved up front.
     chunk_hint: usize,
     damage: load::Damage,
-    /// Damaged records left out (with `Damage::Skip`) and not yet reported to the host.
+    /// Every damaged record left out so far (with `Damage::Skip`), each once however often it is
+    /// met; those from `reported` on are not yet handed to the host.
     skipped: Vec<load::Skipped>,
-    /// Every damaged record left out so far: each is reported once, however often it is met.
-    skipped_ever: Vec<load::Skipped>,
+    reported: usize,
 }
 
 /// Storage errors keep their code (Storage / StorageFull, and Corrupt: an adapter that can tell its
@@ -130,7 +130,7 @@ impl<S: Storage> Store<S> {
             chunk_hint: 0,
             damage: options.damage,
             skipped: Vec::new(),
-            skipped_ever: Vec::new(),
+            reported: 0,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -182,8 +182,7 @@ impl<S: Storage> Store<S> {
     }
 
     fn note_skipped(&mut self, skipped: load::Skipped) {
-        if !self.skipped_ever.contains(&skipped) {
-            self.skipped_ever.push(skipped.clone());
+        if !self.skipped.contains(&skipped) {
             self.skipped.push(skipped);
         }
     }
@@ -191,7 +190,9 @@ impl<S: Storage> Store<S> {
     /// Damaged records left out since the last call (opened with `Damage::Skip`), for the host to
     /// report.
     pub fn take_skipped(&mut self) -> Vec<load::Skipped> {
-        std::mem::take(&mut self.skipped)
+        let new = self.skipped[self.reported..].to_vec();
+        self.reported = self.skipped.len();
+        new
     }
 
     /// Brings this store up to date with what other writers sharing its storage (another tab, another
