@@ -435,3 +435,44 @@ fn an_evolving_slot_asked_for_exactly_is_framed_by_its_state() {
     let text = &r.context.text;
     assert!(text.find("4 Oak Lane (current").unwrap() < text.find("My address is 12 Elm Street").unwrap_or(usize::MAX), "{text}");
 }
+
+#[test]
+fn a_later_unauthored_turn_leads_a_stale_looking_slot_and_acknowledgements_stay_out() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |role: &str, c: &str| TurnInput { role: role.into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let s1 = vec![turn("user", "Hester Lyle is the PM for checkout, and we bill in EUR"), turn("assistant", "Noted.")];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: s1, allow_secrets: false }).unwrap();
+    // Authored from the first turn, but only part of it: the source of a current value is quoted.
+    let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("checkout-pm".into()), value: Some("Hester Lyle".into()), ..Evolving::default() };
+    e.add(NewMemory { content: "The checkout PM is Hester Lyle".into(), event_at: at(1), derived_from: vec!["s1#0".into()], evolving, ..Default::default() }).unwrap();
+    let r = e.recall("Which currency do we bill in?", None, 600, None).unwrap();
+    assert!(r.context.text.contains("we bill in EUR"), "{}", r.context.text);
+    assert!(!r.context.text.contains("Noted."), "a reply that matched only through its neighbour: {}", r.context.text);
+
+    // A later turn nobody authored names the slot as well as its memory does: it leads.
+    let s2 = vec![turn("user", "Oona Kask joined as the permanent PM for checkout"), turn("assistant", "Got it.")];
+    e.ingest(SessionInput { id: "s2".into(), namespace: None, date: at(9), turns: s2, allow_secrets: false }).unwrap();
+    let r = e.recall("Who is the PM for checkout?", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Trail);
+    assert!(r.answers[0].content.as_deref().is_some_and(|c| c.contains("Oona Kask")), "{:?}", r.answers[0]);
+    assert_eq!(r.answers[0].thread, None);
+    assert_eq!(r.answers[1].value.as_deref(), Some("Hester Lyle"));
+    // Before that turn was said, the slot's memory answers.
+    let r = e.recall("Who is the PM for checkout?", None, 600, at(5)).unwrap();
+    assert_eq!(r.answers[0].value.as_deref(), Some("Hester Lyle"));
+}
+
+#[test]
+fn with_nothing_authored_the_best_user_turn_answers_never_an_assistant_turn() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |role: &str, c: &str| TurnInput { role: role.into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let s1 = vec![turn("user", "wen no longer on changelogs, chasing flaky tests with Obi"), turn("assistant", "Wen is chasing flaky tests, noted.")];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: s1, allow_secrets: false }).unwrap();
+    let r = e.recall("what's wen doing", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Search);
+    assert_eq!(r.answers.len(), 1, "{:?}", r.answers);
+    assert_eq!(r.answers[0].evidence, vec!["s1#0".to_string()]);
+    assert_eq!(r.answers[0].state, State::Current);
+}

@@ -74,6 +74,8 @@ impl Engram {
             namespace: namespace.map(str::to_string),
             limit: Some(30),
             dry_run: true,
+            // The read needs each turn's own vector match (`matches_itself`).
+            explain: true,
             include_superseded: true,
             ..Default::default()
         };

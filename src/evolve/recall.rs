@@ -103,6 +103,22 @@ fn turn_item(r: &RawEntry, section: Section) -> ContextItem {
     ContextItem { id: r.id.clone(), section, text: r.content.clone(), date: Some(r.event_time()), speaker: r.speaker.clone().or(Some(r.role.clone())), flags: r.flags.clone() }
 }
 
+/// A turn as an answer: on no thread, current as far as anything authored says, its own words.
+fn said(r: &RawEntry) -> Answer {
+    Answer {
+        thread: None,
+        state: State::Current,
+        value: None,
+        previous: None,
+        since: Some(r.event_time()),
+        replaced_by: None,
+        because: None,
+        consequent: None,
+        evidence: vec![r.id.clone()],
+        content: Some(r.content.clone()),
+    }
+}
+
 fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextItem {
     // A derived line is written by the engine from typed fields; the assembler still strips invisible
     // characters from it like any entry.
@@ -125,12 +141,16 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
         Route::Trail => trail_route(query, &ranked, d, &mut answers, &mut items),
         Route::Search => Route::Search,
     };
+    let terms = content_terms(query);
     if route == Route::Search {
-        search_route(hits, d, &mut answers, &mut items);
+        search_route(hits, &terms, d, &mut answers, &mut items);
     } else if route != Route::Exact || declared(query).is_none() {
         // A route read from the hits' shapes may have read them wrong: the best turns no memory
         // was authored from still follow, as dated conversation.
-        uncited_turns(hits, d, &mut items);
+        uncited_turns(hits, &terms, d, &mut items);
+    }
+    if route == Route::Trail {
+        later_word_first(hits, &terms, d, &mut answers);
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
@@ -168,18 +188,7 @@ fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut 
             }
             items.push(turn_item(r, Section::Verbatim));
             if answers.is_empty() {
-                answers.push(Answer {
-                    thread: None,
-                    state: State::Current,
-                    value: None,
-                    previous: None,
-                    since: Some(r.event_time()),
-                    replaced_by: None,
-                    because: None,
-                    consequent: None,
-                    evidence: vec![r.id.clone()],
-                    content: Some(r.content.clone()),
-                });
+                answers.push(said(r));
             }
         }
     }
@@ -278,22 +287,98 @@ fn trail_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: 
     Route::Trail
 }
 
+/// Words that say nothing of what a turn is about: a turn sharing only these with the query matched
+/// through its neighbours or its session, not by its own words.
+const FUNCTION_WORDS: &str = "a an the and or but if of to in on at by for with from as is are was were be been being am do does did done have has had having i me my mine we us our ours you your yours he him his she her hers it its they them their theirs this that these those there here what which who whom whose when where why how can could would should will shall may might must not no yes so than then too very just also still now again ok okay got noted thanks thank sure right alright good great";
+
+/// The query's own terms (stemmed, folded) less function words.
+fn content_terms(text: &str) -> HashSet<String> {
+    let mut stop: HashSet<String> = HashSet::new();
+    crate::index::tokenize::for_each_term(FUNCTION_WORDS, |t| {
+        stop.insert(t.to_string());
+    });
+    let mut out = HashSet::new();
+    crate::index::tokenize::for_each_term(text, |t| {
+        if !stop.contains(t) {
+            out.insert(t.to_string());
+        }
+    });
+    out
+}
+
+/// Whether a turn matched by its own words (a vector close enough counts too): the ones that came
+/// only by a neighbour's or their session's match ("Noted.") add nothing to a context block.
+fn matches_itself(h: &Hit, query_terms: &HashSet<String>) -> bool {
+    if h.explain.as_ref().and_then(|b| b.vector).is_some_and(|v| v >= OWN_VECTOR_MIN) {
+        return true;
+    }
+    let mut hit = false;
+    crate::index::tokenize::for_each_term(h.content(), |t| hit |= query_terms.contains(t));
+    hit
+}
+
+/// How many of `terms` a text names.
+fn coverage(text: &str, terms: &HashSet<String>) -> usize {
+    let mut seen: HashSet<&str> = HashSet::new();
+    crate::index::tokenize::for_each_term(text, |t| {
+        if let Some(k) = terms.get(t) {
+            seen.insert(k.as_str());
+        }
+    });
+    seen.len()
+}
+
+/// A slot's value was authored on a date; a user turn said after it, never authored, that names
+/// as much of the question as the slot's memory does, may be a change the author did not read. The
+/// later words lead: the newest statement on the topic is the better guess at what holds now.
+fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>) {
+    let Some(first) = answers.first() else { return };
+    if first.state != State::Current || first.thread.is_none() {
+        return;
+    }
+    let since = first.since.unwrap_or(i64::MIN);
+    let own = coverage(first.content.as_deref().unwrap_or_default(), terms).max(1);
+    let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
+    let later = hits
+        .iter()
+        .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
+        .filter_map(|h| h.raw())
+        .filter(|r| r.role.eq_ignore_ascii_case("user") && !cited.contains(r.id.as_str()) && r.event_time() > since)
+        .map(|r| (coverage(&r.content, terms), r))
+        .filter(|(c, _)| *c >= own)
+        .max_by_key(|(c, r)| (*c, r.event_time()));
+    if let Some((_, r)) = later {
+        answers.insert(0, said(r));
+    }
+}
+
+/// Cosine at which a turn counts as about the query without a shared word.
+const OWN_VECTOR_MIN: f64 = 0.45;
+
+/// The turns a memory no longer current was authored from: quoting them would contradict the
+/// derived state. The sources of current values may be quoted (the author may have read only part
+/// of what they say).
+fn stale_sources<'m>(d: &Derivation<'m>) -> HashSet<&'m str> {
+    d.memories().filter(|m| d.answer_for(m).is_none_or(|a| a.state != State::Current)).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect()
+}
+
 /// How many uncited turns follow the derived entries (the budget decides how many fit).
 const UNCITED_TURNS: usize = 5;
 
 /// After the derived entries, the best matching turns that no memory was authored from: what was
 /// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
 /// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
-fn uncited_turns(hits: &[Hit], d: &Derivation, items: &mut Vec<ContextItem>) {
-    let cited: HashSet<&str> = d.memories().flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
+fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, items: &mut Vec<ContextItem>) {
+    let cited = stale_sources(d);
     let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
-    let turns = hits.iter().filter(|h| h.expanded_from.is_none()).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id));
+    let turns =
+        hits.iter().filter(|h| h.expanded_from.is_none() && matches_itself(h, terms)).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id));
     for r in turns.take(UNCITED_TURNS) {
         items.push(turn_item(r, Section::Conversation));
     }
 }
 
-fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
+fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
     let mut seen_threads: HashSet<String> = HashSet::new();
     let cited: HashSet<&str> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
     for h in hits {
@@ -317,8 +402,13 @@ fn search_route(hits: &[Hit], d: &Derivation, answers: &mut Vec<Answer>, items: 
                 }
             }
             HitTarget::Raw(r) => {
-                if cited.contains(r.id.as_str()) {
+                if cited.contains(r.id.as_str()) || !matches_itself(h, terms) {
                     continue;
+                }
+                // With nothing authored on the topic, the best user turn is the answer: what was
+                // said, as said (an assistant's words are never taken as the user's facts).
+                if answers.is_empty() && r.role.eq_ignore_ascii_case("user") {
+                    answers.push(said(r));
                 }
                 items.push(turn_item(r, Section::Conversation));
             }
