@@ -184,6 +184,9 @@ pub fn assemble_with(items: Vec<ContextItem>, max_tokens: usize, options: Contex
         return Context { max_tokens, ..Context::default() };
     }
     sections.sort();
+    // Quoted conversation reads in the order it was said (chosen by relevance, shown by date): a
+    // value told across several turns comes out oldest first.
+    chosen.sort_by_key(|(i, _)| if i.section == Section::Conversation { i.date.unwrap_or(i64::MIN) } else { i64::MIN });
     let mut text = String::from(OPEN);
     let mut ids = Vec::with_capacity(chosen.len());
     for s in sections {
@@ -224,6 +227,24 @@ mod tests {
         }
         let c = assemble(items, 80);
         assert_eq!(c.ids, ["b", "c"]);
+    }
+
+    #[test]
+    fn quoted_conversation_is_chosen_by_relevance_and_read_by_date() {
+        let dated = |id: &str, section: Section, day: i64| ContextItem { date: Some(day * 86_400_000), ..item(id, section, &format!("turn {id} {}", "w ".repeat(20))) };
+        // Pushed best first; the budget keeps the first three turns, shown oldest first.
+        let items = || {
+            vec![
+                dated("t9", Section::Conversation, 9),
+                dated("m", Section::Knowledge, 5),
+                dated("t2", Section::Conversation, 2),
+                dated("t5", Section::Conversation, 5),
+                dated("t1", Section::Conversation, 1),
+            ]
+        };
+        let full = estimate_tokens(&assemble(items(), 10_000).text);
+        let c = assemble(items(), full - 1);
+        assert_eq!(c.ids, ["m", "t2", "t5", "t9"], "{}", c.text);
     }
 
     #[test]
