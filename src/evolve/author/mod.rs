@@ -33,6 +33,7 @@ mod confidence;
 mod forget;
 mod frames;
 pub mod intent;
+mod roots;
 mod rules;
 mod slot;
 pub mod spans;
@@ -113,7 +114,8 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
         if !turn.role.eq_ignore_ascii_case("user") {
             continue;
         }
-        let authored = rules::turn(turn, &known, &history);
+        let mut authored = rules::turn(turn, &known, &history);
+        roots::materialize(&mut authored, turn, &known, &history);
         history.push(PastTurn { id: turn.id.to_string(), text: turn.text });
         for a in authored {
             if let Some(t) = &a.thread {

@@ -1393,8 +1393,15 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
     // A change told across sentences ("vendor review done. Everyone agreed on Beaconly. Pingfire's
     // contract ends Friday"): when no sentence stated a value, the turn as a whole names a kept
     // slot's value and exactly one new value of its form.
-    if !found.iter().any(|(f, _)| f.value.is_some() || f.retraction) && !sentences(&rest).iter().any(|s| conditional(s).is_some() || s.trim_end().ends_with('?')) {
-        if let Some(c) = frames::change_by_mention(&rest, known).filter(|c| c.by_old_value) {
+    // When other statements were read, the change must not restate one of them (their values and
+    // threads are what the turn already said).
+    let restates = |c: &frames::Change| {
+        found.iter().any(|(f, _)| {
+            f.retraction || f.fixed_thread.as_deref() == Some(c.thread.as_str()) || f.value.as_deref().is_some_and(|v| v.to_lowercase().contains(&c.value.to_lowercase()))
+        })
+    };
+    if !sentences(&rest).iter().any(|s| conditional(s).is_some() || s.trim_end().ends_with('?')) {
+        if let Some(c) = frames::change_by_mention(&rest, known).filter(|c| c.by_old_value && !restates(c)) {
             let mut f = Found::new("change", 0.55);
             f.change = true;
             f.value = Some(c.value.clone());

@@ -454,3 +454,29 @@ fn a_change_told_across_a_turns_sentences() {
     // A request to forget in the turn is not a change.
     assert!(run_with(&k, &["The Pingfire key I gave you, PF-2231: scratch it."]).iter().all(|a| a.value.is_none()));
 }
+
+#[test]
+fn an_upstream_named_in_passing_becomes_a_root_that_a_later_turn_can_change() {
+    // Domains of their own: a co-op's grain mill and a clinic's lab courier.
+    let out = run(&[
+        "We grind everything at Millbrook Grainworks these days.",
+        "Our rye blend is the Millbrook coarse cut; if we ever leave Millbrook, we'd use the Harlan stone grind.",
+    ]);
+    let root = out.iter().find(|a| a.rule == "root").unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!((root.thread.as_deref(), root.value.as_deref()), (Some("millbrook-grainworks"), Some("Millbrook Grainworks")));
+    assert_eq!(root.derived_from, vec!["s#0"], "the name's fullest form was said in the earlier turn");
+    assert!(root.confidence < 0.7 && !root.doubts.is_empty());
+    let dep = out.iter().find(|a| a.consequent.is_some()).unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!(dep.depends_on.as_ref().map(|d| (d.thread.as_str(), d.value.as_deref())), Some(("millbrook-grainworks", Some("Millbrook Grainworks"))));
+
+    // The kept root moves by mention of its old name beside exactly one new name.
+    let later = run(&[
+        "We grind everything at Millbrook Grainworks these days.",
+        "Our rye blend is the Millbrook coarse cut; if we ever leave Millbrook, we'd use the Harlan stone grind.",
+        "The Millbrook contract ran out in May, and since June the grinding is done by Oakvale Milling.",
+    ]);
+    assert!(later.iter().any(|a| a.thread.as_deref() == Some("millbrook-grainworks") && a.value.as_deref() == Some("Oakvale Milling")), "{later:#?}");
+    // A name capitalized only because it opens a sentence is no upstream.
+    let none = run(&["Rye we take from a local mill; if we ever leave rye, we'd bake spelt."]);
+    assert!(none.iter().all(|a| a.rule != "root"), "{none:#?}");
+}

@@ -1,0 +1,106 @@
+//! What another fact depends on is a fact of its own. "3DS runs on Tollgate's hosted page; were we
+//! to leave Tollgate, we'd build it ourselves" names its upstream by a name, often shortened, and
+//! seldom says which slot that name fills. Left as a bare label, the upstream has no value, so no
+//! later turn can change it and nothing that depends on it ever cascades. Here such an upstream
+//! becomes a root: the fullest name the conversation gave it (this turn first, then earlier user
+//! turns, newest first) is its value, on its own thread, and the dependent points at that thread
+//! with that value. A later "the last Tollgate batch settled; new auths go through Quayside" is
+//! then a change by mention (`frames::change_by_mention`) like any other.
+
+use super::slot::{areas, label, slot_words, thread_by_value};
+use super::spans::{value_spans, SpanKind};
+use super::text::{sentences, words};
+use super::{Authored, KnownThread, PastTurn, Turn};
+use crate::model::{DependsOn, Shape};
+
+/// How sure a root read this way is: the name is certain, the slot it fills is not stated.
+const ROOT_CONFIDENCE: f64 = 0.6;
+
+/// A name in `text` that holds `token` as one of its words, with the sentence it was said in:
+/// the longest such name (the full "Tollgate Payments" over a repeated "Tollgate").
+fn named_in<'t>(text: &'t str, token: &str, own: &str) -> Option<(String, &'t str)> {
+    let mut best: Option<(String, &str)> = None;
+    for s in sentences(text) {
+        // A word capitalized only because it opens the sentence names nothing; the dependent's
+        // own value is not its upstream.
+        for span in value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone() && !own.contains(&v.text.to_lowercase())) {
+            let holds = words(&span.text).iter().any(|w| w.trim_end_matches("'s") == token);
+            if holds && best.as_ref().is_none_or(|(b, _)| span.text.split_whitespace().count() > b.split_whitespace().count()) {
+                best = Some((span.text.trim_end_matches("'s").trim_end_matches("’s").to_string(), s));
+            }
+        }
+    }
+    best
+}
+
+/// The name an upstream label stands for: a label word of at least three letters that the
+/// conversation wrote capitalized, in its fullest form.
+fn upstream_name<'t>(thread: &str, own: &str, turn: &'t str, history: &[PastTurn<'t>]) -> Option<(String, &'t str, Option<usize>)> {
+    let tokens: Vec<String> = slot_words(&thread.replace(['-', '/'], " ")).into_iter().filter(|w| w.chars().count() >= 3).collect();
+    for token in &tokens {
+        if let Some((name, sentence)) = named_in(turn, token, own) {
+            return Some((name, sentence, None));
+        }
+        for (i, past) in history.iter().enumerate().rev() {
+            if let Some((name, sentence)) = named_in(past.text, token, own) {
+                return Some((name, sentence, Some(i)));
+            }
+        }
+    }
+    None
+}
+
+/// Gives every upstream of `authored` that no thread holds a root: a kept value it names points the
+/// dependent at that value's thread; otherwise the name is authored as a value on its own thread.
+pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[KnownThread], history: &[PastTurn]) {
+    let mut roots: Vec<Authored> = Vec::new();
+    for a in authored.iter_mut() {
+        let Some(dep) = a.depends_on.as_ref().filter(|d| d.value.is_none()) else { continue };
+        if known.iter().any(|k| k.thread == dep.thread) || roots.iter().any(|r| r.thread.as_deref() == Some(dep.thread.as_str())) {
+            continue;
+        }
+        let own = a.value.as_deref().unwrap_or_default().to_lowercase();
+        let Some((name, sentence, past)) = upstream_name(&dep.thread, &own, turn.text, history) else { continue };
+        // The name may be a value already kept under another slot.
+        if let Some((k, score, v)) = thread_by_value(&name.to_lowercase(), known).filter(|(k, s, _)| *s >= 0.7 && !k.dependent) {
+            let _ = score;
+            a.depends_on = Some(DependsOn { thread: k.thread.clone(), value: Some(v.to_string()) });
+            continue;
+        }
+        let Some(thread) = label(&name) else { continue };
+        if a.thread.as_deref() == Some(thread.as_str()) {
+            continue;
+        }
+        a.depends_on = Some(DependsOn { thread: thread.clone(), value: Some(name.clone()) });
+        if let Some(r) = roots.iter().find(|r| r.thread.as_deref() == Some(thread.as_str())) {
+            let _ = r;
+            continue;
+        }
+        let source = match past {
+            Some(i) => history[i].id.clone(),
+            None => turn.id.to_string(),
+        };
+        // Its area: what the dependent is about (the root is asked for beside it).
+        let area = if a.area.is_empty() { areas(&name, None) } else { a.area.clone() };
+        roots.push(Authored {
+            content: format!("The user said: \"{}\"", sentence.trim()),
+            shape: Shape::EvolvingAttribute,
+            thread: Some(thread),
+            value: Some(name),
+            depends_on: None,
+            consequent: None,
+            area,
+            signature: None,
+            confidence: ROOT_CONFIDENCE,
+            doubts: vec!["named as what another fact depends on; the slot it fills was not stated".into()],
+            event_at: turn.date,
+            derived_from: vec![source],
+            rule: "root",
+            forget: Vec::new(),
+        });
+    }
+    // Roots come first: what depends on them is read after them.
+    for r in roots.into_iter().rev() {
+        authored.insert(0, r);
+    }
+}
