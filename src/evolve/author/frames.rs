@@ -40,6 +40,14 @@ const SETTING: &[&str] = &[
     "arranged",
     "booked",
     "hooked",
+    "provisioned",
+    "sold",
+    "gives",
+    "hands",
+    "puts",
+    "assigns",
+    "sends",
+    "pinned",
 ];
 /// Words that withdraw what was just said.
 const CORRECTIONS: &[&str] = &[
@@ -140,10 +148,19 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
     let (verb_at, verb) = SETTING.iter().filter_map(|v| find_word(&lower, v, 0).map(|at| (at, *v))).min()?;
     // The one acting: a kept value named before the verb.
     let before = &lower[..verb_at];
-    let (k, value) = known.iter().filter(|k| !k.dependent).find_map(|k| {
+    let kept = known.iter().filter(|k| !k.dependent).find_map(|k| {
         let v = k.values.last()?;
-        mentions_value(before, v).filter(|s| *s >= 0.7).map(|_| (k, v.clone()))
-    })?;
+        mentions_value(before, v).filter(|s| *s >= 0.7).map(|_| (k.thread.clone(), v.clone()))
+    });
+    // Or a name that is the verb's subject ("Brightpath gave us …"): a party the conversation has
+    // not kept yet, placed as a root by the caller.
+    let named = || {
+        let subject = value_spans(sentence.get(..verb_at)?)
+            .into_iter()
+            .rfind(|s| s.kind == SpanKind::Name && sentence.get(s.at + s.text.len()..verb_at).is_some_and(|gap| gap.trim().is_empty()))?;
+        Some((slot::label(&subject.text)?, subject.text))
+    };
+    let (upstream, value) = kept.or_else(named)?;
     let after = sentence.get(verb_at + verb.len()..)?;
     let clause_end = super::text::sentences(after).first().map_or(after.len(), |first| after.find(first).map_or(after.len(), |i| i + first.len()));
     let after = after.get(..clause_end).unwrap_or(after);
@@ -151,7 +168,9 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
     // ("put Noor in Mr. Adebayo's class").
     let candidates: Vec<ValueSpan> = value_spans(after)
         .into_iter()
-        .filter(|s| matches!(s.kind, SpanKind::Name | SpanKind::Code) && !is_known_value(&s.text, known) && mentions_value(&s.text.to_lowercase(), &value).is_none())
+        .filter(|s| {
+            matches!(s.kind, SpanKind::Name | SpanKind::Code | SpanKind::Quoted) && !is_known_value(&s.text, known) && mentions_value(&s.text.to_lowercase(), &value).is_none()
+        })
         .collect();
     let new = candidates.last()?.clone();
     // The slot: the noun the value owns ("Mr. Adebayo's class"), else the words between the verb
@@ -178,7 +197,7 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
     if slot::slot_words(&slot).is_empty() {
         return None;
     }
-    Some(SetBy { upstream: k.thread.clone(), upstream_value: value, slot, value: new.text })
+    Some(SetBy { upstream, upstream_value: value, slot, value: new.text })
 }
 
 /// The byte offset just after a correction cue in `text`, if there is one.
@@ -217,6 +236,11 @@ mod tests {
         let s = set_by("Larchmont put Noor in Mr. Adebayo's class this year.", &known).unwrap();
         assert_eq!((s.upstream.as_str(), s.value.as_str(), s.slot.as_str()), ("noor-school", "Mr. Adebayo", "class"));
         assert_eq!(set_by("My sister assigned me a chore, Alex.", &known), None);
+        // A party never kept, named as the verb's subject: the caller places it as a root.
+        let s = set_by("Quarrystone Builders gave us a site foreman, Ingrid Holm.", &[]).unwrap();
+        assert_eq!((s.upstream.as_str(), s.upstream_value.as_str(), s.value.as_str()), ("quarrystone-builders", "Quarrystone Builders", "Ingrid Holm"));
+        assert!(s.slot.contains("foreman"), "{s:?}");
+        assert_eq!(set_by("Yesterday my landlord gave us a spare key.", &[]), None);
     }
 
     #[test]

@@ -55,12 +55,14 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &'t str, history: &[PastTurn
 pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[KnownThread], history: &[PastTurn]) {
     let mut roots: Vec<Authored> = Vec::new();
     for a in authored.iter_mut() {
-        let Some(dep) = a.depends_on.as_ref().filter(|d| d.value.is_none()) else { continue };
+        let Some(dep) = a.depends_on.as_ref() else { continue };
         if known.iter().any(|k| k.thread == dep.thread) || roots.iter().any(|r| r.thread.as_deref() == Some(dep.thread.as_str())) {
             continue;
         }
         let own = a.value.as_deref().unwrap_or_default().to_lowercase();
-        let Some((name, sentence, past)) = upstream_name(&dep.thread, &own, turn.text, history) else { continue };
+        // The holder's name when one was read ("bundled with Stratus Harbor"), else the label's words.
+        let words_of = dep.value.as_deref().map(|v| v.to_lowercase()).unwrap_or_else(|| dep.thread.clone());
+        let Some((name, sentence, past)) = upstream_name(&words_of, &own, turn.text, history) else { continue };
         // The name may be a value already kept under another slot.
         if let Some((k, score, v)) = thread_by_value(&name.to_lowercase(), known).filter(|(k, s, _)| *s >= 0.7 && !k.dependent) {
             let _ = score;

@@ -1543,9 +1543,14 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
             Some(k) => depends_on = Some(DependsOn { thread: k.thread.clone(), value: k.values.last().cloned() }),
             None => {
                 let label = f.upstream_slot.as_deref().and_then(slot::label).filter(|l| Some(l) != thread.as_ref());
+                // A holder named by a name no thread has yet: a root to be placed (`roots`).
+                let holder_name = || f.upstream.as_deref().filter(|h| is_name(h)).and_then(slot::label).filter(|l| Some(l) != thread.as_ref());
                 if let Some(l) = label {
                     depends_on = Some(DependsOn { thread: l, value: f.upstream.clone().filter(|h| Some(h) != f.upstream_slot.as_ref()) });
                     f.evidence.doubt(0.15, "the upstream slot was not seen before");
+                } else if let Some(l) = holder_name() {
+                    depends_on = Some(DependsOn { thread: l, value: None });
+                    f.evidence.doubt(0.15, "the upstream was named but not seen before");
                 } else {
                     f.evidence.doubt(0.2, "names something it depends on that could not be placed");
                 }
