@@ -442,7 +442,32 @@ fn referent(sentence: &str, lower: &str, at: usize, end: usize) -> String {
     if !content_words(in_clause).is_empty() {
         return in_clause.trim().to_string();
     }
-    sentence.get(..cs).unwrap_or("").trim().trim_end_matches([',', ';', ':', '—', '-', ' ']).to_string()
+    let topic = sentence.get(..cs).unwrap_or("").trim().trim_end_matches([',', ';', ':', '—', '-', ' ']);
+    // "Since she left Larkspur, that lunch number is useless — don't keep it": a clause opened by
+    // a word of reason or time gives the why, the others name the what.
+    let named: Vec<&str> = topic_clauses(topic).into_iter().filter(|c| !opens_with_reason(c)).collect();
+    match named.last() {
+        Some(c) if named.len() < topic_clauses(topic).len() => subject_of(c).to_string(),
+        _ => topic.to_string(),
+    }
+}
+
+/// "that locker code is useless" → "that locker code": what a clause says something about.
+fn subject_of(clause: &str) -> &str {
+    let l = clause.to_ascii_lowercase();
+    let cut = [" is ", " are ", " was ", " were ", " isn't ", " aren't ", " has ", " won't ", " will "].iter().filter_map(|c| l.find(c)).min();
+    match cut {
+        Some(i) if !content_words(&clause[..i]).is_empty() => clause[..i].trim(),
+        _ => clause.trim(),
+    }
+}
+
+/// Whether a clause opens with a word of reason or time ("since …", "now that …", "because …").
+fn opens_with_reason(clause: &str) -> bool {
+    let l = clause.trim_start().to_ascii_lowercase();
+    ["since ", "because ", "as ", "now that ", "now ", "after ", "when ", "given ", "seeing ", "oh, since ", "oh since ", "so since ", "bc ", "cause ", "cuz "]
+        .iter()
+        .any(|p| l.starts_with(p))
 }
 
 /// The clauses of a topic, each a candidate for what a request points at ("About the number of
@@ -554,7 +579,9 @@ pub fn request(
         value_spans(&text).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone()).flat_map(|s| words(&s.text)).map(|w| stem(&w)).collect();
     let mut doubts = Vec::new();
     // 1. A value it repeats: a known thread's, or a code written in the request itself.
-    let by_value = thread_by_value(&lower, known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
+    // Only the referent counts: a value named in a reason beside it ("since she's not at Larkspur
+    // anymore, drop that lunch number") is not what is to be forgotten.
+    let by_value = thread_by_value(&refer.to_ascii_lowercase(), known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
     let own_codes: Vec<String> = value_spans(&text).into_iter().filter(|s| s.kind != SpanKind::Name).map(|s| s.text).collect();
     // 2. The words naming it, against the known threads.
     let by_words = known
@@ -718,5 +745,12 @@ mod tests {
         assert_eq!(r.forget, ["2719B"]);
         let r = request("so feel free to toss her address, Mrs. Penhallow has her invites", None, None, &[], &history, &none).unwrap();
         assert_eq!(r.forget, ["14 Quillon Row"]);
+        // A kept value named in the reason beside the referent is not what is to be forgotten.
+        let known = vec![
+            KnownThread { thread: "harbor-rowing-club".into(), values: vec!["Harbor Rowing Club".into()], order: 0, dependent: false },
+            KnownThread { thread: "locker-code".into(), values: vec!["4471".into()], order: 1, dependent: false },
+        ];
+        let r = request("now that I've quit Harbor Rowing Club, that locker code is useless, please don't keep it", None, None, &known, &[], &none).unwrap();
+        assert_eq!(r.thread.as_deref(), Some("locker-code"), "{r:?}");
     }
 }
