@@ -462,6 +462,19 @@ fn subject_of(clause: &str) -> &str {
     }
 }
 
+/// The referent without the names that own something in it ("Dario's personal address" →
+/// "personal address").
+fn possessors_dropped(referent: &str) -> String {
+    referent
+        .split_whitespace()
+        .filter(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'' && c != '’');
+            !(w.ends_with("'s") || w.ends_with("’s")) || w.chars().next().is_some_and(char::is_lowercase)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// Whether a clause opens with a word of reason or time ("since …", "now that …", "because …").
 fn opens_with_reason(clause: &str) -> bool {
     let l = clause.trim_start().to_ascii_lowercase();
@@ -581,7 +594,9 @@ pub fn request(
     // 1. A value it repeats: a known thread's, or a code written in the request itself.
     // Only the referent counts: a value named in a reason beside it ("since she's not at Larkspur
     // anymore, drop that lunch number") is not what is to be forgotten.
-    let by_value = thread_by_value(&refer.to_ascii_lowercase(), known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
+    // A name as possessor ("Dario's address") says whose, not what.
+    let what = possessors_dropped(&refer);
+    let by_value = thread_by_value(&what.to_ascii_lowercase(), known).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
     let own_codes: Vec<String> = value_spans(&text).into_iter().filter(|s| s.kind != SpanKind::Name).map(|s| s.text).collect();
     // 2. The words naming it, against the known threads.
     let by_words = known
@@ -614,7 +629,12 @@ pub fn request(
         }
     }
     // The thread whose value that statement gave, when it was authored as one.
-    let by_statement = earlier.and_then(|(st, _)| thread_by_value(&lower_norm(st), known)).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
+    // Unless that statement gave a code of its own that no thread keeps: then the code is what it
+    // points at, and a kept name beside it ("my Harborline loan reference, HL-…") is context.
+    let own_code =
+        |st: &str| value_spans(st).iter().any(|sp| sp.kind != SpanKind::Name && sp.kind != SpanKind::Quoted && thread_by_value(&sp.text.to_lowercase(), known).is_none());
+    let by_statement =
+        earlier.filter(|(st, _)| !own_code(st)).and_then(|(st, _)| thread_by_value(&lower_norm(st), known)).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
     let scrubbable = earlier.is_some_and(|(st, _)| value_spans(st).iter().any(|sp| sp.kind != SpanKind::Quoted));
     let aimed = MEMORY_WORDS.iter().any(|m| find_word(&lower, m, 0).is_some())
         || words(lower.get(end..).unwrap_or("")).first().is_some_and(|w| ["it", "that", "this", "them", "those", "these"].contains(&w.as_str()))
@@ -639,7 +659,19 @@ pub fn request(
             }
         }
     }
-    let known_thread = by_value.or(by_words).or(by_statement);
+    // A statement matched whole that gave a code: that code's thread (or, when none keeps it, the
+    // statement itself) is the referent, before any thread a word of the request resembles.
+    let by_code = earlier.filter(|(_, score)| *score >= 0.75).and_then(|(st, _)| {
+        let codes: Vec<String> = value_spans(st).into_iter().filter(|sp| sp.kind == SpanKind::Code || sp.kind == SpanKind::Address).map(|sp| sp.text).collect();
+        if codes.is_empty() {
+            return None;
+        }
+        Some(codes.iter().find_map(|c| thread_by_value(&c.to_lowercase(), known).filter(|(_, s, _)| *s >= 1.0).map(|(k, _, _)| k.thread.clone())))
+    });
+    let known_thread = match by_code {
+        Some(code_thread) => by_value.or(code_thread),
+        None => by_value.or(by_words).or(by_statement),
+    };
     let on_known = known_thread.is_some();
     // A new thread is named by the request's content words, without the values it repeats.
     let value_words: Vec<String> = own_codes.iter().flat_map(|c| words(c)).collect();
@@ -752,5 +784,19 @@ mod tests {
         ];
         let r = request("now that I've quit Harbor Rowing Club, that locker code is useless, please don't keep it", None, None, &known, &[], &none).unwrap();
         assert_eq!(r.thread.as_deref(), Some("locker-code"), "{r:?}");
+        // A kept name that owns the referent says whose it is, not what.
+        let known = vec![KnownThread { thread: "mentee".into(), values: vec!["Ilka Brandt".into()], order: 0, dependent: false }];
+        let history = past(&["Ilka's home phone is 0151 442 9087, for emergencies only."]);
+        let r = request("please don't keep Ilka's home phone around", None, None, &known, &history, &none).unwrap();
+        assert_ne!(r.thread.as_deref(), Some("mentee"), "{r:?}");
+        assert_eq!(r.forget, ["0151 442 9087"]);
+        // A statement matched whole that gave a code: its code's thread, not one it names in passing.
+        let known = vec![
+            KnownThread { thread: "credit-union".into(), values: vec!["Tidemark Credit Union".into()], order: 0, dependent: false },
+            KnownThread { thread: "loan-reference".into(), values: vec!["TM-4410-Z".into()], order: 1, dependent: true },
+        ];
+        let history = past(&["Tidemark gave me a loan reference, TM-4410-Z, to quote when I call."]);
+        let r = request("I'd rather you didn't hold on to that loan reference I gave you", None, None, &known, &history, &none).unwrap();
+        assert_eq!(r.thread.as_deref(), Some("loan-reference"), "{r:?}");
     }
 }
