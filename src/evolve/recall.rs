@@ -287,23 +287,10 @@ fn trail_route(query: &str, ranked: &[(&Memory, f64)], d: &Derivation, answers: 
     Route::Trail
 }
 
-/// Words that say nothing of what a turn is about: a turn sharing only these with the query matched
-/// through its neighbours or its session, not by its own words.
-const FUNCTION_WORDS: &str = "a an the and or but if of to in on at by for with from as is are was were be been being am do does did done have has had having i me my mine we us our ours you your yours he him his she her hers it its they them their theirs this that these those there here what which who whom whose when where why how can could would should will shall may might must not no yes so than then too very just also still now again ok okay got noted thanks thank sure right alright good great";
-
-/// The query's own terms (stemmed, folded) less function words.
-fn content_terms(text: &str) -> HashSet<String> {
-    let mut stop: HashSet<String> = HashSet::new();
-    crate::index::tokenize::for_each_term(FUNCTION_WORDS, |t| {
-        stop.insert(t.to_string());
-    });
-    let mut out = HashSet::new();
-    crate::index::tokenize::for_each_term(text, |t| {
-        if !stop.contains(t) {
-            out.insert(t.to_string());
-        }
-    });
-    out
+/// The query's own terms, as the keyword index reads them (function words dropped): a turn sharing
+/// none of them matched through its neighbours or its session, not by its own words.
+fn content_terms(query: &str) -> HashSet<String> {
+    crate::index::KeywordQuery::parse(query).terms().map(str::to_string).collect()
 }
 
 /// Whether a turn matched by its own words (a vector close enough counts too): the ones that came

@@ -77,6 +77,10 @@ impl KeywordQuery {
     pub fn is_empty(&self) -> bool {
         self.terms.is_empty()
     }
+    /// The query's terms (stemmed, folded, function words dropped when others remain).
+    pub fn terms(&self) -> impl Iterator<Item = &str> {
+        self.terms.iter().map(|(t, _)| t.as_str())
+    }
 }
 
 /// English function words (after stemming), dropped from queries that have other terms.

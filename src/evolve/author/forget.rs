@@ -445,9 +445,10 @@ fn referent(sentence: &str, lower: &str, at: usize, end: usize) -> String {
     let topic = sentence.get(..cs).unwrap_or("").trim().trim_end_matches([',', ';', ':', '—', '-', ' ']);
     // "Since she left Larkspur, that lunch number is useless — don't keep it": a clause opened by
     // a word of reason or time gives the why, the others name the what.
-    let named: Vec<&str> = topic_clauses(topic).into_iter().filter(|c| !opens_with_reason(c)).collect();
+    let clauses = topic_clauses(topic);
+    let named: Vec<&str> = clauses.iter().copied().filter(|c| !opens_with_reason(c)).collect();
     match named.last() {
-        Some(c) if named.len() < topic_clauses(topic).len() => subject_of(c).to_string(),
+        Some(c) if named.len() < clauses.len() => subject_of(c).to_string(),
         _ => topic.to_string(),
     }
 }
@@ -629,12 +630,13 @@ pub fn request(
         }
     }
     // The thread whose value that statement gave, when it was authored as one.
-    // Unless that statement gave a code of its own that no thread keeps: then the code is what it
-    // points at, and a kept name beside it ("my Harborline loan reference, HL-…") is context.
-    let own_code =
-        |st: &str| value_spans(st).iter().any(|sp| sp.kind != SpanKind::Name && sp.kind != SpanKind::Quoted && thread_by_value(&sp.text.to_lowercase(), known).is_none());
-    let by_statement =
-        earlier.filter(|(st, _)| !own_code(st)).and_then(|(st, _)| thread_by_value(&lower_norm(st), known)).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
+    // The codes that statement gave. One that no thread keeps is what it points at, and a kept
+    // name beside it ("my Harborline loan reference, HL-…") is context.
+    let codes: Vec<String> = earlier
+        .map(|(st, _)| value_spans(st).into_iter().filter(|sp| matches!(sp.kind, SpanKind::Code | SpanKind::Address)).map(|sp| sp.text.to_lowercase()).collect())
+        .unwrap_or_default();
+    let own_code = codes.iter().any(|c| thread_by_value(c, known).is_none());
+    let by_statement = earlier.filter(|_| !own_code).and_then(|(st, _)| thread_by_value(&lower_norm(st), known)).filter(|(_, s, _)| *s >= 0.7).map(|(k, _, _)| k.thread.clone());
     let scrubbable = earlier.is_some_and(|(st, _)| value_spans(st).iter().any(|sp| sp.kind != SpanKind::Quoted));
     let aimed = MEMORY_WORDS.iter().any(|m| find_word(&lower, m, 0).is_some())
         || words(lower.get(end..).unwrap_or("")).first().is_some_and(|w| ["it", "that", "this", "them", "those", "these"].contains(&w.as_str()))
@@ -661,13 +663,9 @@ pub fn request(
     }
     // A statement matched whole that gave a code: that code's thread (or, when none keeps it, the
     // statement itself) is the referent, before any thread a word of the request resembles.
-    let by_code = earlier.filter(|(_, score)| *score >= 0.75).and_then(|(st, _)| {
-        let codes: Vec<String> = value_spans(st).into_iter().filter(|sp| sp.kind == SpanKind::Code || sp.kind == SpanKind::Address).map(|sp| sp.text).collect();
-        if codes.is_empty() {
-            return None;
-        }
-        Some(codes.iter().find_map(|c| thread_by_value(&c.to_lowercase(), known).filter(|(_, s, _)| *s >= 1.0).map(|(k, _, _)| k.thread.clone())))
-    });
+    let by_code = earlier
+        .filter(|(_, score)| *score >= 0.75 && !codes.is_empty())
+        .map(|_| codes.iter().find_map(|c| thread_by_value(c, known).filter(|(_, s, _)| *s >= 1.0).map(|(k, _, _)| k.thread.clone())));
     let known_thread = match by_code {
         Some(code_thread) => by_value.or(code_thread),
         None => by_value.or(by_words).or(by_statement),

@@ -35,16 +35,15 @@ fn named_in<'t>(text: &'t str, token: &str, own: &str) -> Option<(String, &'t st
 
 /// The name an upstream label stands for: a label word of at least three letters that the
 /// conversation wrote capitalized, in its fullest form.
-fn upstream_name<'t>(thread: &str, own: &str, turn: &'t str, history: &[PastTurn<'t>]) -> Option<(String, &'t str, Option<usize>)> {
+fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTurn<'t>]) -> Option<(String, &'t str, String)> {
     let tokens: Vec<String> = slot_words(&thread.replace(['-', '/'], " ")).into_iter().filter(|w| w.chars().count() >= 3).collect();
     for token in &tokens {
-        if let Some((name, sentence)) = named_in(turn, token, own) {
-            return Some((name, sentence, None));
-        }
-        for (i, past) in history.iter().enumerate().rev() {
-            if let Some((name, sentence)) = named_in(past.text, token, own) {
-                return Some((name, sentence, Some(i)));
-            }
+        // The turn itself, then earlier user turns newest first; the source is the turn it was said in.
+        let found = std::iter::once((turn.id, turn.text))
+            .chain(history.iter().rev().map(|p| (p.id.as_str(), p.text)))
+            .find_map(|(id, text)| named_in(text, token, own).map(|(n, s)| (n, s, id)));
+        if let Some((name, sentence, id)) = found {
+            return Some((name, sentence, id.to_string()));
         }
     }
     None
@@ -62,10 +61,9 @@ pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[Kn
         let own = a.value.as_deref().unwrap_or_default().to_lowercase();
         // The holder's name when one was read ("bundled with Stratus Harbor"), else the label's words.
         let words_of = dep.value.as_deref().map(|v| v.to_lowercase()).unwrap_or_else(|| dep.thread.clone());
-        let Some((name, sentence, past)) = upstream_name(&words_of, &own, turn.text, history) else { continue };
+        let Some((name, sentence, source)) = upstream_name(&words_of, &own, turn, history) else { continue };
         // The name may be a value already kept under another slot.
-        if let Some((k, score, v)) = thread_by_value(&name.to_lowercase(), known).filter(|(k, s, _)| *s >= 0.7 && !k.dependent) {
-            let _ = score;
+        if let Some((k, _, v)) = thread_by_value(&name.to_lowercase(), known).filter(|(k, s, _)| *s >= 0.7 && !k.dependent) {
             a.depends_on = Some(DependsOn { thread: k.thread.clone(), value: Some(v.to_string()) });
             continue;
         }
@@ -74,14 +72,9 @@ pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[Kn
             continue;
         }
         a.depends_on = Some(DependsOn { thread: thread.clone(), value: Some(name.clone()) });
-        if let Some(r) = roots.iter().find(|r| r.thread.as_deref() == Some(thread.as_str())) {
-            let _ = r;
+        if roots.iter().any(|r| r.thread.as_deref() == Some(thread.as_str())) {
             continue;
         }
-        let source = match past {
-            Some(i) => history[i].id.clone(),
-            None => turn.id.to_string(),
-        };
         // Its area: what the dependent is about (the root is asked for beside it).
         let area = if a.area.is_empty() { areas(&name, None) } else { a.area.clone() };
         roots.push(Authored {
@@ -102,7 +95,5 @@ pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[Kn
         });
     }
     // Roots come first: what depends on them is read after them.
-    for r in roots.into_iter().rev() {
-        authored.insert(0, r);
-    }
+    authored.splice(0..0, roots);
 }
