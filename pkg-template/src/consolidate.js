@@ -1,40 +1,24 @@
 // Consolidation on the JS side: checks `consolidate()`'s options, and runs epochs on their own
 // (`autoConsolidate`) after enough writes or time. The epoch itself is the core's plan → calls →
-// apply; the facade runs the calls through the host's LLM between the two.
+// apply (jobs.js).
 import { invalid } from "./errors.js";
-import { fields, isPlainObject } from "./wire.js";
+import { is, readOptions } from "./options.js";
 
-export const CONSOLIDATE_OPTIONS = new Set(["namespace", "onProgress", "signal", "maxLlmCalls", "dryRun", "bufferCap"]);
-const AUTO_OPTIONS = new Set(["everyWrites", "everyMs", "bufferCap"]);
+const BUFFER_CAP = is.intIn(1, 1_000_000);
+const CONSOLIDATE_OPTIONS = Object.freeze({ namespace: is.string, onProgress: is.callback, signal: is.signal, maxLlmCalls: is.count, dryRun: is.boolean, bufferCap: BUFFER_CAP });
+const AUTO_OPTIONS = Object.freeze({ everyWrites: is.intIn(1, Number.MAX_SAFE_INTEGER), everyMs: is.intIn(1000, Number.MAX_SAFE_INTEGER), bufferCap: BUFFER_CAP });
 
 /** `consolidate(options)`'s options, checked; the signal and progress callback stay on the JS side. */
 export function consolidateOptions(options) {
-  if (!isPlainObject(options)) throw invalid("consolidate: expected an options object");
-  for (const key of Object.keys(options)) {
-    if (!CONSOLIDATE_OPTIONS.has(key)) throw invalid(`consolidate: unknown option \`${key}\` (allowed: ${[...CONSOLIDATE_OPTIONS].join(", ")})`);
-  }
-  const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = fields(options, "consolidate");
-  if (namespace !== undefined && typeof namespace !== "string") throw invalid("consolidate: `namespace` must be a string");
-  if (onProgress !== undefined && onProgress !== null && typeof onProgress !== "function") throw invalid("consolidate: `onProgress` must be a function");
-  if (signal !== undefined && signal !== null && !(typeof signal === "object" && typeof signal.aborted === "boolean")) throw invalid("consolidate: `signal` must be an AbortSignal");
-  if (maxLlmCalls !== undefined && (!Number.isInteger(maxLlmCalls) || maxLlmCalls < 0)) throw invalid("consolidate: `maxLlmCalls` must be a non-negative integer");
-  if (dryRun !== undefined && typeof dryRun !== "boolean") throw invalid("consolidate: `dryRun` must be a boolean");
-  if (bufferCap !== undefined && (!Number.isInteger(bufferCap) || bufferCap < 1 || bufferCap > 1_000_000)) throw invalid("consolidate: `bufferCap` must be an integer in 1..1000000");
+  const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = readOptions(options, "consolidate", CONSOLIDATE_OPTIONS);
   return { namespace, onProgress: onProgress ?? null, signal: signal ?? undefined, maxLlmCalls, dryRun: dryRun === true, bufferCap };
 }
 
 /** `autoConsolidate` from open's options: `null` (off, the default) or `{everyWrites, everyMs, bufferCap}`. */
 export function autoConsolidateOptions(auto) {
   if (auto === undefined || auto === null || auto === false) return null;
-  if (!isPlainObject(auto)) throw invalid("open: `autoConsolidate` must be an object like {everyWrites: 100} or {everyMs: 600000}");
-  for (const key of Object.keys(auto)) {
-    if (!AUTO_OPTIONS.has(key)) throw invalid(`open: unknown autoConsolidate option \`${key}\` (allowed: ${[...AUTO_OPTIONS].join(", ")})`);
-  }
-  const { everyWrites, everyMs, bufferCap } = auto;
-  if (everyWrites !== undefined && (!Number.isInteger(everyWrites) || everyWrites < 1)) throw invalid("open: `autoConsolidate.everyWrites` must be a positive integer");
-  if (everyMs !== undefined && (!Number.isInteger(everyMs) || everyMs < 1000)) throw invalid("open: `autoConsolidate.everyMs` must be an integer of at least 1000 (milliseconds)");
+  const { everyWrites, everyMs, bufferCap } = readOptions(auto, "open: autoConsolidate", AUTO_OPTIONS, "{everyWrites: 100} or {everyMs: 600000}");
   if (everyWrites === undefined && everyMs === undefined) throw invalid("open: `autoConsolidate` needs `everyWrites` or `everyMs`");
-  if (bufferCap !== undefined && (!Number.isInteger(bufferCap) || bufferCap < 1 || bufferCap > 1_000_000)) throw invalid("open: `autoConsolidate.bufferCap` must be an integer in 1..1000000");
   return { everyWrites, everyMs, bufferCap };
 }
 

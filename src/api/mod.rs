@@ -5,6 +5,9 @@ mod batch;
 mod evolve;
 mod fields;
 mod guards;
+mod host_vectors;
+mod jobs;
+mod open;
 pub mod view;
 
 pub use batch::{parse_add_many, parse_sessions, split_vectors};
@@ -14,6 +17,9 @@ use serde_json::{json, Value};
 pub use evolve::{parse_as_of, parse_recall, recall_view};
 pub use fields::Fields;
 pub use guards::{guarded_view, parse_context_options, CONTEXT_FIELDS};
+pub use host_vectors::{parse_to_embed, parse_vectorless};
+pub use jobs::{parse_call_results, parse_consolidate, parse_job_request};
+pub use open::{parse_handle_options, parse_storage_options, HandleOptions, StorageOptions};
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};

@@ -8,15 +8,17 @@
 //! (`author_offline_turns`), the fallback of `llmLevel: "on"`.
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use super::author::AuthorReport;
-use super::extract::{plan_turn_calls, ExtractOptions, PlannedCall, SkippedStep};
+use super::extract::{plan_turn_calls, ExtractOptions, PlannedCall};
+use super::jobs::{JobReport, JobRequest, TurnJob};
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::evolve::author::Authored;
 use crate::host::Llm;
-use crate::llm::author::{self as prompt, OfferedThread};
-use crate::llm::{run_call, CallResult, LlmUsage, Outcome, Purpose};
+use crate::llm::author::{self as prompt, AuthoredByLlm, OfferedThread};
+use crate::llm::{CallResult, Purpose};
 use crate::model::time::truncate;
 use crate::model::RawEntry;
 
@@ -50,76 +52,16 @@ impl Engram {
         Ok(AuthorPlan { session_id: session_id.to_string(), calls, pending_turns })
     }
 
-    fn author_changed_since_plan(&self, session_id: &str, call: &PlannedCall) -> Option<String> {
-        self.turns_changed_since_plan(session_id, call, (Purpose::Author, prompt::PROMPT_ID), |e| e.authored_by.is_some(), "authored")
-    }
-
     /// Applies the results of a plan's calls (one per planned call, in order).
     pub fn apply_author(&mut self, plan: &AuthorPlan, results: Vec<CallResult>) -> Result<AuthorReport> {
-        if results.len() != plan.calls.len() {
-            return Err(Error::invalid(format!("author: {} results for {} planned calls", results.len(), plan.calls.len())));
-        }
-        let namespace = self.tables.raw().session_namespace(&plan.session_id).map(str::to_string);
-        let mut report = AuthorReport::empty(&plan.session_id, prompt::PROMPT_ID);
-        for (call, result) in plan.calls.iter().zip(results) {
-            let turn_ids: Vec<String> = call.turns.iter().map(|t| t.id.clone()).collect();
-            let skip = |report: &mut AuthorReport, outcome: Option<Outcome>, reason: String| {
-                report.pending_turns.extend(turn_ids.iter().cloned());
-                report.skipped.push(SkippedStep { turns: turn_ids.clone(), outcome, reason });
-            };
-            let (record, checked) = result.checked(&call.request, prompt::memories);
-            self.llm_usage.record(&record);
-            report.calls.push(record.clone());
-            let memories = match checked {
-                Ok(m) => m,
-                Err(why) => {
-                    skip(&mut report, Some(record.outcome), truncate(&why, 300));
-                    continue;
-                }
-            };
-            let (Some(namespace), None) = (&namespace, self.author_changed_since_plan(&plan.session_id, call)) else {
-                let why = self.author_changed_since_plan(&plan.session_id, call).unwrap_or_else(|| "the session no longer exists".into());
-                skip(&mut report, Some(record.outcome), why);
-                continue;
-            };
-            if let Some(m) = memories.iter().find(|m| m.derived_from.iter().any(|d| !turn_ids.contains(d))) {
-                skip(&mut report, Some(record.outcome), format!("a memory cites a turn this request did not offer: {}", truncate(&m.derived_from.join(", "), 80)));
-                continue;
-            }
-            // Never author from assistant turns alone.
-            let is_user = |id: &String| self.tables.raw().by_id(id).is_some_and(|e| e.role.eq_ignore_ascii_case("user"));
-            if let Some(m) = memories.iter().find(|m| !m.derived_from.iter().any(is_user)) {
-                skip(&mut report, Some(record.outcome), format!("a memory cites no user turn: {}", truncate(&m.derived_from.join(", "), 80)));
-                continue;
-            }
-            let authored: Vec<Authored> = memories
-                .into_iter()
-                .map(|m| Authored {
-                    content: m.content,
-                    shape: m.shape,
-                    thread: m.thread,
-                    value: m.value,
-                    depends_on: m.depends_on,
-                    consequent: m.consequent,
-                    area: m.area,
-                    signature: m.signature,
-                    confidence: m.confidence,
-                    doubts: Vec::new(),
-                    event_at: m.event_at,
-                    derived_from: m.derived_from,
-                    rule: "llm",
-                    forget: Vec::new(),
-                })
-                .collect();
-            self.apply_authored(namespace, authored, prompt::PROMPT_ID, &mut report)?;
-            for id in &turn_ids {
-                self.note_raw(id);
-                self.tables.mark_raw_authored(id, prompt::PROMPT_ID);
-            }
-            report.authored_turns.extend(turn_ids);
-        }
-        report.pending_turns.extend(plan.pending_turns.iter().cloned());
-        report.usage = LlmUsage::of(&report.calls);
+        let mut job = Authoring { report: AuthorReport::empty(&plan.session_id, prompt::PROMPT_ID) };
+        let run = self.apply_turn_job(&mut job, &plan.session_id, &plan.calls, &plan.pending_turns, results)?;
+        let mut report = job.report;
+        report.authored_turns = run.done;
+        report.skipped.extend(run.skipped);
+        report.pending_turns = run.pending;
+        report.calls = run.calls;
+        report.usage = run.usage;
         Ok(report)
     }
 
@@ -136,9 +78,9 @@ impl Engram {
     /// turns of failed or invalid calls are then authored by the offline rules (reported in
     /// `offlineTurns`), those over the call budget stay pending.
     pub fn author_with(&mut self, llm: &dyn Llm, session_id: &str, options: &ExtractOptions, fallback: bool) -> Result<AuthorReport> {
-        let plan = self.plan_author(session_id, options)?;
-        let results = plan.calls.iter().map(|c| run_call(llm, &c.request, self.clock.as_ref())).collect();
-        let mut report = self.apply_author(&plan, results)?;
+        let JobReport::Author(mut report) = self.run_job(Some(llm), &JobRequest::Author { session_id: session_id.to_string(), options: options.clone() })? else {
+            unreachable!("an author plan applies as an author report")
+        };
         if fallback {
             let failed: Vec<String> = report.skipped.iter().flat_map(|s| s.turns.iter().cloned()).collect();
             if !failed.is_empty() {
@@ -160,5 +102,63 @@ impl AuthorReport {
         self.skipped.extend(offline.skipped);
         self.offline_turns.extend(offline.authored_turns.iter().cloned());
         self.authored_turns.extend(offline.authored_turns);
+    }
+}
+
+/// Authoring through the LLM as a job over turns: memories stored through the offline author's
+/// path (retractions scrub first).
+struct Authoring {
+    report: AuthorReport,
+}
+
+impl TurnJob for Authoring {
+    type Item = AuthoredByLlm;
+    const PURPOSE: Purpose = Purpose::Author;
+    const PROMPT_ID: &'static str = prompt::PROMPT_ID;
+    const DONE_AS: &'static str = "authored";
+
+    fn done(turn: &RawEntry) -> bool {
+        turn.authored_by.is_some()
+    }
+
+    fn parse(reply: &Value) -> std::result::Result<Vec<AuthoredByLlm>, String> {
+        prompt::memories(reply)
+    }
+
+    fn cites(item: &AuthoredByLlm) -> &[String] {
+        &item.derived_from
+    }
+
+    /// Never author from assistant turns alone.
+    fn refuse(&self, engine: &Engram, items: &[AuthoredByLlm]) -> Option<String> {
+        let is_user = |id: &String| engine.tables.raw().by_id(id).is_some_and(|e| e.role.eq_ignore_ascii_case("user"));
+        items.iter().find(|m| !m.derived_from.iter().any(is_user)).map(|m| format!("a memory cites no user turn: {}", truncate(&m.derived_from.join(", "), 80)))
+    }
+
+    fn store(&mut self, engine: &mut Engram, namespace: &str, items: Vec<AuthoredByLlm>) -> Result<()> {
+        let authored: Vec<Authored> = items
+            .into_iter()
+            .map(|m| Authored {
+                content: m.content,
+                shape: m.shape,
+                thread: m.thread,
+                value: m.value,
+                depends_on: m.depends_on,
+                consequent: m.consequent,
+                area: m.area,
+                signature: m.signature,
+                confidence: m.confidence,
+                doubts: Vec::new(),
+                event_at: m.event_at,
+                derived_from: m.derived_from,
+                rule: "llm",
+                forget: Vec::new(),
+            })
+            .collect();
+        engine.apply_authored(namespace, authored, prompt::PROMPT_ID, &mut self.report)
+    }
+
+    fn mark(engine: &mut Engram, turn_id: &str) {
+        engine.tables.mark_raw_authored(turn_id, prompt::PROMPT_ID);
     }
 }

@@ -21,7 +21,7 @@ use crate::lifecycle::report::{Action, ActionKind, ConsolidateReport, Found, Llm
 use crate::lifecycle::similar::{self, Band};
 use crate::lifecycle::{self, decay};
 use crate::llm::consolidate::{self as prompts, Decision, Offered};
-use crate::llm::{run_call, CallResult, LlmRequest, LlmUsage};
+use crate::llm::{CallResult, LlmRequest, LlmUsage};
 use crate::model::time::{to_iso, truncate};
 use crate::model::{validate, Kind, Layer, Memory, Pin, Shape};
 use crate::recall::score;
@@ -860,11 +860,9 @@ impl Engram {
 
     /// Plans, runs the calls through `llm` (one retry each) and applies: the native driver.
     pub fn consolidate_with(&mut self, llm: Option<&dyn Llm>, options: &ConsolidateOptions) -> Result<ConsolidateReport> {
-        let plan = self.plan_consolidate(options, llm.is_some())?;
-        let results = match llm {
-            Some(llm) => plan.calls.iter().map(|c| run_call(llm, &c.request, self.clock.as_ref())).collect(),
-            None => Vec::new(),
-        };
-        self.apply_consolidate(&plan, results)
+        match self.run_job(llm, &super::JobRequest::Consolidate { options: options.clone(), has_llm: llm.is_some() })? {
+            super::JobReport::Consolidate(report) => Ok(report),
+            _ => unreachable!("a consolidate plan applies as a consolidate report"),
+        }
     }
 }

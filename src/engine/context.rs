@@ -38,8 +38,14 @@ impl Engram {
 
     /// `recall_context` with options for flagged entries. Quarantined records are never included.
     pub fn recall_context_with(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
+        self.recall_context_by(query, None, namespace, max_tokens, options)
+    }
+
+    /// `recall_context_with` with the query's vector from a host embedder (the engine's own embedder
+    /// makes one when none is given).
+    pub fn recall_context_by(&mut self, query: &str, embedding: Option<Vec<f32>>, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
         check_budget(max_tokens)?;
-        let req = SearchRequest { query: Some(query.to_string()), namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
+        let req = SearchRequest { query: Some(query.to_string()), embedding, namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
         let hits: Vec<_> = self.search(&req)?.into_iter().filter(|h| !quarantined(h)).collect();
         let mut seen_text: HashSet<String> = HashSet::new();
         let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();

@@ -65,12 +65,19 @@ impl Engram {
     /// `max_tokens`. With `at`, only memories and turns dated at or before it count. A read: nothing
     /// is touched.
     pub fn recall(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
+        self.recall_by(query, None, namespace, max_tokens, at)
+    }
+
+    /// `recall` with the query's vector from a host embedder (the engine's own embedder makes one
+    /// when none is given).
+    pub fn recall_by(&mut self, query: &str, embedding: Option<Vec<f32>>, namespace: Option<&str>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
         check_budget(max_tokens)?;
         if let Some(at) = at {
             validate::timestamp(at, "at")?;
         }
         let req = SearchRequest {
             query: Some(query.to_string()),
+            embedding,
             namespace: namespace.map(str::to_string),
             limit: Some(30),
             dry_run: true,

@@ -8,11 +8,14 @@
 
 use serde::{Deserialize, Serialize};
 
+use serde_json::Value;
+
+use super::jobs::{JobReport, JobRequest, TurnJob};
 use super::Engram;
 use crate::error::{Error, Result};
 use crate::host::Llm;
-use crate::llm::extract::{self, OfferedTurn};
-use crate::llm::{run_call, CallRecord, CallResult, LlmRequest, LlmUsage, Outcome, Purpose};
+use crate::llm::extract::{self, ExtractedMemory, OfferedTurn};
+use crate::llm::{CallRecord, CallResult, LlmRequest, LlmUsage, Outcome, Purpose};
 use crate::model::time::{to_iso, truncate};
 use crate::model::RawEntry;
 use crate::recall::context::estimate_tokens;
@@ -210,11 +213,6 @@ impl Engram {
         Ok(report)
     }
 
-    /// Why a planned call cannot be applied to the store as it is now, if it cannot.
-    fn changed_since_plan(&self, session_id: &str, call: &PlannedCall) -> Option<String> {
-        self.turns_changed_since_plan(session_id, call, (Purpose::Extract, extract::PROMPT_ID), |e| e.extracted_by.is_some(), "extracted")
-    }
-
     /// Why a call planned over a session's turns (for `purpose` and `prompt_id`) cannot be applied
     /// now: a turn gone, moved, changed, or already `done` (by another run) since the plan.
     pub(super) fn turns_changed_since_plan(
@@ -243,82 +241,81 @@ impl Engram {
     /// Applies the results of a plan's calls (one per planned call, in order): each valid reply's
     /// memories are stored and its turns marked; everything else is skipped and reported.
     pub fn apply_extract(&mut self, plan: &ExtractPlan, results: Vec<CallResult>) -> Result<ExtractReport> {
-        self.apply_extract_with_vectors(plan, results, &std::collections::HashMap::new())
-    }
-
-    /// `apply_extract` with vectors the host's embedder made for the extracted texts (by content):
-    /// a memory whose text has one gets it; the others get the engine's embedder's, if any.
-    pub fn apply_extract_with_vectors(&mut self, plan: &ExtractPlan, results: Vec<CallResult>, vectors: &std::collections::HashMap<String, Vec<f32>>) -> Result<ExtractReport> {
-        if results.len() != plan.calls.len() {
-            return Err(Error::invalid(format!("extract: {} results for {} planned calls", results.len(), plan.calls.len())));
-        }
-        let namespace = self.tables.raw().session_namespace(&plan.session_id).map(str::to_string);
+        let mut job = Extraction::default();
+        let run = self.apply_turn_job(&mut job, &plan.session_id, &plan.calls, &plan.pending_turns, results)?;
         let mut report = ExtractReport::empty(&plan.session_id);
-        for (call, result) in plan.calls.iter().zip(results) {
-            let turn_ids: Vec<String> = call.turns.iter().map(|t| t.id.clone()).collect();
-            let skip = |report: &mut ExtractReport, outcome: Option<Outcome>, reason: String| {
-                report.pending_turns.extend(turn_ids.iter().cloned());
-                report.skipped.push(SkippedStep { turns: turn_ids.clone(), outcome, reason });
-            };
-            let (record, checked) = result.checked(&call.request, extract::memories);
-            self.llm_usage.record(&record);
-            report.calls.push(record.clone());
-            let memories = match checked {
-                Ok(m) => m,
-                Err(why) => {
-                    skip(&mut report, Some(record.outcome), truncate(&why, 300));
-                    continue;
-                }
-            };
-            let (Some(namespace), None) = (&namespace, self.changed_since_plan(&plan.session_id, call)) else {
-                let why = self.changed_since_plan(&plan.session_id, call).unwrap_or_else(|| "the session no longer exists".into());
-                skip(&mut report, Some(record.outcome), why);
-                continue;
-            };
-            if let Some(m) = memories.iter().find(|m| m.derived_from.iter().any(|d| !turn_ids.contains(d))) {
-                skip(&mut report, Some(record.outcome), format!("a memory cites a turn this request did not offer: {}", truncate(&m.derived_from.join(", "), 80)));
-                continue;
-            }
-            // Under `reject`, a reply with a secret is skipped whole, like any other unusable reply.
-            if let Some(e) = memories.iter().find_map(|m| self.guards.apply(&m.content, false, "an extracted memory").err()) {
-                skip(&mut report, Some(record.outcome), e.message);
-                continue;
-            }
-            for m in memories {
-                let embedding = vectors.get(&m.content).cloned();
-                let input = NewMemory {
-                    content: m.content,
-                    namespace: Some(namespace.clone()),
-                    kind: Some(m.kind),
-                    importance: Some(m.importance),
-                    tags: m.tags,
-                    source: Some("extract".into()),
-                    event_at: m.event_at,
-                    embedding,
-                    derived_from: m.derived_from,
-                    ..NewMemory::default()
-                };
-                let added = self.add_by(input, Some(extract::PROMPT_ID))?;
-                let list = if added.deduplicated { &mut report.reinforced } else { &mut report.added };
-                if !list.contains(&added.memory.id) {
-                    list.push(added.memory.id);
-                }
-            }
-            for id in &turn_ids {
-                self.note_raw(id);
-                self.tables.mark_raw_extracted(id, extract::PROMPT_ID);
-            }
-            report.extracted_turns.extend(turn_ids);
-        }
-        report.pending_turns.extend(plan.pending_turns.iter().cloned());
-        report.usage = LlmUsage::of(&report.calls);
+        report.added = job.added;
+        report.reinforced = job.reinforced;
+        report.extracted_turns = run.done;
+        report.skipped = run.skipped;
+        report.pending_turns = run.pending;
+        report.calls = run.calls;
+        report.usage = run.usage;
         Ok(report)
     }
 
     /// Plans, runs the calls through `llm` (with one retry each) and applies them: the native driver.
     pub fn extract_with(&mut self, llm: &dyn Llm, session_id: &str, options: &ExtractOptions) -> Result<ExtractReport> {
-        let plan = self.plan_extract(session_id, options)?;
-        let results = plan.calls.iter().map(|c| run_call(llm, &c.request, self.clock.as_ref())).collect();
-        self.apply_extract(&plan, results)
+        match self.run_job(Some(llm), &JobRequest::Extract { session_id: session_id.to_string(), options: options.clone() })? {
+            JobReport::Extract(report) => Ok(report),
+            _ => unreachable!("an extract plan applies as an extract report"),
+        }
+    }
+}
+
+/// Extraction as a job over turns: typed memories stored through `add`, deduplicated.
+#[derive(Default)]
+struct Extraction {
+    added: Vec<String>,
+    reinforced: Vec<String>,
+}
+
+impl TurnJob for Extraction {
+    type Item = ExtractedMemory;
+    const PURPOSE: Purpose = Purpose::Extract;
+    const PROMPT_ID: &'static str = extract::PROMPT_ID;
+    const DONE_AS: &'static str = "extracted";
+
+    fn done(turn: &RawEntry) -> bool {
+        turn.extracted_by.is_some()
+    }
+
+    fn parse(reply: &Value) -> std::result::Result<Vec<ExtractedMemory>, String> {
+        extract::memories(reply)
+    }
+
+    fn cites(item: &ExtractedMemory) -> &[String] {
+        &item.derived_from
+    }
+
+    /// Under `reject`, a reply with a secret is skipped whole, like any other unusable reply.
+    fn refuse(&self, engine: &Engram, items: &[ExtractedMemory]) -> Option<String> {
+        items.iter().find_map(|m| engine.guards.apply(&m.content, false, "an extracted memory").err()).map(|e| e.message)
+    }
+
+    fn store(&mut self, engine: &mut Engram, namespace: &str, items: Vec<ExtractedMemory>) -> Result<()> {
+        for m in items {
+            let input = NewMemory {
+                content: m.content,
+                namespace: Some(namespace.to_string()),
+                kind: Some(m.kind),
+                importance: Some(m.importance),
+                tags: m.tags,
+                source: Some("extract".into()),
+                event_at: m.event_at,
+                derived_from: m.derived_from,
+                ..NewMemory::default()
+            };
+            let added = engine.add_by(input, Some(extract::PROMPT_ID))?;
+            let list = if added.deduplicated { &mut self.reinforced } else { &mut self.added };
+            if !list.contains(&added.memory.id) {
+                list.push(added.memory.id);
+            }
+        }
+        Ok(())
+    }
+
+    fn mark(engine: &mut Engram, turn_id: &str) {
+        engine.tables.mark_raw_extracted(turn_id, extract::PROMPT_ID);
     }
 }

@@ -10,6 +10,8 @@ mod context;
 mod evolve;
 mod extract;
 mod guarded;
+mod host_vectors;
+mod jobs;
 mod journal;
 mod links;
 mod merge;
@@ -33,6 +35,8 @@ pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, Plan
 pub use evolve::{GatherView, ThreadView};
 pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, PlannedTurn, SkippedStep};
 pub use guarded::Released;
+pub use host_vectors::{ToEmbed, Vectorless};
+pub use jobs::{Job, JobPlan, JobReport, JobRequest};
 pub use journal::Changes;
 pub use merge::Merged;
 pub use prebuilt::{Counted, PersistedSegment, Prebuilt};

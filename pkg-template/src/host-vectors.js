@@ -1,0 +1,112 @@
+// What a host embedder is shown, and when: the one place that decides it. A host embedder
+// (LangChain's shape `{embedDocuments, embedQuery}`, awaited outside the core) is asked for
+// - a memory's vector when an add, an update or an addMany item gives none and has content;
+// - a turn's vector when an ingest gives none, embedded as the core indexes it (`speaker: content`);
+// - the query's vector on every read that searches: search, recall, recallContext;
+// - after a job (extract, author, consolidate) wrote memories of its own text, theirs (`catchUp`).
+// It always sees the text as the store's guards keep it, never the caller's, and the core composes
+// that text (`embeddingTexts`), so it is the text the local embedder would be given.
+
+import { EngramError } from "./errors.js";
+import { isPlainObject, toVector } from "./wire.js";
+import { embedDocuments, embedQuery } from "./embedder.js";
+
+/** Memories embedded per `catchUp` write: bounds one write and one host call. */
+const CATCH_UP_MAX = 256;
+
+export class HostVectors {
+  #embedder;
+  #core;
+
+  /** `embedder`: the host embedder, or null; `core()`: the store's current core handle. */
+  constructor(embedder, core) {
+    this.#embedder = embedder;
+    this.#core = core;
+  }
+
+  get active() {
+    return this.#embedder !== null;
+  }
+
+  /**
+   * Vectors for `items` (`{content, speaker?, allowSecrets?, vector?}`): an item's own vector when
+   * it has one, else the host embedder's (one call for all), else undefined (no embedder, or no
+   * content to embed). A text the guards refuse throws their InvalidInput, with `label(i)` in front.
+   */
+  async vectors(items, label = () => "") {
+    const out = items.map((it) => it.vector);
+    if (!this.active) return out;
+    const wanted = [];
+    items.forEach((it, i) => {
+      if (!it.vector && typeof it.content === "string" && it.content.trim() !== "") wanted.push(i);
+    });
+    if (wanted.length === 0) return out;
+    const texts = this.#texts(wanted.map((i) => items[i]));
+    texts.forEach((t, k) => {
+      if (typeof t !== "string") throw new EngramError(t.error.code, `${label(wanted[k])}${t.error.message}`);
+    });
+    const made = await embedDocuments(this.#embedder, texts);
+    wanted.forEach((i, k) => {
+      out[i] = made[k];
+    });
+    return out;
+  }
+
+  /** One memory's vector (`add`, `update`): its own, or the host embedder's, or undefined. */
+  async vector(content, allowSecrets, given) {
+    return (await this.vectors([{ content, allowSecrets: allowSecrets === true, vector: given }]))[0];
+  }
+
+  /**
+   * The sessions with a vector on every turn the caller left without one (copies; the caller's
+   * objects are not changed). Sessions or turns of the wrong shape are passed on for the core to
+   * refuse with its own message. `label(si)` names session si in a refusal.
+   */
+  async sessions(sessions, label = () => "") {
+    if (!this.active) return sessions;
+    const items = [];
+    const where = [];
+    sessions.forEach((s, si) => {
+      if (!Array.isArray(s?.turns) || !s.turns.every(isPlainObject)) return;
+      s.turns.forEach((t, ti) => {
+        if (t.embedding !== undefined || typeof t.content !== "string" || t.content.trim() === "") return;
+        items.push({ content: t.content, speaker: typeof t.speaker === "string" ? t.speaker : undefined, allowSecrets: s.allowSecrets === true });
+        where.push([si, ti]);
+      });
+    });
+    if (items.length === 0) return sessions;
+    const made = await this.vectors(items, (k) => label(where[k][0]));
+    const out = sessions.map((s) => (Array.isArray(s?.turns) ? { ...s, turns: s.turns.slice() } : s));
+    where.forEach(([si, ti], k) => {
+      out[si].turns[ti] = { ...out[si].turns[ti], embedding: Array.from(made[k]) };
+    });
+    return out;
+  }
+
+  /** A read's query vector: the caller's (`given`), or the host embedder's for `query`. */
+  async query(query, given, what) {
+    if (given !== undefined && given !== null) return toVector(given, `${what}: embedding`);
+    if (!this.active || typeof query !== "string" || query.trim() === "") return undefined;
+    return embedQuery(this.#embedder, query);
+  }
+
+  /**
+   * After a job wrote memories of its own text (extraction, authoring, consolidation): the host
+   * embedder's vectors for memories stored without one, installed as one write through `write`.
+   * Resolves to how many were installed (0 without a host embedder).
+   */
+  async catchUp(write) {
+    if (!this.active) return 0;
+    const list = JSON.parse(this.#core().vectorless(CATCH_UP_MAX));
+    if (list.length === 0) return 0;
+    // A stored memory's text is already as the guards keep it: the text the core itself embeds.
+    const made = await embedDocuments(this.#embedder, list.map((m) => m.text));
+    return write(JSON.stringify(list), made);
+  }
+
+  /** What the core would embed for each item: a string, or `{error}` where the guards refuse it. */
+  #texts(items) {
+    const json = JSON.stringify(items.map(({ content, speaker, allowSecrets }) => ({ content, ...(speaker === undefined ? {} : { speaker }), allowSecrets: allowSecrets === true })));
+    return JSON.parse(this.#core().embeddingTexts(json));
+  }
+}
