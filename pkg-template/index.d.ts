@@ -482,7 +482,12 @@ export interface EngramStats {
   wasmMemoryBytes: number;
 }
 
-/** A host embedder in LangChain's shape. */
+/**
+ * A host embedder in LangChain's shape, awaited outside the core. `embedDocuments` is asked for
+ * memories and turns stored without a vector (a turn as `speaker: content`) and, after `extract`,
+ * `author` and `consolidate`, for the memories they wrote; `embedQuery` for the query of `search`,
+ * `recall` and `recallContext`. It is always given the text as the store's guards keep it.
+ */
 export interface HostEmbedder {
   embedDocuments(texts: string[]): Promise<Vector[]> | Vector[];
   embedQuery(text: string): Promise<Vector> | Vector;

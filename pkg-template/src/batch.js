@@ -1,10 +1,10 @@
-// The JS side of `addMany` / `ingestMany`: each item checked and JSON-encoded as its single call
+// The JS side of `addMany`, `ingest` and `ingestMany`: each item checked and JSON-encoded as its single call
 // does it (an error names the item's index), and one host-embedder call for every item that needs a
 // vector (host-vectors.js). The core then checks everything again and writes the whole batch as
 // one record.
 
 import { EngramError } from "./errors.js";
-import { isPlainObject, packVectors, splitEmbedding, toJson } from "./wire.js";
+import { fields, isPlainObject, packVectors, splitEmbedding, toJson } from "./wire.js";
 
 /** `e` (an EngramError) with the item named first; other errors as they are. */
 function atItem(what, i, e) {
@@ -63,4 +63,20 @@ export async function prepareIngestMany(sessions, { vectors, limits }) {
     return s;
   });
   return toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `), "ingestMany");
+}
+
+/**
+ * The JSON of one session for the core's `ingest`: each field read once, its turns and text
+ * bounded before any work per turn, turns without a vector given the host embedder's.
+ */
+export async function prepareIngest(session, { vectors, limits }) {
+  if (!isPlainObject(session)) throw new EngramError("InvalidInput", "ingest: expected a session object");
+  const given = fields(session, "ingest");
+  const { ingestBytes, sessionTurns } = limits;
+  if (Array.isArray(given.turns) && given.turns.length > sessionTurns) throw new EngramError("InvalidInput", `ingest: a session needs 1..${sessionTurns} turns, got ${given.turns.length}`);
+  const text = Array.isArray(given.turns) ? given.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
+  if (text > ingestBytes) throw new EngramError("InvalidInput", `ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
+  const turns = Array.isArray(given.turns) ? given.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : given.turns;
+  const [withVectors] = await vectors.sessions([{ ...given, turns }]);
+  return toJson(withVectors, "ingest");
 }

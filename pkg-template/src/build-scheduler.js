@@ -5,6 +5,9 @@
 
 import { abortError, asEngramError, closedError, isAbortError } from "./errors.js";
 import { vectorBuilder } from "./core.js";
+import { is, readOptions } from "./options.js";
+
+const REINDEX_OPTIONS = Object.freeze({ onProgress: is.callback, signal: is.signal, inWorker: is.boolean });
 
 /** Builds per reindex: each is bounded by the segment size; this bounds the loop even if the index keeps changing under it. */
 const REINDEX_STEPS_MAX = 16;
@@ -60,10 +63,13 @@ export class BuildScheduler {
   }
 
   /**
-   * An explicit reindex (options checked by the caller): waits for a running build, then builds
-   * whatever the exact tier holds. Success resumes paused automatic builds.
+   * An explicit reindex (`{onProgress, signal, inWorker}`, as the caller gave them): waits for a
+   * running build, then builds whatever the exact tier holds. Success resumes paused automatic builds.
    */
-  async reindex({ onProgress, signal, inWorker }) {
+  async reindex(options) {
+    const { onProgress, inWorker = true, signal: given } = readOptions(options, "reindex", REINDEX_OPTIONS);
+    const signal = given ?? undefined;
+    if (signal?.aborted) throw abortError("the reindex was aborted");
     if (this.#closing) throw closedError();
     while (this.#reindexing) await unlessAborted(this.#reindexing.catch(() => {}), signal);
     const result = await this.#startReindex({ force: true, onProgress, signal, inWorker, background: false });

@@ -31,10 +31,6 @@ export async function embedDocuments(embedder, texts) {
   }
 }
 
-export async function embedDocument(embedder, text) {
-  return (await embedDocuments(embedder, [text]))[0];
-}
-
 export async function embedQuery(embedder, text) {
   const out = await guard(() => embedder.embedQuery(text), "embedQuery");
   try {

@@ -5,35 +5,28 @@
 // (open-options.js, options.js), host embedder vectors (host-vectors.js), LLM jobs (jobs.js),
 // batches (batch.js), vector index builds (build-scheduler.js), exports (streams.js).
 
-import { EngramError, asEngramError, closedError, invalid, isAbortError, abortError } from "./errors.js";
-import { fields, isPlainObject, optionsJson, packVectors, requireString, splitEmbedding, toJson } from "./wire.js";
-import { withLock } from "./storage-bridge.js";
+import { EngramError, asEngramError, closedError, prepared, rejectingTyped } from "./errors.js";
+import { optionsJson, requireString, searchArgs, splitEmbedding } from "./wire.js";
+import { flushAdapter, withLock } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { BuildScheduler } from "./build-scheduler.js";
 import { faultsOf, markFaulted, unlessFaulted } from "./faults.js";
-import { forgetHandle, liveCore } from "./instance.js";
-import { prepareAddMany, prepareIngestMany } from "./batch.js";
-import { AutoConsolidator, consolidateOptions } from "./consolidate.js";
-import { exportStream, readExport } from "./streams.js";
-import { is, readOptions, SESSION_JOB_OPTIONS } from "./options.js";
+import { forgetHandle } from "./instance.js";
+import { openCore } from "./store-core.js";
+import { GroupCommit } from "./group-commit.js";
+import { prepareAddMany, prepareIngest, prepareIngestMany } from "./batch.js";
+import { AutoConsolidator } from "./consolidate.js";
+import { exportNamespace, exportStream, importExport } from "./streams.js";
+import { is, readOptions } from "./options.js";
 import { openSettings } from "./open-options.js";
 import { HostVectors } from "./host-vectors.js";
-import { author, runJob } from "./jobs.js";
+import { author, consolidate, extract, ingestThenRun, SESSION_JOB_OPTIONS } from "./jobs.js";
+import { OutOfBand } from "./out-of-band.js";
+import { addForm } from "./add-forms.js";
 
 const OPEN = Symbol("Engram.open");
 const INGEST_OPTIONS = Object.freeze({ extract: is.boolean, author: is.boolean, ...SESSION_JOB_OPTIONS });
-const MESSAGES_OPTIONS = Object.freeze({ sessionId: is.passed, namespace: is.passed, date: is.passed, extract: is.boolean, ...SESSION_JOB_OPTIONS });
-const REINDEX_OPTIONS = Object.freeze({ onProgress: is.callback, signal: is.signal, inWorker: is.boolean });
-const EXPORT_OPTIONS = Object.freeze({ namespace: is.nameOrNull });
 const CHANNEL_PREFIX = "engram-store:";
-/** Adds per group commit: bounds one record's size and how long the first add of a group waits. */
-const GROUP_MAX = 256;
-
-/** A session id for `add(messages)` without one: random, also where `crypto.randomUUID` is missing (non-secure pages). */
-function newSessionId() {
-  const uuid = globalThis.crypto?.randomUUID?.();
-  return `chat-${uuid ?? `${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 12)}`}`;
-}
 
 export class Engram {
   #core;
@@ -42,8 +35,8 @@ export class Engram {
   /** Another context wrote to the shared storage since this one last looked. */
   #stale = false;
   #queue = Promise.resolve();
-  /** The group of adds queued last and not started yet, which the next add joins (`#addOne`). */
-  #openGroup = null;
+  /** Adds queued together, committed as one write (group-commit.js). */
+  #groups;
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
@@ -54,12 +47,11 @@ export class Engram {
   #limits;
   #glue;
   #vectors;
-  /** `{llm, level, concurrency, timeoutMs}` from open. */
+  /** `{llm, level, concurrency, timeoutMs}` from open, and the Engram's side of an LLM job (jobs.js). */
   #llm;
-  /** The Engram's side of an LLM job (jobs.js). */
   #jobs;
-  /** `{onBackgroundError, onCorruption}`: callbacks of work done out of band. */
-  #callbacks;
+  /** Failures of background work and damaged records left out, told to the host. */
+  #outOfBand;
   /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
   #autoConsolidate = null;
 
@@ -72,17 +64,13 @@ export class Engram {
     this.#limits = JSON.parse(glue.limits());
     this.#faults = faultsOf(glue);
     this.#llm = llm;
-    this.#callbacks = { onBackgroundError: background.onBackgroundError, onCorruption: background.onCorruption };
+    this.#outOfBand = new OutOfBand(background);
     this.#vectors = new HostVectors(embedder, () => this.#core);
-    this.#jobs = {
-      read: (work) => this.#run(work),
-      write: (prepare, commit, options) => this.#write(prepare, commit, options),
-      glue: () => this.#glue,
-      llm,
-      afterJob: () => this.#afterJob(),
-    };
+    this.#groups = new GroupCommit({ enqueue: (work) => this.#enqueue(work), commit: (core, fn) => this.#commit(core, fn), vectors: this.#vectors });
+    const failed = (e, what) => this.#outOfBand.failed(e, what);
+    this.#jobs = { read: (work) => this.#run(work), write: (...args) => this.#write(...args), glue: () => this.#glue, llm, vectors: this.#vectors, failed };
     if (background.autoConsolidate) {
-      this.#autoConsolidate = new AutoConsolidator(background.autoConsolidate, (options) => this.consolidate(options), (e) => this.#reportBackground(e, "an automatic consolidation"));
+      this.#autoConsolidate = new AutoConsolidator(background.autoConsolidate, (options) => this.consolidate(options), (e) => this.#outOfBand.failed(e, "an automatic consolidation"));
     }
     this.#builds = new BuildScheduler({ glue: () => this.#glue, enqueue: (work) => this.#enqueue(work), commit: (c, commit) => this.#commit(c, commit), stats: () => this.vectorIndexStats(), ...background });
     // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
@@ -99,7 +87,7 @@ export class Engram {
   static async open(options) {
     const settings = await openSettings(options);
     const db = new Engram(OPEN, { ...(await openCore(settings.reopen)), ...settings });
-    db.#reportSkipped(db.#core);
+    db.#skipped(db.#core);
     return db;
   }
 
@@ -117,7 +105,7 @@ export class Engram {
   }
 
   #enqueue(work) {
-    this.#openGroup = null; // a later add must not run before this call
+    this.#groups.seal(); // a later add must not run before this call
     const result = this.#queue.then(async () => {
       if (this.#closed) throw closedError();
       try {
@@ -138,7 +126,7 @@ export class Engram {
       if (this.#storage && (this.#stale || (typeof this.#storage.lock === "function" && !this.#channel))) {
         this.#stale = false;
         await core.sync();
-        this.#reportSkipped(core);
+        this.#skipped(core);
       }
       return work(core);
     });
@@ -154,6 +142,11 @@ export class Engram {
     });
   }
 
+  /** A write of checked arguments (`prepare()`) to `core[method]`, resolving to its result (JSON parsed). */
+  #call(method, prepare) {
+    return this.#write(async () => prepare(), async (core, args) => resultOf(await core[method](...args)));
+  }
+
   /** `commit` under the storage lock after catching up with other writers (inside the queue). */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
@@ -162,49 +155,34 @@ export class Engram {
       unlessFaulted(this.#faults, (async () => {
         this.#stale = false;
         await core.sync();
-        this.#reportSkipped(core);
+        this.#skipped(core);
         return commit(core, prepared);
       })()),
     );
     this.#channel?.postMessage("commit");
     // A compaction that failed after the write succeeded: reported once (tried again later).
     const failure = core.takeCompactionFailure();
-    if (failure !== undefined) this.#reportBackground(failure, "compacting the store");
+    if (failure !== undefined) this.#outOfBand.failed(failure, "compacting the store");
     return out;
-  }
-
-  /** Vectors for what a job wrote, when the host embeds; a failure is reported, the job's report stands. */
-  async #afterJob() {
-    try {
-      await this.#vectors.catchUp((itemsJson, made) => {
-        const { vectors, dims } = packVectors(made);
-        return this.#write(async () => undefined, (core) => core.setVectors(itemsJson, vectors, dims), { ownEpoch: true });
-      });
-    } catch (e) {
-      this.#reportBackground(e, "embedding the memories a job wrote");
-    }
   }
 
   vectorIndexStats() {
     return this.#run(async (core) => JSON.parse(core.vectorIndexStats()));
   }
 
-  async reindex(options) {
-    const { onProgress, signal, inWorker } = readOptions(options, "reindex", REINDEX_OPTIONS);
-    if (signal?.aborted) throw abortError("the reindex was aborted");
-    return this.#builds.reindex({ onProgress, signal: signal ?? undefined, inWorker: inWorker ?? true });
+  reindex(options) {
+    return this.#builds.reindex(options);
   }
 
-  /** A memory object; or, as mem0's `add`, a string (the content) with options, or chat messages. */
+  /** A memory object; or, as mem0's `add`, a string with options, or chat messages (add-forms.js). */
   add(input, options) {
-    if (typeof input === "string") {
-      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid('add: expected the other fields as an options object, like add(text, {kind: "semantic"})');
-      if (options && "content" in options) throw invalid("add: the content is the string; `options` cannot carry `content` too");
-      return this.#addOne({ ...(options && fields(options, "add")), content: input });
-    }
-    if (Array.isArray(input)) return this.#addMessages(input, options);
-    if (options !== undefined) throw invalid("add: a memory object takes no second argument; put the fields in the object");
-    return this.#addOne(input);
+    const { memory, session, ingestOptions } = addForm(input, options, this.#llm.llm !== null);
+    if (session) return this.ingest(session, ingestOptions);
+    return this.#groups.add(memory).then((out) => {
+      this.#builds.wrote();
+      this.#autoConsolidate?.wrote();
+      return out;
+    });
   }
 
   addMany(items) {
@@ -219,66 +197,6 @@ export class Engram {
       () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: this.#limits }),
       async (core, json) => JSON.parse(await core.ingestMany(json)),
     );
-  }
-
-  /** Chat messages kept as a session, then extracted where this store has an `llm` (unless `extract: false`). */
-  #addMessages(messages, options) {
-    const { sessionId, namespace, date, extract, ...rest } = readOptions(options, "add (messages)", MESSAGES_OPTIONS);
-    if (messages.length === 0) throw invalid("add: expected at least one message {role, content}");
-    const session = { id: sessionId ?? newSessionId(), turns: messages };
-    if (namespace !== undefined) session.namespace = namespace;
-    if (date !== undefined) session.date = date;
-    // Extraction by default where there is an llm; asked for without one, the report says nothing was extracted.
-    if (extract ?? this.#llm.llm !== null) return this.ingest(session, { ...rest, extract: true });
-    return this.ingest(session);
-  }
-
-  /**
-   * Group commit: an add joins the group of adds queued just before it (no other call in between),
-   * and the group is one storage write when its turn comes. Each add resolves once that write is
-   * durable (its own refusal rejects it alone); a failed write rejects every add of the group.
-   */
-  #addOne(input) {
-    let group = this.#openGroup;
-    if (group === null || group.settled || group.items.length >= GROUP_MAX) {
-      group = { items: [], settled: false };
-      const items = group.items;
-      this.#enqueue((core) => this.#commitGroup(core, group)).catch((e) => {
-        // A group refused before it started (Closed) takes no more adds: a later add that joined
-        // it would wait for a commit that never comes.
-        group.settled = true;
-        if (this.#openGroup === group) this.#openGroup = null;
-        for (const item of items) item.reject(e);
-      });
-      this.#openGroup = group;
-    }
-    return new Promise((resolve, reject) => group.items.push({ input, resolve, reject })).then((out) => {
-      this.#builds.wrote();
-      this.#autoConsolidate?.wrote();
-      return out;
-    });
-  }
-
-  /** A group of adds (inside the queue): each prepared (its vector made), then all committed as one write. */
-  async #commitGroup(core, group) {
-    if (this.#openGroup === group) this.#openGroup = null; // started: later adds start a new group
-    const ready = [];
-    for (const item of group.items) {
-      try {
-        const { json, vector } = splitEmbedding(item.input, "add");
-        ready.push({ item, json, v: await this.#vectors.vector(item.input.content, item.input.allowSecrets, vector) });
-      } catch (e) {
-        item.reject(asEngramError(e));
-      }
-    }
-    if (ready.length === 0) return;
-    const { vectors, dims } = packVectors(ready.map((r) => r.v));
-    const outcomes = JSON.parse(await this.#commit(core, (c) => c.addGroup(`[${ready.map((r) => r.json).join(",")}]`, vectors, dims)));
-    ready.forEach(({ item }, k) => {
-      const o = outcomes[k];
-      if (o.error) item.reject(new EngramError(o.error.code, o.error.message));
-      else item.resolve(o.ok);
-    });
   }
 
   get(id) {
@@ -304,19 +222,11 @@ export class Engram {
   }
 
   delete(id) {
-    return this.#write(
-      async () => requireString(id, "delete: id"),
-      async (core, checked) => {
-        await core.delete(checked);
-      },
-    );
+    return this.#call("delete", () => [requireString(id, "delete: id")]);
   }
 
   deleteAll(options) {
-    return this.#write(
-      async () => optionsJson(options, "deleteAll"),
-      (core, json) => core.deleteAll(json),
-    );
+    return this.#call("deleteAll", () => [optionsJson(options, "deleteAll")]);
   }
 
   history(id) {
@@ -325,94 +235,39 @@ export class Engram {
 
   search(query, options) {
     return this.#run(async (core) => {
-      if (query !== null && query !== undefined) requireString(query, "search: query");
-      if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("search: expected an options object");
-      const { embedding, ...rest } = options ? fields(options, "search") : {};
-      const v = await this.#vectors.query(query, embedding, "search");
-      return JSON.parse(core.search(query ?? undefined, toJson(rest, "search"), v));
+      const { text, json, embedding } = searchArgs(query, options);
+      return JSON.parse(core.search(text, json, await this.#vectors.query(text, embedding, "search")));
     });
   }
 
   /** Keeps a session verbatim; `{extract, author}` then run those jobs over its new turns. */
   ingest(session, options) {
     const { extract, author, ...rest } = readOptions(options, "ingest", INGEST_OPTIONS, "{extract: true}");
-    if (extract || author) {
-      return this.ingest(session).then(async (ingested) => {
-        const out = { ...ingested };
-        if (extract) out.extracted = await this.extract(ingested.sessionId, rest);
-        if (author) out.authored = await this.author(ingested.sessionId, rest);
-        return out;
-      });
-    }
+    if (extract || author) return ingestThenRun(() => this.ingest(session), this, { extract, author, ...rest });
     return this.#write(
-      async () => {
-        if (!isPlainObject(session)) throw invalid("ingest: expected a session object");
-        const given = fields(session, "ingest");
-        // Bounds first, before work per turn (copying, guarding, embedding); the core checks again.
-        const { ingestBytes, sessionTurns } = this.#limits;
-        if (Array.isArray(given.turns) && given.turns.length > sessionTurns) throw invalid(`ingest: a session needs 1..${sessionTurns} turns, got ${given.turns.length}`);
-        const text = Array.isArray(given.turns) ? given.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
-        if (text > ingestBytes) throw invalid(`ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
-        const turns = Array.isArray(given.turns) ? given.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : given.turns;
-        const [withVectors] = await this.#vectors.sessions([{ ...given, turns }]);
-        return toJson(withVectors, "ingest");
-      },
+      () => prepareIngest(session, { vectors: this.#vectors, limits: this.#limits }),
       async (core, json) => JSON.parse(await core.ingest(json)),
     );
   }
 
-  async extract(sessionId, options) {
-    requireString(sessionId, "extract: sessionId");
-    const { signal, maxLlmCalls } = readOptions(options, "extract", SESSION_JOB_OPTIONS);
-    if (signal?.aborted) throw new EngramError("Aborted", "the extraction was aborted before it started");
-    if (!this.#llm.llm) return this.#run(async (core) => JSON.parse(core.extractWithoutLlm(sessionId)));
-    return runJob(this.#jobs, "extract", { target: sessionId, options: maxLlmCalls === undefined ? {} : { maxLlmCalls }, signal });
+  extract(sessionId, options) {
+    return extract(this.#jobs, sessionId, options);
   }
 
-  async consolidate(options) {
-    const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = consolidateOptions(options);
-    if (signal?.aborted) throw new EngramError("Aborted", "the consolidation was aborted before it started");
-    const coreOptions = { llmLevel: this.#llm.level, hasLlm: this.#llm.llm !== null, namespace, maxLlmCalls, bufferCap };
-    if (dryRun) return this.#run(async (core) => JSON.parse(core.consolidateDryRun(toJson(coreOptions, "consolidate"))));
-    return runJob(this.#jobs, "consolidate", { options: coreOptions, signal, onProgress: onProgress ?? undefined, ownEpoch: true });
+  consolidate(options) {
+    return consolidate(this.#jobs, options);
   }
 
-  async author(sessionId, options) {
-    requireString(sessionId, "author: sessionId");
-    const { signal, maxLlmCalls } = readOptions(options, "author", SESSION_JOB_OPTIONS);
-    if (signal?.aborted) throw new EngramError("Aborted", "authoring was aborted before it started");
-    return author(this.#jobs, sessionId, { signal: signal ?? undefined, maxLlmCalls });
+  author(sessionId, options) {
+    return author(this.#jobs, sessionId, options);
   }
 
-  /** Damaged records the core left out (opened with `onCorruption`), handed to the host once. */
-  #reportSkipped(core) {
-    const onCorruption = this.#callbacks.onCorruption;
-    if (!onCorruption || !this.#storage) return;
-    const skipped = JSON.parse(core.takeSkipped());
-    if (skipped.length === 0) return;
-    try {
-      onCorruption({ skipped });
-    } catch (e) {
-      console.warn(`engram-wasm: onCorruption threw: ${e?.message ?? e}`);
-    }
-  }
-
-  /** A failure of background work, handed to `onBackgroundError` (or a warning). */
-  #reportBackground(e, what) {
-    const error = asEngramError(e);
-    try {
-      if (this.#callbacks.onBackgroundError) this.#callbacks.onBackgroundError(error);
-      else console.warn(`engram-wasm: ${what} failed (nothing was lost): ${error.message}`);
-    } catch {
-      // the host's handler failing must not break anything else
-    }
+  #skipped(core) {
+    if (this.#storage) this.#outOfBand.skipped(core);
   }
 
   retract(thread, options) {
-    return this.#write(
-      async () => [requireString(thread, "retract: thread"), optionsJson(options, "retract")],
-      async (core, [t, json]) => JSON.parse(await core.retract(t, json)),
-    );
+    return this.#call("retract", () => [requireString(thread, "retract: thread"), optionsJson(options, "retract")]);
   }
 
   llmUsage() {
@@ -428,32 +283,26 @@ export class Engram {
   }
 
   release(id) {
-    return this.#write(
-      async () => requireString(id, "release: id"),
-      async (core, checked) => JSON.parse(await core.release(checked)),
-    );
+    return this.#call("release", () => [requireString(id, "release: id")]);
   }
 
   deleteSession(id) {
-    return this.#write(
-      async () => requireString(id, "deleteSession: id"),
-      async (core, checked) => JSON.parse(await core.deleteSession(checked)),
-    );
+    return this.#call("deleteSession", () => [requireString(id, "deleteSession: id")]);
   }
 
   recallContext(query, options) {
-    return this.#run(async (core) => {
-      requireString(query, "recallContext: query");
-      const json = optionsJson(options, "recallContext");
-      return JSON.parse(core.recallContext(query, json, await this.#vectors.query(query, undefined, "recallContext")));
-    });
+    return this.#recall("recallContext", query, options);
   }
 
   recall(query, options) {
+    return this.#recall("recall", query, options);
+  }
+
+  /** `recall` or `recallContext`: the query's vector from a host embedder goes with it. */
+  #recall(method, query, options) {
     return this.#run(async (core) => {
-      requireString(query, "recall: query");
-      const json = optionsJson(options, "recall");
-      return JSON.parse(core.recall(query, json, await this.#vectors.query(query, undefined, "recall")));
+      const json = optionsJson(options, method);
+      return JSON.parse(core[method](requireString(query, `${method}: query`), json, await this.#vectors.query(query, undefined, method)));
     });
   }
 
@@ -474,28 +323,16 @@ export class Engram {
   }
 
   reset() {
-    return this.#write(async () => undefined, (core) => core.reset().then(() => undefined));
+    return this.#call("reset", () => []);
   }
 
   /** Durability barrier: what is not yet stored, then the adapter's own `flush()` when it has one. */
   flush() {
-    return this.#write(
-      async () => undefined,
-      async (core) => {
-        await core.flush();
-        if (typeof this.#storage?.flush === "function") {
-          try {
-            await this.#storage.flush();
-          } catch (e) {
-            throw asEngramError(e, "Storage");
-          }
-        }
-      },
-    );
+    return this.#write(async () => undefined, (core) => core.flush().then(() => flushAdapter(this.#storage)));
   }
 
   compact() {
-    return this.#write(async () => undefined, (core) => core.compact().then(() => undefined));
+    return this.#call("compact", () => []);
   }
 
   refresh() {
@@ -506,31 +343,16 @@ export class Engram {
   }
 
   export(options) {
-    return this.#run(async (core) => core.export(readOptions(options, "export", EXPORT_OPTIONS).namespace ?? undefined));
+    return this.#run(async (core) => core.export(exportNamespace(options, "export")));
   }
 
   /** `export` as a ReadableStream; later calls on this store wait until it is read to its end or cancelled. */
   exportStream(options) {
-    let namespace;
-    try {
-      namespace = readOptions(options, "exportStream", EXPORT_OPTIONS).namespace ?? undefined;
-    } catch (e) {
-      return new ReadableStream({ start: (controller) => controller.error(e) });
-    }
-    return exportStream((work) => this.#run(work), namespace, asEngramError);
+    return exportStream((work) => this.#run(work), options, asEngramError);
   }
 
   import(source) {
-    return this.#write(
-      () => readExport(source, this.#glue, this.#limits.importBytes),
-      async (core, feed) => {
-        try {
-          return JSON.parse(await core.importFeed(feed));
-        } finally {
-          feed.free();
-        }
-      },
-    );
+    return importExport((prepare, commit) => this.#write(prepare, commit), source, this.#glue, this.#limits.importBytes);
   }
 
   /** Writes what is pending, then releases the wasm memory and the storage adapter. Closing twice is harmless. */
@@ -538,7 +360,7 @@ export class Engram {
     // A build in a worker stops at once (its reindex rejects with Closed); nothing else is awaited.
     this.#builds.close();
     this.#autoConsolidate?.close();
-    this.#openGroup = null; // an add after close is Closed, not part of a group before it
+    this.#groups.seal(); // an add after close is Closed, not part of a group before it
     const done = this.#queue.then(async () => {
       if (this.#closed) return;
       this.#closed = true;
@@ -566,60 +388,10 @@ export class Engram {
   }
 }
 
-// Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one is the
-// caller's InvalidInput, and no method throws synchronously (each returns a promise). Errors of the
-// work itself are already typed on the queue (Internal for a fault); an AbortError stays as it is.
-const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
-for (const [target, name] of [[Engram, "open"], ...Object.getOwnPropertyNames(Engram.prototype).map((n) => [Engram.prototype, n])]) {
-  const method = Object.getOwnPropertyDescriptor(target, name).value;
-  if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter
-  Object.defineProperty(target, name, {
-    value: {
-      [name](...args) {
-        try {
-          const out = method.apply(this, args);
-          return out instanceof Promise ? out.catch((e) => Promise.reject(typed(e))) : out;
-        } catch (e) {
-          return Promise.reject(typed(e));
-        }
-      },
-    }[name],
-    writable: true,
-    configurable: true,
-  });
-}
+rejectingTyped(Engram);
 
-/**
- * A write's `prepare` step: it reads the caller's arguments (and awaits a host embedder, whose
- * failures are typed already), so an untyped throw there came from reading an argument (a revoked
- * Proxy, say): the caller's InvalidInput. A trap stays what it is.
- */
-async function prepared(prepare) {
-  try {
-    return await prepare();
-  } catch (e) {
-    if (e instanceof EngramError || e instanceof WebAssembly.RuntimeError) throw e;
-    throw asEngramError(e, "InvalidInput");
-  }
-}
-
-/** A new core on the live instance, opened from storage when there is an adapter: `{glue, core}`. */
-async function openCore({ coreJson, storeJson, storage, adapter, local }) {
-  const glue = await liveCore();
-  const faults = faultsOf(glue);
-  let core;
-  try {
-    const handle = local ? await Embedder.handleOn(local, glue) : null;
-    core = new glue.EngramCore(coreJson);
-    if (handle) core.setEmbedder(handle);
-    if (adapter) await withLock(storage, () => unlessFaulted(faults, core.open(adapter, storeJson)));
-  } catch (e) {
-    if (faults.message === null) core?.free();
-    else forgetHandle(core);
-    throw asEngramError(e);
-  }
-  return { glue, core };
-}
+/** A core result: JSON text parsed, anything else (a count, nothing) as it is. */
+const resultOf = (out) => (typeof out === "string" ? JSON.parse(out) : out);
 
 export { EngramError, Embedder };
 export { ERROR_CODES } from "./errors.js";

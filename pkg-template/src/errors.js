@@ -49,3 +49,45 @@ export function asEngramError(e, fallbackCode = "Internal") {
   const message = e instanceof Error ? e.message : String(e);
   return new EngramError(fallbackCode, message, { cause: e });
 }
+
+/**
+ * Makes every method of `cls` (and the static `open`) reject instead of throwing, with a typed
+ * error. Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one
+ * is the caller's InvalidInput. Errors of the work itself are typed already on the store's queue
+ * (Internal for a fault); an AbortError stays as it is.
+ */
+export function rejectingTyped(cls, statics = ["open"]) {
+  const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
+  for (const [target, name] of [...statics.map((n) => [cls, n]), ...Object.getOwnPropertyNames(cls.prototype).map((n) => [cls.prototype, n])]) {
+    const method = Object.getOwnPropertyDescriptor(target, name).value;
+    if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter
+    Object.defineProperty(target, name, {
+      value: {
+        [name](...args) {
+          try {
+            const out = method.apply(this, args);
+            return out instanceof Promise ? out.catch((e) => Promise.reject(typed(e))) : out;
+          } catch (e) {
+            return Promise.reject(typed(e));
+          }
+        },
+      }[name],
+      writable: true,
+      configurable: true,
+    });
+  }
+}
+
+/**
+ * A write's `prepare` step, run: it reads the caller's arguments (and awaits a host embedder, whose
+ * failures are typed already), so an untyped throw there came from reading an argument (a revoked
+ * Proxy, say): the caller's InvalidInput. A trap stays what it is.
+ */
+export async function prepared(prepare) {
+  try {
+    return await prepare();
+  } catch (e) {
+    if (e instanceof EngramError || e instanceof WebAssembly.RuntimeError) throw e;
+    throw asEngramError(e, "InvalidInput");
+  }
+}

@@ -4,13 +4,43 @@
 // as one write (`jobApply`), and a host embedder then embeds what the job wrote (host-vectors.js).
 // A new job is a plan and an apply in the core and, here, nothing but its name.
 
+import { EngramError } from "./errors.js";
 import { runCalls } from "./llm.js";
-import { toJson } from "./wire.js";
+import { is, readOptions } from "./options.js";
+import { packVectors, requireString, toJson } from "./wire.js";
+import { consolidateOptions } from "./consolidate.js";
+
+/** The options of the jobs run on one session (`extract`, `author`). */
+export const SESSION_JOB_OPTIONS = Object.freeze({ signal: is.signal, maxLlmCalls: is.count });
+
+/** A session job's checked arguments: `{signal, options}` (the core's plan options). */
+function sessionJob(sessionId, options, what, aborted) {
+  requireString(sessionId, `${what}: sessionId`);
+  const { signal, maxLlmCalls } = readOptions(options, what, SESSION_JOB_OPTIONS);
+  if (signal?.aborted) throw new EngramError("Aborted", aborted);
+  return { signal: signal ?? undefined, options: maxLlmCalls === undefined ? {} : { maxLlmCalls } };
+}
+
+/** `extract(sessionId, options)`: the extract job, or without an llm the report of what is pending. */
+export async function extract(store, sessionId, options) {
+  const { signal, options: planOptions } = sessionJob(sessionId, options, "extract", "the extraction was aborted before it started");
+  if (!store.llm.llm) return store.read(async (core) => JSON.parse(core.extractWithoutLlm(sessionId)));
+  return runJob(store, "extract", { target: sessionId, options: planOptions, signal });
+}
+
+/** `consolidate(options)`: one epoch (or its dry run), the judge steps through the llm where there is one. */
+export async function consolidate(store, options) {
+  const { namespace, onProgress, signal, maxLlmCalls, dryRun, bufferCap } = consolidateOptions(options);
+  if (signal?.aborted) throw new EngramError("Aborted", "the consolidation was aborted before it started");
+  const planOptions = { llmLevel: store.llm.level, hasLlm: store.llm.llm !== null, namespace, maxLlmCalls, bufferCap };
+  if (dryRun) return store.read(async (core) => JSON.parse(core.consolidateDryRun(toJson(planOptions, "consolidate"))));
+  return runJob(store, "consolidate", { options: planOptions, signal, onProgress: onProgress ?? undefined, ownEpoch: true });
+}
 
 /**
  * Runs one job to its report. `store` is the Engram's side of it: `read(work)` and
  * `write(prepare, commit, {ownEpoch})` on its queue, `glue()` for the reply checks, `llm` (open's
- * settings) and `afterJob()` (vectors for what the job wrote). `target`: the session of extract
+ * settings), `vectors` (host-vectors.js) and `failed(error, what)` (out-of-band.js). `target`: the session of extract
  * and author; `options`: the core's plan options; `onProgress` gets planned / applying / done.
  */
 export async function runJob(store, job, { target, options = {}, signal, onProgress, ownEpoch = false }) {
@@ -29,7 +59,7 @@ export async function runJob(store, job, { target, options = {}, signal, onProgr
     async (core, json) => JSON.parse(await core.jobApply(job, planJson, json)),
     { ownEpoch },
   );
-  await store.afterJob();
+  await afterJob(store);
   onProgress?.({ status: "done" });
   return report;
 }
@@ -38,17 +68,18 @@ export async function runJob(store, job, { target, options = {}, signal, onProgr
  * Authoring: the offline rules, or (`llmLevel: "on"`) the `author@1` job through the host LLM with
  * the rules authoring the turns whose call failed or was invalid (`offlineTurns`).
  */
-export async function author(store, sessionId, { signal, maxLlmCalls }) {
+export async function author(store, sessionId, given) {
+  const { signal, options: planOptions } = sessionJob(sessionId, given, "author", "authoring was aborted before it started");
   const offline = async (turnIds) => {
     const report = await store.write(
       async () => (turnIds === undefined ? undefined : JSON.stringify(turnIds)),
       async (core, json) => JSON.parse(await core.authorOffline(sessionId, json)),
     );
-    await store.afterJob();
+    await afterJob(store);
     return report;
   };
   if (!store.llm.llm || store.llm.level !== "on") return offline(undefined);
-  const report = await runJob(store, "author", { target: sessionId, options: maxLlmCalls === undefined ? {} : { maxLlmCalls }, signal });
+  const report = await runJob(store, "author", { target: sessionId, options: planOptions, signal });
   const failed = report.skipped.flatMap((s) => s.turns);
   if (failed.length === 0) return report;
   const rules = await offline(failed);
@@ -57,4 +88,25 @@ export async function author(store, sessionId, { signal, maxLlmCalls }) {
   report.offlineTurns.push(...rules.authoredTurns);
   report.authoredTurns.push(...rules.authoredTurns);
   return report;
+}
+
+/** Vectors for what a job wrote, when the host embeds; a failure is reported, the job's report stands. */
+async function afterJob(store) {
+  try {
+    await store.vectors.catchUp((itemsJson, made) => {
+      const { vectors, dims } = packVectors(made);
+      return store.write(async () => undefined, (core) => core.setVectors(itemsJson, vectors, dims), { ownEpoch: true });
+    });
+  } catch (e) {
+    store.failed(e, "embedding the memories a job wrote");
+  }
+}
+
+/** `ingest(session, {extract, author, ...})`: the session kept by `ingest`, then those jobs over its new turns. */
+export async function ingestThenRun(ingest, jobs, { extract: doExtract, author: doAuthor, ...rest }) {
+  const ingested = await ingest();
+  const out = { ...ingested };
+  if (doExtract) out.extracted = await jobs.extract(ingested.sessionId, rest);
+  if (doAuthor) out.authored = await jobs.author(ingested.sessionId, rest);
+  return out;
 }

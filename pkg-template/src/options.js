@@ -46,6 +46,3 @@ export function readOptions(options, what, spec, example) {
   }
   return given;
 }
-
-/** The options of the LLM jobs run on one session (`extract`, `author`). */
-export const SESSION_JOB_OPTIONS = Object.freeze({ signal: is.signal, maxLlmCalls: is.count });

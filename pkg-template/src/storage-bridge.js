@@ -3,7 +3,7 @@
 // the shipped adapters use: `StorageFull` for quota / disk full, `Storage` otherwise), whose code
 // the core keeps.
 
-import { EngramError, invalid } from "./errors.js";
+import { EngramError, asEngramError, invalid } from "./errors.js";
 import { storageError } from "./storage/adapter.js";
 
 const METHODS = ["load", "save", "remove", "loadRange", "removeRange"];
@@ -100,4 +100,14 @@ export async function withLock(storage, fn) {
   }
   if (failed) throw error;
   return result;
+}
+
+/** The adapter's own durability barrier (`flush()`), when it has one; its failure is `Storage`. */
+export async function flushAdapter(storage) {
+  if (typeof storage?.flush !== "function") return;
+  try {
+    await storage.flush();
+  } catch (e) {
+    throw asEngramError(e, "Storage");
+  }
 }

@@ -3,6 +3,7 @@
 // wasm memory nor the JS heap ever holds a whole file (a 100k-memory store exports ≈ 225 MB).
 
 import { invalid } from "./errors.js";
+import { is, readOptions } from "./options.js";
 
 /** Bytes handed to the core per call: large enough that per-call costs vanish, small next to a file. */
 export const SLICE_BYTES = 1 << 20;
@@ -49,7 +50,7 @@ async function* chunksOf(source) {
  * `limit` bytes is InvalidInput as soon as that many have arrived; a defect is Corrupt as soon as it
  * is seen, and the rest of the source is not read.
  */
-export async function readExport(source, glue, limit) {
+async function readExport(source, glue, limit) {
   const feed = new glue.ImportFeed();
   try {
     let total = 0;
@@ -86,7 +87,13 @@ const dropped = typeof FinalizationRegistry === "function" ? new FinalizationReg
  * store's call queue; it keeps the queue until the stream is read to its end, cancelled or fails,
  * so the file is one consistent state of the store. `toError` maps a failure to an EngramError.
  */
-export function exportStream(hold, namespace, toError) {
+export function exportStream(hold, options, toError) {
+  let namespace;
+  try {
+    namespace = exportNamespace(options, "exportStream");
+  } catch (e) {
+    return new ReadableStream({ start: (controller) => controller.error(e) });
+  }
   const turn = deferred();
   turn.promise.catch(() => {}); // reported by the first read; a stream never read has no one to tell
   const finished = deferred();
@@ -132,4 +139,28 @@ export function exportStream(hold, namespace, toError) {
   );
   dropped?.register(stream, end);
   return stream;
+}
+
+/**
+ * `import(source)` as one write through `write(prepare, commit)`: the file read into a feed outside
+ * the storage lock, merged under it, the feed freed either way.
+ */
+export function importExport(write, source, glue, limit) {
+  return write(
+    () => readExport(source, glue, limit),
+    async (core, feed) => {
+      try {
+        return JSON.parse(await core.importFeed(feed));
+      } finally {
+        feed.free();
+      }
+    },
+  );
+}
+
+const EXPORT_OPTIONS = Object.freeze({ namespace: is.nameOrNull });
+
+/** The namespace of `export` / `exportStream` options (undefined: the whole store). */
+export function exportNamespace(options, what) {
+  return readOptions(options, what, EXPORT_OPTIONS).namespace ?? undefined;
 }

@@ -125,3 +125,11 @@ export function packVectors(list) {
   }
   return { vectors, dims };
 }
+
+/** `search(query, options)`'s arguments: `{text, json, embedding}`, the vector apart from the JSON options. */
+export function searchArgs(query, options) {
+  if (query !== null && query !== undefined) requireString(query, "search: query");
+  if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid("search: expected an options object");
+  const { embedding, ...rest } = options ? fields(options, "search") : {};
+  return { text: query ?? undefined, json: toJson(rest, "search"), embedding };
+}

@@ -1,11 +1,9 @@
-//! The guard-related parts of the JSON API: context-block options with `redact`, and the views of
-//! what the guards did to a text (`guardText`) and of `release`.
+//! The guard-related parts of the JSON API: context-block options with `redact`.
 
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use super::Fields;
 use crate::error::Result;
-use crate::guard::Guarded;
 use crate::recall::context::ContextOptions;
 
 pub const CONTEXT_FIELDS: &[&str] = &["namespace", "maxTokens", "redact"];
@@ -19,14 +17,10 @@ pub fn parse_context_options(v: Option<&Value>, what: &'static str) -> Result<(O
     }
 }
 
-/// `{text, flags, redacted, quarantined}`: a text as the store's guards would keep it.
-pub fn guarded_view(g: &Guarded) -> Value {
-    json!({ "text": g.text, "flags": g.flags, "redacted": g.redacted, "quarantined": g.quarantine })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn context_options_are_strict() {

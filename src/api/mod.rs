@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 
 pub use evolve::{parse_as_of, parse_recall, recall_view};
 pub use fields::Fields;
-pub use guards::{guarded_view, parse_context_options, CONTEXT_FIELDS};
+pub use guards::{parse_context_options, CONTEXT_FIELDS};
 pub use host_vectors::{parse_to_embed, parse_vectorless};
 pub use jobs::{parse_call_results, parse_consolidate, parse_job_request};
 pub use open::{parse_handle_options, parse_storage_options, HandleOptions, StorageOptions};

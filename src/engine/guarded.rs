@@ -29,11 +29,6 @@ impl Engram {
         self.guards
     }
 
-    /// What a text becomes under this store's guards (the facade embeds this text, never the given one).
-    pub fn guard_preview(&self, text: &str, allow_secrets: bool) -> Result<Guarded> {
-        self.guards.apply(text, allow_secrets, "content")
-    }
-
     /// One text field other than the content; the kinds of secrets kept in it go to `kept`.
     fn guard_field(&self, s: String, allow: bool, what: &str, kept: &mut Vec<&'static str>) -> Result<String> {
         let (text, k) = self.guards.secrets_in(&s, allow, what)?;
