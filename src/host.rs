@@ -138,3 +138,43 @@ impl<S: Storage + ?Sized> Storage for std::rc::Rc<S> {
 pub trait Llm {
     fn complete(&self, request: &crate::llm::LlmRequest) -> std::result::Result<crate::llm::LlmReply, crate::llm::LlmFailure>;
 }
+
+type Answer = Box<dyn Fn(&crate::llm::LlmRequest) -> std::result::Result<crate::llm::LlmReply, crate::llm::LlmFailure>>;
+
+/// An `Llm` for tests, as `ManualClock` is a clock for tests: each request is answered by a
+/// function of it (or by a script, in order) and kept in `seen`. Never a product default: the host
+/// brings its own LLM.
+pub struct ScriptedLlm {
+    answer: Answer,
+    /// Every request, in the order it came.
+    pub seen: std::cell::RefCell<Vec<crate::llm::LlmRequest>>,
+}
+
+impl ScriptedLlm {
+    /// Answers with the texts of `script`, one per request, in order; a request after the last
+    /// fails with "script exhausted".
+    pub fn new<S: Into<String>>(script: Vec<std::result::Result<S, crate::llm::LlmFailure>>) -> ScriptedLlm {
+        ScriptedLlm::replies(script.into_iter().map(|r| r.map(|text| crate::llm::LlmReply::from(text.into().as_str()))).collect())
+    }
+
+    /// `new` with whole replies (a reply may report its token usage).
+    pub fn replies(script: Vec<std::result::Result<crate::llm::LlmReply, crate::llm::LlmFailure>>) -> ScriptedLlm {
+        let script = std::cell::RefCell::new(std::collections::VecDeque::from(script));
+        ScriptedLlm {
+            answer: Box::new(move |_| script.borrow_mut().pop_front().unwrap_or_else(|| Err(crate::llm::LlmFailure::Error("script exhausted".into())))),
+            seen: std::cell::RefCell::default(),
+        }
+    }
+
+    /// Answers each request with the text `answer(request)`.
+    pub fn answering(answer: impl Fn(&crate::llm::LlmRequest) -> std::result::Result<String, crate::llm::LlmFailure> + 'static) -> ScriptedLlm {
+        ScriptedLlm { answer: Box::new(move |r| answer(r).map(|text| crate::llm::LlmReply::from(text.as_str()))), seen: std::cell::RefCell::default() }
+    }
+}
+
+impl Llm for ScriptedLlm {
+    fn complete(&self, request: &crate::llm::LlmRequest) -> std::result::Result<crate::llm::LlmReply, crate::llm::LlmFailure> {
+        self.seen.borrow_mut().push(request.clone());
+        (self.answer)(request)
+    }
+}

@@ -3,6 +3,7 @@
 //! after "forget my pharmacy" the value is in no memory, raw turn, keyword posting, vector,
 //! history text, export or stored byte (after compaction), on this writer and on another that syncs.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::rc::Rc;

@@ -4,39 +4,15 @@
 //! labels, a retraction smuggling its value) apply nothing; stored injection text stays data; a
 //! failed call falls back to the offline rules when asked.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use engram::engine::{ExtractOptions, RULES_ID};
-use engram::host::{Llm, ManualClock};
-use engram::llm::{LlmFailure, LlmReply, LlmRequest, Purpose};
+use engram::host::{ManualClock, ScriptedLlm};
+use engram::llm::{LlmFailure, Purpose};
 use engram::model::Shape;
 use engram::{EngineOptions, Engram, SessionInput, TurnInput};
 
 const T0: i64 = 1_700_000_000_000;
-
-#[derive(Default)]
-struct Scripted {
-    script: RefCell<Vec<Result<String, LlmFailure>>>,
-    seen: RefCell<Vec<LlmRequest>>,
-}
-
-impl Scripted {
-    fn new(script: Vec<Result<String, LlmFailure>>) -> Scripted {
-        Scripted { script: RefCell::new(script), seen: RefCell::default() }
-    }
-}
-
-impl Llm for Scripted {
-    fn complete(&self, request: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-        self.seen.borrow_mut().push(request.clone());
-        let mut script = self.script.borrow_mut();
-        if script.is_empty() {
-            return Err(LlmFailure::Error("script exhausted".into()));
-        }
-        script.remove(0).map(|t| LlmReply::from(t.as_str()))
-    }
-}
 
 fn engine() -> Engram {
     Engram::new(Box::new(Rc::new(ManualClock::new(T0))), EngineOptions { id_seed: Some(3), ..EngineOptions::default() })
@@ -79,7 +55,7 @@ fn a_valid_reply_is_stored_typed_and_the_turns_marked() {
     let mut e = engine();
     e.ingest(chat()).unwrap();
     let llm =
-        Scripted::new(vec![Ok(reply(&[memory("evolving_attribute", "pharmacy", "Greenleaf Chemists", "\"s1#0\""), memory("evolving_attribute", "gym", "FitHub", "\"s1#2\"")]))]);
+        ScriptedLlm::new(vec![Ok(reply(&[memory("evolving_attribute", "pharmacy", "Greenleaf Chemists", "\"s1#0\""), memory("evolving_attribute", "gym", "FitHub", "\"s1#2\"")]))]);
     let report = e.author_with(&llm, "s1", &ExtractOptions::default(), false).unwrap();
     assert_eq!((report.author.as_str(), report.added.len(), report.authored_turns.len()), ("author@1", 2, 3), "{report:?}");
     let m = e.get(&report.added[0]).unwrap();
@@ -101,7 +77,7 @@ fn a_valid_reply_is_stored_typed_and_the_turns_marked() {
     let plan = e.plan_author("s2", &ExtractOptions::default()).unwrap();
     assert!(plan.calls[0].request.messages[0].content.contains("<entry id=\"pharmacy\">Greenleaf Chemists</entry>"));
     // A retraction from the LLM scrubs like the offline one.
-    let llm = Scripted::new(vec![Ok(reply(&[memory("retraction", "pharmacy", "", "\"s2#0\"")]))]);
+    let llm = ScriptedLlm::new(vec![Ok(reply(&[memory("retraction", "pharmacy", "", "\"s2#0\"")]))]);
     let report = e.author_with(&llm, "s2", &ExtractOptions::default(), false).unwrap();
     assert_eq!(report.retracted[0].deleted.len(), 1);
     assert!(e.session("s1").unwrap().iter().all(|t| !t.content.contains("Greenleaf")));
@@ -125,7 +101,7 @@ fn hostile_replies_apply_nothing() {
         let mut e = engine();
         e.ingest(chat()).unwrap();
         // The same bad reply twice: the retry does not rescue it.
-        let llm = Scripted::new(vec![Ok(text.clone()), Ok(text)]);
+        let llm = ScriptedLlm::new(vec![Ok(text.clone()), Ok(text)]);
         let report = e.author_with(&llm, "s1", &ExtractOptions::default(), false).unwrap();
         assert!(report.added.is_empty() && report.authored_turns.is_empty(), "{what}: {report:?}");
         assert_eq!(report.pending_turns.len(), 3, "{what}");
@@ -136,7 +112,7 @@ fn hostile_replies_apply_nothing() {
     // Valid by the schema, but citing only the assistant's turn: skipped whole.
     let mut e = engine();
     e.ingest(chat()).unwrap();
-    let llm = Scripted::new(vec![Ok(reply(&[good.clone(), memory("evolving_attribute", "admin", "yes", "\"s1#1\"")]))]);
+    let llm = ScriptedLlm::new(vec![Ok(reply(&[good.clone(), memory("evolving_attribute", "admin", "yes", "\"s1#1\"")]))]);
     let report = e.author_with(&llm, "s1", &ExtractOptions::default(), false).unwrap();
     assert!(report.added.is_empty());
     assert!(report.skipped[0].reason.contains("user turn"), "{report:?}");
@@ -146,7 +122,7 @@ fn hostile_replies_apply_nothing() {
 fn a_failed_call_falls_back_to_the_rules_when_asked() {
     let mut e = engine();
     e.ingest(chat()).unwrap();
-    let llm = Scripted::new(vec![Err(LlmFailure::Error("offline".into()))]);
+    let llm = ScriptedLlm::new::<String>(vec![Err(LlmFailure::Error("offline".into()))]);
     let report = e.author_with(&llm, "s1", &ExtractOptions::default(), true).unwrap();
     assert_eq!(report.offline_turns.len(), 3, "{report:?}");
     assert!(report.pending_turns.is_empty());
@@ -156,10 +132,10 @@ fn a_failed_call_falls_back_to_the_rules_when_asked() {
     // Without the fallback, the turns stay pending.
     let mut e = engine();
     e.ingest(chat()).unwrap();
-    let report = e.author_with(&Scripted::new(vec![]), "s1", &ExtractOptions::default(), false).unwrap();
+    let report = e.author_with(&ScriptedLlm::new::<String>(vec![]), "s1", &ExtractOptions::default(), false).unwrap();
     assert_eq!((report.added.len(), report.pending_turns.len()), (0, 3));
     // A call budget leaves turns pending, not authored by the rules.
-    let report = e.author_with(&Scripted::new(vec![]), "s1", &ExtractOptions { max_llm_calls: Some(0) }, true).unwrap();
+    let report = e.author_with(&ScriptedLlm::new::<String>(vec![]), "s1", &ExtractOptions { max_llm_calls: Some(0) }, true).unwrap();
     assert_eq!((report.added.len(), report.pending_turns.len()), (0, 3));
 }
 
@@ -171,7 +147,7 @@ fn a_plan_is_refused_after_its_turns_changed() {
     let mut changed = chat();
     changed.turns[0].content = "My pharmacy is Northside.".into();
     e.ingest(changed).unwrap();
-    let llm = Scripted::new(vec![Ok(reply(&[memory("evolving_attribute", "pharmacy", "Greenleaf Chemists", "\"s1#0\"")]))]);
+    let llm = ScriptedLlm::new(vec![Ok(reply(&[memory("evolving_attribute", "pharmacy", "Greenleaf Chemists", "\"s1#0\"")]))]);
     let results = plan.calls.iter().map(|c| engram::llm::run_call(&llm, &c.request, &ManualClock::new(T0))).collect();
     let report = e.apply_author(&plan, results).unwrap();
     assert!(report.added.is_empty());

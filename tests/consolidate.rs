@@ -3,13 +3,12 @@
 //! double (tests only); hostile doubles prove no invalid action is applied and nothing is lost;
 //! same inputs give byte-identical reports and exports; a dry run changes nothing.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use engram::engine::ConsolidateOptions;
-use engram::host::{Llm, ManualClock};
+use engram::host::{Llm, ManualClock, ScriptedLlm};
 use engram::lifecycle::report::{ActionKind, ConsolidateReport, LlmLevel};
-use engram::llm::{LlmFailure, LlmReply, LlmRequest, Purpose};
+use engram::llm::{LlmFailure, LlmRequest, Purpose};
 use engram::model::{Kind, Layer};
 use engram::store::EventKind;
 use engram::{EngineOptions, Engram, NewMemory, SessionInput, TurnInput};
@@ -17,28 +16,6 @@ use serde_json::{json, Value};
 
 const T0: i64 = 1_700_000_000_000;
 const HOUR: i64 = 3_600_000;
-
-/// How a judge answers a request.
-type Answer = Box<dyn Fn(&LlmRequest) -> Result<String, LlmFailure>>;
-
-/// Answers each request with a function of it; keeps every request. Tests only.
-struct Judge {
-    answer: Answer,
-    seen: RefCell<Vec<LlmRequest>>,
-}
-
-impl Judge {
-    fn new(answer: impl Fn(&LlmRequest) -> Result<String, LlmFailure> + 'static) -> Judge {
-        Judge { answer: Box::new(answer), seen: RefCell::default() }
-    }
-}
-
-impl Llm for Judge {
-    fn complete(&self, request: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-        self.seen.borrow_mut().push(request.clone());
-        (self.answer)(request).map(|t| LlmReply::from(t.as_str()))
-    }
-}
 
 /// The ids a request offers (its schema's enum), in order.
 fn offered(r: &LlmRequest) -> Vec<String> {
@@ -201,7 +178,7 @@ fn same_facts_merge_without_an_llm_and_contradictions_never_do() {
 fn an_llm_decides_merge_reconcile_gate_triage_and_distill_and_history_names_its_prompt() {
     let clock = Rc::new(ManualClock::new(T0));
     let mut e = engine(&clock);
-    let judge = Judge::new(agreeable);
+    let judge = ScriptedLlm::answering(agreeable);
     let old = add(&mut e, "Sam works at Acme as a designer", Kind::Semantic, 0.8);
     clock.advance(2 * HOUR);
     let new = add(&mut e, "Sam works at Globex as a designer now", Kind::Semantic, 0.8);
@@ -240,7 +217,7 @@ fn an_llm_decides_merge_reconcile_gate_triage_and_distill_and_history_names_its_
 fn gate_rejections_back_off_and_core_memories_are_never_deleted() {
     let clock = Rc::new(ManualClock::new(T0));
     let mut e = engine(&clock);
-    let judge = Judge::new(|r| {
+    let judge = ScriptedLlm::answering(|r| {
         let ids = offered(r);
         Ok(match r.purpose {
             Purpose::Gate => json!({ "decisions": ids.iter().map(|i| json!({"id": i, "decision": "reject", "category": "none"})).collect::<Vec<_>>() }),
@@ -300,6 +277,7 @@ fn session_store(clock: &Rc<ManualClock>) -> (Engram, Vec<String>) {
 
 #[test]
 fn hostile_judges_apply_nothing_invalid_and_lose_nothing() {
+    type Answer = Box<dyn Fn(&LlmRequest) -> Result<String, LlmFailure>>;
     let hostile: Vec<(&str, Answer)> = vec![
         ("malformed", Box::new(|_| Ok("{\"decisions\": [".into()))),
         ("extra fields", Box::new(|r| Ok(json!({"decisions": [], "note": "x", "content": "x", "importance": 0.5, "delete": offered(r)}).to_string()))),
@@ -325,7 +303,7 @@ fn hostile_judges_apply_nothing_invalid_and_lose_nothing() {
             run(&mut e, None, LlmLevel::Off);
         }
         let before: Vec<_> = ids.iter().map(|i| e.get(i).cloned().unwrap()).collect();
-        let judge = Judge { answer, seen: RefCell::default() };
+        let judge = ScriptedLlm::answering(answer);
         let r = run(&mut e, Some(&judge), LlmLevel::On);
         assert!(!judge.seen.borrow().is_empty(), "{name}: the judge was asked");
         let llm_actions: Vec<_> = r.actions.iter().filter(|a| a.prompt_id.is_some()).collect();
@@ -345,7 +323,7 @@ fn distillation_condenses_old_session_memories_into_one_citing_them() {
     for _ in 0..8 {
         run(&mut e, None, LlmLevel::Off);
     }
-    let judge = Judge::new(|r| if r.purpose == Purpose::Distill { agreeable(r) } else { Ok(json!({"decisions": []}).to_string()) });
+    let judge = ScriptedLlm::answering(|r| if r.purpose == Purpose::Distill { agreeable(r) } else { Ok(json!({"decisions": []}).to_string()) });
     let r = run(&mut e, Some(&judge), LlmLevel::On);
     let d = r.actions.iter().find(|a| a.action == ActionKind::Distill).expect("distilled");
     let summary = e.get(&d.ids[0]).unwrap();
@@ -367,7 +345,7 @@ fn same_store_clock_and_replies_give_byte_identical_reports_and_exports() {
         add(&mut e, "Sam really likes green tea in the morning", Kind::Semantic, 0.6);
         clock.advance(2 * HOUR);
         add(&mut e, "Sam now prefers black tea", Kind::Semantic, 0.6);
-        let judge = Judge::new(agreeable);
+        let judge = ScriptedLlm::answering(agreeable);
         let mut reports = Vec::new();
         for _ in 0..10 {
             clock.advance(HOUR);
@@ -427,7 +405,7 @@ fn threaded_memories_keep_their_trail_through_eviction_and_merges() {
         .memory
         .id;
     let plain = add(&mut e, "My pharmacy is Greenway on 5th street", Kind::Semantic, 0.9);
-    let judge = Judge::new(agreeable);
+    let judge = ScriptedLlm::answering(agreeable);
     for _ in 0..300 {
         e.consolidate_with(Some(&judge), &ConsolidateOptions { level: LlmLevel::On, buffer_cap: 1, ..ConsolidateOptions::default() }).unwrap();
     }
@@ -441,7 +419,7 @@ fn an_llm_merged_text_passes_the_guards_like_any_written_text() {
     let clock = Rc::new(ManualClock::new(T0));
     let mut e = engine(&clock);
     let key = "sk-proj-Q7vX2mL9pR4tK8wZ3nB6yH1cF5dJ0sA7gE2uV9iO4qW8";
-    let judge = Judge::new(move |r| {
+    let judge = ScriptedLlm::answering(move |r| {
         let ids = offered(r);
         Ok(match r.purpose {
             Purpose::Merge => json!({ "decisions": ids.iter().map(|i| json!({"pair": i, "decision": "merge", "content": format!("Sam keeps the deploy key {key} in the vault")})).collect::<Vec<_>>() }),

@@ -5,15 +5,16 @@
 //! merge survivor, every action is in history; a reopen gives back the same state. And a storage
 //! failure at any call of a consolidation's write leaves the last acknowledged state.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use engram::engine::ConsolidateOptions;
-use engram::host::Llm;
+use engram::host::{Llm, ScriptedLlm};
 use engram::lifecycle::report::{ActionKind, ConsolidateReport, LlmLevel};
-use engram::llm::{LlmFailure, LlmReply, LlmRequest, Purpose};
+use engram::llm::{LlmFailure, LlmRequest, Purpose};
 use engram::model::{Layer, Pin};
 use engram::persist::{block_on, Store};
 use engram::store::EventKind;
@@ -21,27 +22,22 @@ use engram::{MemoryPatch, NewMemory, SearchRequest};
 use persist_common::*;
 use serde_json::{json, Value};
 
-/// Decides at random: valid decisions mostly, sometimes garbage, failures or ids never offered.
-struct RandomJudge {
-    rng: RefCell<Rng>,
-    calls: Cell<usize>,
-}
-
 fn offered(r: &LlmRequest) -> Vec<String> {
     let items = &r.schema["properties"]["decisions"]["items"]["properties"];
     let e = if items["id"].is_object() { &items["id"]["enum"] } else { &items["pair"]["enum"] };
     e.as_array().map(|a| a.iter().filter_map(Value::as_str).map(str::to_string).collect()).unwrap_or_default()
 }
 
-impl Llm for RandomJudge {
-    fn complete(&self, r: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-        self.calls.set(self.calls.get() + 1);
-        let mut rng = self.rng.borrow_mut();
+/// Decides at random: valid decisions mostly, sometimes garbage, failures or ids never offered.
+fn random_judge(seed: u64) -> ScriptedLlm {
+    let rng = RefCell::new(Rng(seed));
+    ScriptedLlm::answering(move |r: &LlmRequest| {
+        let mut rng = rng.borrow_mut();
         let pick = |rng: &mut Rng, options: &[&str]| options[rng.below(options.len())].to_string();
         match rng.below(10) {
             0 => return Err(LlmFailure::Error("boom".into())),
-            1 => return Ok(LlmReply::from("{not json")),
-            2 => return Ok(LlmReply::from(json!({"decisions": [{"id": "not-offered", "pair": "pair-99", "decision": "promote"}]}).to_string().as_str())),
+            1 => return Ok("{not json".to_string()),
+            2 => return Ok(json!({"decisions": [{"id": "not-offered", "pair": "pair-99", "decision": "promote"}]}).to_string()),
             _ => {}
         }
         let ids = offered(r);
@@ -58,8 +54,8 @@ impl Llm for RandomJudge {
             }
             _ => json!({"content": "a summary", "importance": 0.5}),
         };
-        Ok(LlmReply::from(reply.to_string().as_str()))
-    }
+        Ok(reply.to_string())
+    })
 }
 
 const WORDS: [&str; 10] = ["coffee", "tea", "mountain", "river", "garden", "violin", "paris", "tokyo", "cat", "dog"];
@@ -119,7 +115,7 @@ fn check_epoch<S: engram::host::Storage>(store: &Store<S>, before: &HashMap<Stri
 fn ten_thousand_random_operations_keep_the_lifecycle_invariants_through_reopen() {
     let storage = Faulty::default();
     let mut store = block_on(Store::open(storage.clone(), Box::new(clock()), options(400))).unwrap();
-    let judge = RandomJudge { rng: RefCell::new(Rng(99)), calls: Cell::new(0) };
+    let judge = random_judge(99);
     let mut rng = Rng(2024);
     let mut epochs = 0;
     for step in 0..10_000usize {
@@ -165,7 +161,7 @@ fn ten_thousand_random_operations_keep_the_lifecycle_invariants_through_reopen()
             }
         }
     }
-    assert!(epochs > 1000 && judge.calls.get() > 100, "{epochs} epochs, {} calls", judge.calls.get());
+    assert!(epochs > 1000 && judge.seen.borrow().len() > 100, "{epochs} epochs, {} calls", judge.seen.borrow().len());
     let s = store.engine().stats();
     assert!(s.by_layer.get("working").copied().unwrap_or(0) > 0, "{s:?}");
 }

@@ -3,40 +3,15 @@
 //! text, failures) prove that no invalid action is applied, no memory is lost, and the report says
 //! what was skipped.
 
-use std::cell::RefCell;
 use std::rc::Rc;
 
 use engram::engine::{ExtractOptions, ExtractReport};
-use engram::host::{Llm, ManualClock};
-use engram::llm::{CallResult, LlmFailure, LlmReply, LlmRequest, Outcome};
+use engram::host::{ManualClock, ScriptedLlm};
+use engram::llm::{CallResult, LlmFailure, Outcome};
 use engram::persist::{block_on, MemoryStorage, OpenOptions, Store};
 use engram::{EngineOptions, Engram, NewMemory, SessionInput, TurnInput};
 
 const T0: i64 = 1_700_000_000_000;
-
-/// Answers from a script, in order, and keeps every request it was sent. Tests only.
-#[derive(Default)]
-struct Scripted {
-    script: RefCell<Vec<Result<LlmReply, LlmFailure>>>,
-    seen: RefCell<Vec<LlmRequest>>,
-}
-
-impl Scripted {
-    fn new(script: Vec<Result<&str, LlmFailure>>) -> Scripted {
-        Scripted { script: RefCell::new(script.into_iter().map(|r| r.map(LlmReply::from)).collect()), seen: RefCell::default() }
-    }
-}
-
-impl Llm for Scripted {
-    fn complete(&self, request: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-        self.seen.borrow_mut().push(request.clone());
-        let mut script = self.script.borrow_mut();
-        if script.is_empty() {
-            return Err(LlmFailure::Error("script exhausted".into()));
-        }
-        script.remove(0)
-    }
-}
 
 fn engine() -> Engram {
     Engram::new(Box::new(Rc::new(ManualClock::new(T0))), EngineOptions { id_seed: Some(3), ..EngineOptions::default() })
@@ -72,7 +47,7 @@ fn a_scripted_llm_extracts_typed_memories_once() {
     let mut e = engine();
     e.ingest(chat()).unwrap();
     let good = reply(&[memory("The user adopted a cat named Miso", &["s1#0"]), memory("The user prefers tea over coffee in the morning", &["s1#2"])]);
-    let llm = Scripted::new(vec![Ok(&good)]);
+    let llm = ScriptedLlm::new(vec![Ok(&good)]);
     let report = e.extract_with(&llm, "s1", &ExtractOptions::default()).unwrap();
     assert_eq!((report.added.len(), report.skipped.len(), report.extracted_turns.len(), report.pending_turns.len()), (2, 0, 3, 0));
     assert_eq!((report.prompt_id.as_str(), report.calls[0].outcome, report.usage.calls), ("extract@1", Outcome::Ok, 1));
@@ -93,7 +68,7 @@ fn a_scripted_llm_extracts_typed_memories_once() {
     let mut longer = chat();
     longer.turns.push(turn("user", "My sister Ana lives in Porto."));
     e.ingest(longer).unwrap();
-    let llm = Scripted::new(vec![Ok(&reply(&[memory("The user's sister Ana lives in Porto", &["s1#3"])]))]);
+    let llm = ScriptedLlm::new(vec![Ok(&reply(&[memory("The user's sister Ana lives in Porto", &["s1#3"])]))]);
     let third = e.extract_with(&llm, "s1", &ExtractOptions::default()).unwrap();
     assert_eq!((third.added.len(), third.extracted_turns.as_slice()), (1, &["s1#3".to_string()][..]));
     let offered = &llm.seen.borrow()[0].schema["properties"]["memories"]["items"]["properties"]["derivedFrom"]["items"]["enum"];
@@ -126,7 +101,7 @@ fn hostile_replies_apply_nothing_lose_nothing_and_are_reported() {
         e.ingest(session("s2", &[("user", "other session")])).unwrap();
         e.add(NewMemory { content: "an earlier memory".into(), ..NewMemory::default() }).unwrap();
         let before = snapshot(&e);
-        let llm = Scripted::new(vec![Ok(text), Ok(text)]);
+        let llm = ScriptedLlm::new(vec![Ok(text), Ok(text)]);
         let report = e.extract_with(&llm, "s1", &ExtractOptions::default()).unwrap();
         assert_eq!(snapshot(&e), before, "{what}: nothing changed");
         assert_eq!((report.added.len(), report.skipped.len(), report.pending_turns.len()), (0, 1, 3), "{what}");
@@ -136,7 +111,7 @@ fn hostile_replies_apply_nothing_lose_nothing_and_are_reported() {
         assert!(llm.seen.borrow()[1].messages.last().unwrap().content.contains("rejected"), "{what}: the error goes back to the model");
 
         // The retry recovers: the valid second reply is applied.
-        let llm = Scripted::new(vec![Ok(text), Ok(&good)]);
+        let llm = ScriptedLlm::new(vec![Ok(text), Ok(&good)]);
         let report = e.extract_with(&llm, "s1", &ExtractOptions::default()).unwrap();
         assert_eq!((report.added.len(), report.calls[0].outcome, report.calls[0].attempts), (1, Outcome::Retried, 2), "{what}");
         assert_eq!(e.count(None).unwrap(), 2, "{what}: the earlier memory is still there");
@@ -149,7 +124,7 @@ fn failed_calls_fail_open_and_turns_stay_pending() {
         let mut e = engine();
         e.ingest(chat()).unwrap();
         let before = snapshot(&e);
-        let llm = Scripted::new(vec![Err(failure)]);
+        let llm = ScriptedLlm::new::<String>(vec![Err(failure)]);
         let report = e.extract_with(&llm, "s1", &ExtractOptions::default()).unwrap();
         assert_eq!(snapshot(&e), before);
         assert_eq!((report.skipped[0].outcome, report.pending_turns.len(), llm.seen.borrow().len()), (Some(outcome), 3, 1));
@@ -215,7 +190,7 @@ fn large_sessions_are_chunked_and_bounded_by_max_llm_calls() {
         let tokens = engram::recall::context::estimate_tokens(&c.request.messages[0].content);
         assert!(tokens < 6000 + 500, "{tokens}");
     }
-    let llm = Scripted::new(vec![Ok("{\"memories\":[]}")]);
+    let llm = ScriptedLlm::new(vec![Ok("{\"memories\":[]}")]);
     let report = e.extract_with(&llm, "s1", &ExtractOptions { max_llm_calls: Some(1) }).unwrap();
     assert_eq!((report.calls.len(), report.extracted_turns.len(), report.pending_turns.len()), (1, 2, 4));
     assert_eq!(e.plan_extract("s1", &ExtractOptions::default()).unwrap().calls.len(), 2);

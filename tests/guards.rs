@@ -7,8 +7,7 @@ use std::rc::Rc;
 
 use engram::engine::ExtractOptions;
 use engram::guard::{GuardOptions, InjectionPolicy, SecretPolicy};
-use engram::host::{Embedder, Llm, ManualClock};
-use engram::llm::{LlmFailure, LlmReply, LlmRequest};
+use engram::host::{Embedder, ManualClock, ScriptedLlm};
 use engram::persist::{block_on, export, MemoryStorage, OpenOptions, Store};
 use engram::recall::context::{ContextOptions, WITHHELD};
 use engram::{EngineOptions, Engram, ErrorCode, MemoryPatch, NewMemory, SearchRequest, SessionInput, TurnInput};
@@ -192,18 +191,6 @@ fn reingesting_a_redacted_turn_is_unchanged_and_dedup_sees_redacted_text() {
     assert!(b.deduplicated && a.memory.id == b.memory.id);
 }
 
-struct Scripted(RefCell<Vec<String>>);
-
-impl Llm for Scripted {
-    fn complete(&self, _: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-        let mut s = self.0.borrow_mut();
-        if s.is_empty() {
-            return Err(LlmFailure::Error("script exhausted".into()));
-        }
-        Ok(LlmReply::from(s.remove(0).as_str()))
-    }
-}
-
 fn extracted(content: &str) -> String {
     serde_json::json!({"memories": [{ "content": content, "kind": "semantic", "importance": 0.7, "tags": [], "eventAt": null, "derivedFrom": ["s#0"] }]}).to_string()
 }
@@ -213,13 +200,13 @@ fn extracted_memories_go_through_the_guards() {
     let key = openai_key();
     let mut e = engine_with(GuardOptions::default());
     e.ingest(SessionInput { id: "s".into(), turns: vec![turn("I set up the staging bot")], ..Default::default() }).unwrap();
-    let llm = Scripted(RefCell::new(vec![extracted(&format!("The staging bot uses key {key}"))]));
+    let llm = ScriptedLlm::new(vec![Ok(extracted(&format!("The staging bot uses key {key}")))]);
     let report = e.extract_with(&llm, "s", &ExtractOptions::default()).unwrap();
     assert_eq!(e.get(&report.added[0]).unwrap().content, "The staging bot uses key [secret:openai-key]");
 
     let mut e = engine_with(GuardOptions { secrets: SecretPolicy::Reject, ..Default::default() });
     e.ingest(SessionInput { id: "s".into(), turns: vec![turn("I set up the staging bot")], ..Default::default() }).unwrap();
-    let llm = Scripted(RefCell::new(vec![extracted(&format!("The staging bot uses key {key}"))]));
+    let llm = ScriptedLlm::new(vec![Ok(extracted(&format!("The staging bot uses key {key}")))]);
     let report = e.extract_with(&llm, "s", &ExtractOptions::default()).unwrap();
     assert!(report.added.is_empty() && report.skipped.len() == 1 && report.pending_turns == ["s#0"], "{report:?}");
     assert!(report.skipped[0].reason.contains("openai-key"));

@@ -3,6 +3,7 @@
 //! namespace's records and the shared `default`'s, never another's; and `deleteAll({namespace})`
 //! leaves none of that namespace's memories or raw turns in any index, export or stored byte.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use engram::engine::{ConsolidateOptions, Evolving};

@@ -2,6 +2,7 @@
 //! bytes (every truncation and ≥ 10,000 bit flips of a reference snapshot are `Corrupt`, never a
 //! panic).
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::rc::Rc;

@@ -2,6 +2,7 @@
 //! storage writes (plus torn variants of the next write) opened as an image; and injected I/O and
 //! quota failures on storage calls.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::collections::BTreeMap;

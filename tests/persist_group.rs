@@ -2,6 +2,7 @@
 //! left out alone; a failed chunk write rejects the whole group and leaves none of it in memory or
 //! storage; two writers committing groups on one storage lose nothing.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::rc::Rc;

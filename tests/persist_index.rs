@@ -2,6 +2,7 @@
 //! tokenizing every text again: the result must rank exactly as an index rebuilt from the text,
 //! including records changed by chunks written after the snapshot.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use engram::engine::EngineState;

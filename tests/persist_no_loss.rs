@@ -2,6 +2,7 @@
 //! land and then report a failure, storage that vanishes under a live store, compaction under
 //! relaxed durability (a power loss after `flush` + `compact`), compactions that keep failing.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::cell::RefCell;

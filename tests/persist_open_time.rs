@@ -1,6 +1,7 @@
 //! Open time of a compacted store, by phase (ignored by default; run optimized):
 //! `cargo test --profile bench-native --test persist_open_time -- --ignored --nocapture`
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::time::Instant;

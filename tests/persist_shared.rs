@@ -3,6 +3,7 @@
 //! acknowledged may be lost, both end with the state the storage opens to, and a reader that syncs
 //! sees the other's writes — also across the other's compactions.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 
 use std::rc::Rc;

@@ -4,6 +4,7 @@
 //! other-namespace vector — checked against a plain model over long random runs that reopen the
 //! store between builds.
 
+#[path = "support/persist.rs"]
 mod persist_common;
 #[path = "support/vectors.rs"]
 mod vectors;

@@ -119,26 +119,13 @@ pub fn run_call(llm: &dyn Llm, request: &LlmRequest, clock: &dyn Clock) -> CallR
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::host::ManualClock;
+    use crate::host::{ManualClock, ScriptedLlm};
     use crate::llm::extract::{request, OfferedTurn};
-    use std::cell::RefCell;
 
-    /// Replies from a script, one per call, recording the requests it saw.
-    struct Scripted {
-        replies: RefCell<Vec<Result<LlmReply, LlmFailure>>>,
-        seen: RefCell<Vec<LlmRequest>>,
-    }
     use crate::llm::LlmReply;
 
-    impl Llm for Scripted {
-        fn complete(&self, r: &LlmRequest) -> Result<LlmReply, LlmFailure> {
-            self.seen.borrow_mut().push(r.clone());
-            self.replies.borrow_mut().remove(0)
-        }
-    }
-
     fn run(script: Vec<Result<LlmReply, LlmFailure>>) -> (CallResult, Vec<LlmRequest>) {
-        let llm = Scripted { replies: RefCell::new(script), seen: RefCell::new(Vec::new()) };
+        let llm = ScriptedLlm::replies(script);
         let r = request(None, &[OfferedTurn { id: "s#0", role: "user", speaker: None, date: None, text: "I like tea" }]);
         let out = run_call(&llm, &r, &ManualClock::new(0));
         (out, llm.seen.into_inner())
