@@ -23,7 +23,7 @@ use std::collections::BinaryHeap;
 /// Memories the walk scores at most: the add's work, whatever the store's size. On the 100k wasm
 /// benches with the 2,048-vector window, 48 keeps the last 5k adds within 1.3× of the first 5k on
 /// clustered vectors (1.21–1.25×; 64: 1.29–1.31×, 128: 1.52–1.56×), for links that consolidation
-/// completes (BENCHMARKS.md, 2026-11-27, evening).
+/// completes (docs/BENCHMARKS-HISTORY.md, 2026-11-27, evening).
 pub const LINK_WALK_MAX: usize = 48;
 /// The beam's best (by estimate) scored exactly for the links: estimates are within ~1e-3 of the
 /// cosine, so a link beyond these would have to tie the third within that margin.

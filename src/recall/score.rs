@@ -87,7 +87,7 @@ pub fn score(m: &Memory, importance: f64, relevance: f64, keyword: Option<f64>, 
 /// How much an assistant's turn counts as evidence, relative to anyone else's. The user's turns
 /// state what happened to them; the assistant's replies are long, general elaborations that share
 /// vocabulary with many queries, so at equal text match the person's own words rank first. Measured
-/// on LongMemEval-S (BENCHMARKS.md): 0.5–0.8 is a plateau, 0.9 is too weak to reorder sessions.
+/// on LongMemEval-S (docs/BENCHMARKS-HISTORY.md): 0.5–0.8 is a plateau, 0.9 is too weak to reorder sessions.
 pub const ASSISTANT_TURN_WEIGHT: f64 = 0.75;
 
 /// The evidence weight of a turn by its role (see `ASSISTANT_TURN_WEIGHT`).

@@ -14,7 +14,7 @@ use crate::index::DocId;
 /// Vectors the window keeps. The first adds of a store scan a window still filling, so a larger one
 /// makes later adds dearer than the first: with 4,096 (and a walk of 128) the last 5k of 100k adds
 /// cost 1.24–1.30× the first 5k on real vectors and 1.58–1.69× on clustered ones in wasm; with 2,048
-/// and a walk of 48, 1.00–1.03× and 1.21–1.25× (BENCHMARKS.md, 2026-11-27, evening). Links it misses
+/// and a walk of 48, 1.00–1.03× and 1.21–1.25× (docs/BENCHMARKS-HISTORY.md, 2026-11-27, evening). Links it misses
 /// are found by consolidation.
 pub const RECENT_ROWS: usize = 2048;
 
