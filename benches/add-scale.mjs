@@ -173,9 +173,15 @@ await db.close();
 
 const firstBlock = blocks[0].ms;
 const lastBlock = blocks.at(-1).ms;
-console.log(`node ${process.version}, ${N} adds of ${DIMS}-d ${VECTORS ? `vectors from ${VECTORS}` : "clustered vectors"}, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}${REINDEX_EVERY ? `, reindex() every ${REINDEX_EVERY} adds (untimed)` : ""}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`);
+console.log(
+  `node ${process.version}, ${N} adds of ${DIMS}-d ${VECTORS ? `vectors from ${VECTORS}` : "clustered vectors"}, ${BATCH > 0 ? `addMany × ${BATCH}` : "add one by one"}, auto builds ${args.includes("--no-auto") ? "off" : "on"}${REINDEX_EVERY ? `, reindex() every ${REINDEX_EVERY} adds (untimed)` : ""}, warm-up ${WARMUP} adds, total ${totalS.toFixed(1)} s`,
+);
 console.log("| adds so far | ms per add (mean) | median of 100-add sub-blocks | CPU ms per add | exact tier | segments |");
 console.log("| ---: | ---: | ---: | ---: | ---: | ---: |");
 for (const b of blocks) console.log(`| ${b.end} | ${b.ms.toFixed(3)} | ${b.median.toFixed(3)} | ${b.cpuMs.toFixed(3)} | ${b.delta} | ${b.segments} |`);
-console.log(`last block / first block: mean ${(lastBlock / firstBlock).toFixed(2)}× (${lastBlock.toFixed(3)} vs ${firstBlock.toFixed(3)} ms per add), median ${(blocks.at(-1).median / blocks[0].median).toFixed(2)}×, CPU ${(blocks.at(-1).cpuMs / blocks[0].cpuMs).toFixed(2)}×`);
-console.log(`links vs exact on ${SAMPLE} of the last block: ${found} of ${exact} exact links found (${exact ? (found / exact).toFixed(3) : "n/a"}); summed cosine ${exactCos ? (foundCos / exactCos).toFixed(3) : "n/a"} of the exact links'`);
+console.log(
+  `last block / first block: mean ${(lastBlock / firstBlock).toFixed(2)}× (${lastBlock.toFixed(3)} vs ${firstBlock.toFixed(3)} ms per add), median ${(blocks.at(-1).median / blocks[0].median).toFixed(2)}×, CPU ${(blocks.at(-1).cpuMs / blocks[0].cpuMs).toFixed(2)}×`,
+);
+console.log(
+  `links vs exact on ${SAMPLE} of the last block: ${found} of ${exact} exact links found (${exact ? (found / exact).toFixed(3) : "n/a"}); summed cosine ${exactCos ? (foundCos / exactCos).toFixed(3) : "n/a"} of the exact links'`,
+);

@@ -47,11 +47,16 @@ async function instantJudge(request) {
   const items = request.schema.properties.decisions?.items.properties ?? {};
   const ids = (items.id ?? items.pair)?.enum ?? [];
   switch (request.purpose) {
-    case "triage": return JSON.stringify({ decisions: ids.map((id, i) => ({ id, decision: i % 2 ? "promote" : "keep" })) });
-    case "gate": return JSON.stringify({ decisions: ids.map((id) => ({ id, decision: "reject", category: "none" })) });
-    case "merge": return JSON.stringify({ decisions: ids.map((pair) => ({ pair, decision: "distinct" })) });
-    case "reconcile": return JSON.stringify({ decisions: ids.map((pair) => ({ pair, decision: "keep_both" })) });
-    default: return JSON.stringify({ content: "A summary.", importance: 0.5 });
+    case "triage":
+      return JSON.stringify({ decisions: ids.map((id, i) => ({ id, decision: i % 2 ? "promote" : "keep" })) });
+    case "gate":
+      return JSON.stringify({ decisions: ids.map((id) => ({ id, decision: "reject", category: "none" })) });
+    case "merge":
+      return JSON.stringify({ decisions: ids.map((pair) => ({ pair, decision: "distinct" })) });
+    case "reconcile":
+      return JSON.stringify({ decisions: ids.map((pair) => ({ pair, decision: "keep_both" })) });
+    default:
+      return JSON.stringify({ content: "A summary.", importance: 0.5 });
   }
 }
 
@@ -70,7 +75,17 @@ async function run(level) {
     const f = report.found;
     // One call per candidate pair, gate candidate and buffer memory to triage, one per distill group.
     const perCandidate = f.mergePairs - (level === "on" ? 0 : f.sameFact) + f.reconcilePairs + f.gateCandidates + f.triageCandidates + f.distillGroups;
-    rows.push({ epoch: e + 1, ms, calls: report.usage.calls, perCandidate, memories: (await memory.stats()).memories, promoted: count("promote"), merged: count("merge"), evicted: count("evict"), scanned: f.scanned });
+    rows.push({
+      epoch: e + 1,
+      ms,
+      calls: report.usage.calls,
+      perCandidate,
+      memories: (await memory.stats()).memories,
+      promoted: count("promote"),
+      merged: count("merge"),
+      evicted: count("evict"),
+      scanned: f.scanned,
+    });
   }
   await memory.close();
   return { level, addMs, rows };

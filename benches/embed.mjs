@@ -74,7 +74,7 @@ function sentenceOf(tok, n, offset) {
 
 function buildInputs(tok) {
   const single = SIZES.map((n) => ({ n, text: sentenceOf(tok, n, 0) }));
-  const batch = Array.from({ length: BATCH }, (_, i) => sentenceOf(tok, 10 + ((i * 7) % 19), (i * 5) % 40 + i));
+  const batch = Array.from({ length: BATCH }, (_, i) => sentenceOf(tok, 10 + ((i * 7) % 19), ((i * 5) % 40) + i));
   if (new Set(batch).size !== BATCH) throw new Error("batch sentences are not distinct");
   return { single, batch, batchPieces: batch.map((t) => tok.encode(t).ids.length) };
 }
@@ -85,10 +85,12 @@ function encodeBatch(tok, texts) {
   const seq = Math.max(...encs.map((e) => e.length));
   const ids = new BigInt64Array(texts.length * seq);
   const mask = new BigInt64Array(texts.length * seq);
-  encs.forEach((e, r) => e.forEach((id, t) => {
-    ids[r * seq + t] = BigInt(id);
-    mask[r * seq + t] = 1n;
-  }));
+  encs.forEach((e, r) =>
+    e.forEach((id, t) => {
+      ids[r * seq + t] = BigInt(id);
+      mask[r * seq + t] = 1n;
+    }),
+  );
   return { ids, mask, types: new BigInt64Array(texts.length * seq), rows: texts.length, seq };
 }
 
@@ -174,7 +176,7 @@ async function setup(lib, modelPath, tokenizerPath) {
     const t0 = performance.now();
     const ort = (await import(lib === "ort-web" ? "onnxruntime-web" : "onnxruntime-node")).default;
     const t1 = performance.now();
-    let options = {};
+    let options;
     if (lib === "ort-web") {
       ort.env.wasm.numThreads = 1;
       options = { executionProviders: ["wasm"] };
@@ -210,13 +212,26 @@ async function setup(lib, modelPath, tokenizerPath) {
     fs.symlinkSync(modelPath, path.join(m, "onnx", "model.onnx"));
     fs.symlinkSync(tokenizerPath, path.join(m, "tokenizer.json"));
     const config = {
-      model_type: "bert", architectures: ["BertModel"], hidden_size: DIMS, num_attention_heads: 12, num_hidden_layers: 6,
-      intermediate_size: 1536, max_position_embeddings: 512, vocab_size: 30522, type_vocab_size: 2,
+      model_type: "bert",
+      architectures: ["BertModel"],
+      hidden_size: DIMS,
+      num_attention_heads: 12,
+      num_hidden_layers: 6,
+      intermediate_size: 1536,
+      max_position_embeddings: 512,
+      vocab_size: 30522,
+      type_vocab_size: 2,
     };
     fs.writeFileSync(path.join(m, "config.json"), JSON.stringify(config));
     const tokConfig = {
-      tokenizer_class: "BertTokenizer", do_lower_case: true, model_max_length: 512,
-      cls_token: "[CLS]", sep_token: "[SEP]", pad_token: "[PAD]", unk_token: "[UNK]", mask_token: "[MASK]",
+      tokenizer_class: "BertTokenizer",
+      do_lower_case: true,
+      model_max_length: 512,
+      cls_token: "[CLS]",
+      sep_token: "[SEP]",
+      pad_token: "[PAD]",
+      unk_token: "[UNK]",
+      mask_token: "[MASK]",
     };
     fs.writeFileSync(path.join(m, "tokenizer_config.json"), JSON.stringify(tokConfig));
     const t0 = performance.now();
@@ -277,8 +292,18 @@ async function worker(lib, inputsPath, modelPath, tokenizerPath, warmup, iters, 
     };
   }
   return {
-    lib, importMs: lib0.importMs, loadMs: lib0.loadMs, timings, info: lib0.info, wasmFiles, wasmMemoryBytes,
-    rssBaseline: rss0, rssLoaded, rssPeak: process.resourceUsage().maxRSS * 1024, singles, batched,
+    lib,
+    importMs: lib0.importMs,
+    loadMs: lib0.loadMs,
+    timings,
+    info: lib0.info,
+    wasmFiles,
+    wasmMemoryBytes,
+    rssBaseline: rss0,
+    rssLoaded,
+    rssPeak: process.resourceUsage().maxRSS * 1024,
+    singles,
+    batched,
   };
 }
 
@@ -291,7 +316,9 @@ function fileSize(p) {
 }
 
 function cosine(a, b) {
-  let d = 0, na = 0, nb = 0;
+  let d = 0,
+    na = 0,
+    nb = 0;
   for (let i = 0; i < a.length; i++) {
     d += a[i] * b[i];
     na += a[i] * a[i];
@@ -335,14 +362,17 @@ if (args[0] === "--worker") {
       if (failed.some((x) => x.lib === lib)) continue;
       process.stderr.write(`embed bench: round ${round + 1}/${rounds}, ${lib}…\n`);
       try {
-        const out = execFileSync(
-          process.execPath,
-          ["--expose-gc", self, "--worker", lib, inputsPath, modelPath, tokenizerPath, warmup, iters, batchIters],
-          { encoding: "utf8", maxBuffer: 1 << 26, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ORT_LOG_LEVEL: "error" } },
-        );
+        const out = execFileSync(process.execPath, ["--expose-gc", self, "--worker", lib, inputsPath, modelPath, tokenizerPath, warmup, iters, batchIters], {
+          encoding: "utf8",
+          maxBuffer: 1 << 26,
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, ORT_LOG_LEVEL: "error" },
+        });
         (runs[lib] ??= []).push(JSON.parse(out.trim().split("\n").at(-1)));
       } catch (e) {
-        const lines = String(e.stderr || e.message || e).trim().split("\n");
+        const lines = String(e.stderr || e.message || e)
+          .trim()
+          .split("\n");
         const msg = lines.find((l) => /^\s*\w*Error\b/.test(l)) ?? lines.find((l) => /error/i.test(l)) ?? lines[0];
         failed.push({ lib, reason: msg.trim() });
       }
@@ -350,28 +380,37 @@ if (args[0] === "--worker") {
   }
   // The peers' share of the timed calls spent in the JS tokenizer (Engram tokenizes inside the wasm).
   const tokTimes = {};
-  for (const [k, texts] of [["128", [inputs.single.at(-1).text]], ["batch", inputs.batch]]) {
+  for (const [k, texts] of [
+    ["128", [inputs.single.at(-1).text]],
+    ["batch", inputs.batch],
+  ]) {
     const ts = [];
     for (let i = 0; i < 30; i++) {
       const s = performance.now();
       encodeBatch(tok, texts);
       ts.push(performance.now() - s);
     }
-    tokTimes[k] = percentile(ts.sort((a, b) => a - b), 50);
+    tokTimes[k] = percentile(
+      ts.sort((a, b) => a - b),
+      50,
+    );
   }
-  const rows = libs.filter((lib) => runs[lib]).map((lib) => {
-    const [first, ...rest] = runs[lib];
-    const best = { ...first, timings: { ...first.timings } };
-    for (const r of rest) {
-      best.importMs = Math.min(best.importMs, r.importMs);
-      best.loadMs = Math.min(best.loadMs, r.loadMs);
-      for (const k of Object.keys(best.timings)) {
-        const a = best.timings[k], b = r.timings[k];
-        best.timings[k] = { ...a, p50: Math.min(a.p50, b.p50), p95: Math.min(a.p95, b.p95), firstMs: Math.min(a.firstMs, b.firstMs) };
+  const rows = libs
+    .filter((lib) => runs[lib])
+    .map((lib) => {
+      const [first, ...rest] = runs[lib];
+      const best = { ...first, timings: { ...first.timings } };
+      for (const r of rest) {
+        best.importMs = Math.min(best.importMs, r.importMs);
+        best.loadMs = Math.min(best.loadMs, r.loadMs);
+        for (const k of Object.keys(best.timings)) {
+          const a = best.timings[k],
+            b = r.timings[k];
+          best.timings[k] = { ...a, p50: Math.min(a.p50, b.p50), p95: Math.min(a.p95, b.p95), firstMs: Math.min(a.firstMs, b.firstMs) };
+        }
       }
-    }
-    return best;
-  });
+      return best;
+    });
   fs.rmSync(tmp, { recursive: true, force: true });
 
   const f = (x, d = 2) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(d));
@@ -379,9 +418,13 @@ if (args[0] === "--worker") {
   const modelSize = fs.statSync(modelPath).size;
   const pieces = inputs.batchPieces;
   console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "cpu"}; model ${path.relative(root, modelPath)} (${mib(modelSize)} MiB)`);
-  console.log(`${rounds} round(s), best round per library and input; ${warmup} warm-up + ${iters} timed calls per single sentence; ${Math.min(Number(warmup), 2)} + ${batchIters} for the batch of ${BATCH} (${Math.min(...pieces)}–${Math.max(...pieces)} pieces each, ${pieces.reduce((a, b) => a + b, 0)} in all)`);
+  console.log(
+    `${rounds} round(s), best round per library and input; ${warmup} warm-up + ${iters} timed calls per single sentence; ${Math.min(Number(warmup), 2)} + ${batchIters} for the batch of ${BATCH} (${Math.min(...pieces)}–${Math.max(...pieces)} pieces each, ${pieces.reduce((a, b) => a + b, 0)} in all)`,
+  );
   console.log("times are text → unit vectors (tokenize, run, mean-pool, normalize), in ms");
-  console.log(`of which the peers' JS tokenizer (@huggingface/tokenizers, p50): ${tokTimes["128"].toFixed(2)} ms for 1 × 128 pieces, ${tokTimes.batch.toFixed(2)} ms for the batch\n`);
+  console.log(
+    `of which the peers' JS tokenizer (@huggingface/tokenizers, p50): ${tokTimes["128"].toFixed(2)} ms for 1 × 128 pieces, ${tokTimes.batch.toFixed(2)} ms for the batch\n`,
+  );
 
   const cols = ["input"];
   for (const r of rows) cols.push(`${LIBS[r.lib]} p50 / p95`);
@@ -404,7 +447,9 @@ if (args[0] === "--worker") {
     }
   }
 
-  console.log(`\n| library | import (ms) | load model (ms) | first call, 8 pieces (ms) | runtime file | raw (KiB) | gzip -9 (KiB) | RSS baseline → loaded → peak (MiB) | peak − baseline (MiB) | wasm linear memory (MiB) |`);
+  console.log(
+    `\n| library | import (ms) | load model (ms) | first call, 8 pieces (ms) | runtime file | raw (KiB) | gzip -9 (KiB) | RSS baseline → loaded → peak (MiB) | peak − baseline (MiB) | wasm linear memory (MiB) |`,
+  );
   console.log(`| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |`);
   for (const r of rows) {
     let files = r.wasmFiles.filter((p) => fs.existsSync(p)).map(fileSize);
@@ -456,9 +501,11 @@ if (args[0] === "--worker") {
   if (eng?.info?.id) console.log(`engram embedder id: ${eng.info.id}`);
   if (eng?.info?.pieces) {
     const same = JSON.stringify(eng.info.pieces.single) === JSON.stringify(SIZES) && JSON.stringify(eng.info.pieces.batch) === JSON.stringify(pieces);
-    console.log(same
-      ? "engram's tokenizer gives the same word-piece counts as the peers' for every input"
-      : `WARNING: engram's word-piece counts differ: single ${eng.info.pieces.single}, batch ${eng.info.pieces.batch} (peers: ${SIZES}, ${pieces})`);
+    console.log(
+      same
+        ? "engram's tokenizer gives the same word-piece counts as the peers' for every input"
+        : `WARNING: engram's word-piece counts differ: single ${eng.info.pieces.single}, batch ${eng.info.pieces.batch} (peers: ${SIZES}, ${pieces})`,
+    );
   }
   for (const r of rows) if (r.info?.ortVersion || r.info?.version) console.log(`${r.lib}: version ${r.info.ortVersion ?? r.info.version}`);
   for (const x of failed) console.log(`SKIPPED ${x.lib}: ${x.reason}`);

@@ -104,7 +104,11 @@ const deriveMs = performance.now() - t0;
 rmSync(work, { recursive: true, force: true });
 
 const f = (x, d = 0) => x.toFixed(d);
-const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 console.log("\n| adds (acknowledged) | plain adds/s | encrypted adds/s | encrypted ÷ plain | plain p50 ms | encrypted p50 ms |");
 console.log("|---|---|---|---|---|---|");
 for (const { name, plain, enc } of addRows) {

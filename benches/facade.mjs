@@ -12,7 +12,7 @@
 // from before `embeddingTexts` asked the core for `guardText`; for it the glue gets that call
 // back, made of `embeddingTexts` (the same one JSON round trip per text).
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, rmSync, cpSync } from "node:fs";
+import { mkdtempSync, rmSync, cpSync } from "node:fs";
 import { join, resolve, dirname } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequire } from "node:module";
@@ -34,7 +34,16 @@ async function bundleAgainst(rev) {
   // Generated at build time, not in git: this checkout's codes (the same ErrorCode list).
   cpSync(join(repo, "pkg-template", "src", "error-codes.js"), join(src, "pkg-template", "src", "error-codes.js"));
   const outfile = join(repo, "pkg", "dist", `engram.node.against-${rev}.mjs`);
-  await esbuild({ bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logLevel: "warning", target: "es2022", entryPoints: [join(src, "pkg-template", "src", "entry-node.js")], outfile, format: "esm", platform: "node" });
+  await esbuild({
+    bundle: true,
+    external: ["./wasm-node/*", "./wasm-web/*"],
+    logLevel: "warning",
+    target: "es2022",
+    entryPoints: [join(src, "pkg-template", "src", "entry-node.js")],
+    outfile,
+    format: "esm",
+    platform: "node",
+  });
   rmSync(src, { recursive: true, force: true });
   return outfile;
 }
@@ -92,7 +101,10 @@ const ours = (await import(pathToFileURL(join(repo, "pkg", "dist", "engram.node.
 const againstFile = await bundleAgainst(AGAINST);
 const theirs = (await import(pathToFileURL(againstFile).href)).Engram;
 try {
-  for (const [label, embedder] of [["keyword-only", null], ["host embedder", hostEmbedder]].filter(([l]) => !ONLY || l === ONLY)) {
+  for (const [label, embedder] of [
+    ["keyword-only", null],
+    ["host embedder", hostEmbedder],
+  ].filter(([l]) => !ONLY || l === ONLY)) {
     const runs = { this: [], against: [] };
     await round(ours, embedder); // warm-up: wasm tiers, JIT
     await round(theirs, embedder);

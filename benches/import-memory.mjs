@@ -54,7 +54,13 @@ if (!args[0] || args[0].startsWith("--")) {
   process.exit(2);
 }
 const before = opt("--before", null);
-const child = (...a) => JSON.parse(execFileSync(process.execPath, ["--max-old-space-size=8192", fileURLToPath(import.meta.url), "--child", ...a], { maxBuffer: 1 << 24, stdio: ["ignore", "pipe", "inherit"] }).toString());
+const child = (...a) =>
+  JSON.parse(
+    execFileSync(process.execPath, ["--max-old-space-size=8192", fileURLToPath(import.meta.url), "--child", ...a], {
+      maxBuffer: 1 << 24,
+      stdio: ["ignore", "pipe", "inherit"],
+    }).toString(),
+  );
 const work = mkdtempSync(join(tmpdir(), "engram-import-mem-"));
 const mb = (b) => (b / 2 ** 20).toFixed(0);
 const rows = [];

@@ -58,10 +58,17 @@ async function worker(lib, path, n, rounds) {
   times.sort((a, b) => a - b);
   const mb = (x) => x / 1048576;
   return {
-    lib, n, buildMs,
-    p50: percentile(times, 50), p95: percentile(times, 95), queries: times.length, hitsPerQuery: found / times.length,
+    lib,
+    n,
+    buildMs,
+    p50: percentile(times, 50),
+    p95: percentile(times, 95),
+    queries: times.length,
+    hitsPerQuery: found / times.length,
     // JS heap growth, plus the wasm linear memory for Engram (its index lives there, not in the heap).
-    heapMb: mb(mem1.heapUsed - mem0.heapUsed), wasmMb: mb(wasmBytes), memMb: mb(mem1.heapUsed - mem0.heapUsed + wasmBytes),
+    heapMb: mb(mem1.heapUsed - mem0.heapUsed),
+    wasmMb: mb(wasmBytes),
+    memMb: mb(mem1.heapUsed - mem0.heapUsed + wasmBytes),
   };
 }
 

@@ -91,7 +91,7 @@ async function childJsonWrite(exportFile, out) {
   const db = await Engram.open({ embedder: null });
   await db.import(new Uint8Array(readFileSync(exportFile)));
   const rows = [];
-  for (let page; (page = await db.getAll({ limit: 1000, offset: rows.length })).length; ) rows.push(...page);
+  for (let page; (page = await db.getAll({ limit: 1000, offset: rows.length })).length;) rows.push(...page);
   const fd = openSync(out, "w");
   writeSync(fd, "[");
   rows.forEach((m, i) => writeSync(fd, (i ? ",\n" : "") + JSON.stringify({ ...m, embedding: Array.from(seededUnit(i + 1)) })));
@@ -173,7 +173,13 @@ if (!corpusPath || corpusPath.startsWith("--")) {
 const sizes = opt("--sizes", "10000,50000").split(",").map(Number);
 const addCount = Number(opt("--adds", "300"));
 const opens = Number(opt("--opens", "5"));
-const child = (...a) => JSON.parse(execFileSync(process.execPath, ["--max-old-space-size=8192", fileURLToPath(import.meta.url), "--child", ...a], { maxBuffer: 1 << 26, stdio: ["ignore", "pipe", "inherit"] }).toString());
+const child = (...a) =>
+  JSON.parse(
+    execFileSync(process.execPath, ["--max-old-space-size=8192", fileURLToPath(import.meta.url), "--child", ...a], {
+      maxBuffer: 1 << 26,
+      stdio: ["ignore", "pipe", "inherit"],
+    }).toString(),
+  );
 const work = mkdtempSync(join(tmpdir(), "engram-persist-bench-"));
 const dataDir = join(repo, "target", "bench-data");
 mkdirSync(dataDir, { recursive: true });
@@ -227,7 +233,10 @@ for (const n of args.includes("--no-open") ? [] : sizes) {
 let browserRows = null;
 if (!args.includes("--no-browser") && !args.includes("--no-open")) {
   const { browserOpenTimes } = await import("./persist-browser.mjs");
-  browserRows = await browserOpenTimes(sizes.map((n) => ({ n, file: `/target/bench-data/synthetic-${n}.bin` })), opens);
+  browserRows = await browserOpenTimes(
+    sizes.map((n) => ({ n, file: `/target/bench-data/synthetic-${n}.bin` })),
+    opens,
+  );
 }
 rmSync(work, { recursive: true, force: true });
 
@@ -236,15 +245,21 @@ console.log("\n## Persisted add (NodeFSStorage), one memory per add, acknowledge
 console.log("| durability | build | adds in flight | engram adds/s | p50 ms | p95 ms | storage writes per add | JSON-lines peer adds/s | peer p50 ms | engram ÷ peer (adds/s) |");
 console.log("|---|---|---|---|---|---|---|---|---|---|");
 for (const { durability, label, n, e, j } of addRows) {
-  console.log(`| ${durability} | ${label} | ${n} | ${f(e.perSec, 0)} | ${f(e.p50, 2)} | ${f(e.p95, 2)} | ${f(e.savesPerAdd, 2)} saves + ${f(e.removesPerAdd, 2)} removes | ${f(j.perSec, 0)} | ${f(j.p50, 2)} | ${f(e.perSec / j.perSec, 2)}× |`);
+  console.log(
+    `| ${durability} | ${label} | ${n} | ${f(e.perSec, 0)} | ${f(e.p50, 2)} | ${f(e.p95, 2)} | ${f(e.savesPerAdd, 2)} saves + ${f(e.removesPerAdd, 2)} removes | ${f(j.perSec, 0)} | ${f(j.p50, 2)} | ${f(e.perSec / j.perSec, 2)}× |`,
+  );
 }
 console.log("\n## Open (NodeFSStorage, compacted, cold process; wasm module already compiled)");
-console.log("| memories | engram open p50 ms | p95 ms | JSON.parse peer p50 ms | ratio | bytes on disk per memory | peer JSON bytes per memory | RSS after open MB | import+compact ms |");
+console.log(
+  "| memories | engram open p50 ms | p95 ms | JSON.parse peer p50 ms | ratio | bytes on disk per memory | peer JSON bytes per memory | RSS after open MB | import+compact ms |",
+);
 console.log("|---|---|---|---|---|---|---|---|---|");
 for (const r of openRows) {
   const ep = percentile(r.e, 50);
   const jp = percentile(r.j, 50);
-  console.log(`| ${r.n} | ${f(ep, 0)} | ${f(percentile(r.e, 95), 0)} | ${f(jp, 0)} | ${f(ep / jp, 2)}× | ${f(r.bytes / r.n, 0)} | ${f(r.jsonBytes / r.n, 0)} | ${f(r.rss / 2 ** 20, 0)} | ${f(r.buildMs, 0)} |`);
+  console.log(
+    `| ${r.n} | ${f(ep, 0)} | ${f(percentile(r.e, 95), 0)} | ${f(jp, 0)} | ${f(ep / jp, 2)}× | ${f(r.bytes / r.n, 0)} | ${f(r.jsonBytes / r.n, 0)} | ${f(r.rss / 2 ** 20, 0)} | ${f(r.buildMs, 0)} |`,
+  );
 }
 if (browserRows) {
   console.log("\n## Open (IndexedDBStorage, headless Chromium, fresh page per open)");

@@ -28,14 +28,18 @@ const gluePath = join(repo, "pkg", "dist", "wasm-node", "engram.js");
 // A throwaway require each time: a kept one would hold every stopped instance as its child module.
 const trapNextStorageResult = () => createRequire(import.meta.url)(gluePath).panicOnNextStorageResultForTests();
 const ms = (t0) => performance.now() - t0;
-const median = (xs) => percentile([...xs].sort((a, b) => a - b), 50);
+const median = (xs) =>
+  percentile(
+    [...xs].sort((a, b) => a - b),
+    50,
+  );
 
 const rows = [];
 for (const n of sizes) {
   const dir = mkdtempSync(join(tmpdir(), "engram-recover-bench-"));
   const open = () => Engram.open({ embedder: null, storage: new NodeFSStorage(dir, { durability: "relaxed" }), autoReindex: false });
   let db = await open();
-  const batch = Array.from({ length: n }, (_, i) => ({ role: "user", content: `turn ${i} about topic ${i % 97} and item ${i * 7919 % 1000}` }));
+  const batch = Array.from({ length: n }, (_, i) => ({ role: "user", content: `turn ${i} about topic ${i % 97} and item ${(i * 7919) % 1000}` }));
   await db.ingest({ id: "bench", turns: batch });
   for (let i = 0; i < 200; i++) await db.add({ content: `memory ${i} on subject ${i % 13}` });
   await db.compact();

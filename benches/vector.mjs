@@ -29,7 +29,10 @@ function exportFile(n, vectors) {
   const file = join(dir, vectors ? `uniform-real-${n}.bin` : `uniform-${n}.bin`);
   if (!existsSync(file)) {
     const extra = vectors ? ["--vectors", vectors] : [];
-    execFileSync("cargo", ["run", "--quiet", "--profile", "bench-native", "--example", "synthetic_export", "--", String(n), file, "--uniform", ...extra], { cwd: repo, stdio: "inherit" });
+    execFileSync("cargo", ["run", "--quiet", "--profile", "bench-native", "--example", "synthetic_export", "--", String(n), file, "--uniform", ...extra], {
+      cwd: repo,
+      stdio: "inherit",
+    });
   }
   return file;
 }
@@ -124,11 +127,27 @@ async function measure(label, n, file, vectorsOf, queries) {
   const reopenedQ = await timeQueries((q) => reopened.search(null, { embedding: q, limit: 10, dryRun: true, scope: "memories" }), queries, exactOf);
   await reopened.close();
   rmSync(dir, { recursive: true, force: true });
-  const steps = reindex.steps.map((st) => `${st.result} ${st.points} (ef ${st.calibration.efSearch}, sample recall ${st.calibration.recallMean.toFixed(3)}, ${Math.round(st.calibration.distanceEvaluations)} evals)`).join("; ");
+  const steps = reindex.steps
+    .map(
+      (st) =>
+        `${st.result} ${st.points} (ef ${st.calibration.efSearch}, sample recall ${st.calibration.recallMean.toFixed(3)}, ${Math.round(st.calibration.distanceEvaluations)} evals)`,
+    )
+    .join("; ");
   return {
-    label, n, j50: percentile(tj, 50), j95: percentile(tj, 95), scan, graph, reopenedQ, buildMs, openMs, steps,
-    segments: reopenedStats.memories.segments, indexed: vstats.memories.indexed,
-    wasmMB: before.wasmMemoryBytes / 2 ** 20, wasmMBGraph: after.wasmMemoryBytes / 2 ** 20,
+    label,
+    n,
+    j50: percentile(tj, 50),
+    j95: percentile(tj, 95),
+    scan,
+    graph,
+    reopenedQ,
+    buildMs,
+    openMs,
+    steps,
+    segments: reopenedStats.memories.segments,
+    indexed: vstats.memories.indexed,
+    wasmMB: before.wasmMemoryBytes / 2 ** 20,
+    wasmMBGraph: after.wasmMemoryBytes / 2 ** 20,
   };
 }
 
@@ -143,13 +162,21 @@ for (const n of opt("--sizes", "10000,50000,100000").split(",").filter(Boolean).
   // Queries near stored points (a stored vector plus as much noise again): an i.i.d. random query
   // has no neighbours worth the name, and search drops matches below its similarity floor.
   const near = (i) => {
-    const base = vectors.subarray(((i * 7919) % n) * DIMS, ((i * 7919) % n + 1) * DIMS);
+    const base = vectors.subarray(((i * 7919) % n) * DIMS, (((i * 7919) % n) + 1) * DIMS);
     const noise = seededUnit(0x9e3779b9 ^ (i + 1));
     const q = base.map((x, d) => x + noise[d]);
     const norm = Math.hypot(...q);
     return q.map((x) => x / norm);
   };
-  rows.push(await measure("random", n, file, (i) => vectors.subarray(i * DIMS, (i + 1) * DIMS), Array.from({ length: nq }, (_, i) => near(i))));
+  rows.push(
+    await measure(
+      "random",
+      n,
+      file,
+      (i) => vectors.subarray(i * DIMS, (i + 1) * DIMS),
+      Array.from({ length: nq }, (_, i) => near(i)),
+    ),
+  );
 }
 const real = opt("--vectors", null);
 if (real) {
@@ -160,7 +187,15 @@ if (real) {
       continue;
     }
     const file = exportFile(n, real);
-    rows.push(await measure("real MiniLM", n, file, (i) => cached(bytes, i), Array.from({ length: nq }, (_, i) => cached(bytes, n + i))));
+    rows.push(
+      await measure(
+        "real MiniLM",
+        n,
+        file,
+        (i) => cached(bytes, i),
+        Array.from({ length: nq }, (_, i) => cached(bytes, n + i)),
+      ),
+    );
   }
 }
 
@@ -190,10 +225,14 @@ if (noReindex) {
   console.log("|---|---|---|---|---|---|");
   for (const r of rows) console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${cell(r.scan)} | ${f(r.scan.p50 / r.j50)}× | ${f(r.wasmMB, 0)} |`);
 } else {
-  console.log("| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |");
+  console.log(
+    "| vectors | n | JS brute force | engram exact int8 scan | engram after reindex | ÷ JS (p50) | reopened (graph from storage) | build (1 thread, in-process) | open with graph | wasm MB before / after build |",
+  );
   console.log("|---|---|---|---|---|---|---|---|---|---|");
   for (const r of rows) {
-    console.log(`| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${cell(r.scan)} | ${cell(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${cell(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`);
+    console.log(
+      `| ${r.label} | ${r.n} | ${f(r.j50)} / ${f(r.j95)} | ${cell(r.scan)} | ${cell(r.graph)} | ${f(r.graph.p50 / r.j50)}× | ${cell(r.reopenedQ)} | ${f(r.buildMs / 1000, 1)} s | ${f(r.openMs, 0)} ms | ${f(r.wasmMB, 0)} / ${f(r.wasmMBGraph, 0)} |`,
+    );
   }
   for (const r of rows) console.log(`${r.label} ${r.n}: ${r.steps}; ${r.indexed} indexed, ${r.segments} segment(s) after reopen`);
 }

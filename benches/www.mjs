@@ -59,14 +59,24 @@ const median = (xs) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
 const range = (xs) => `${Math.round(Math.min(...xs))}–${Math.round(Math.max(...xs))}`;
 console.log(`runs: ${runs}`);
 console.log("| visit | usable after, median ms | range ms |\n|---|---|---|");
-for (const [name, label] of [["keyword", "first visit, keyword-only (no model)"], ["first", "first visit, model downloaded"], ["next", "next visit, model from the Cache API"]]) {
+for (const [name, label] of [
+  ["keyword", "first visit, keyword-only (no model)"],
+  ["first", "first visit, model downloaded"],
+  ["next", "next visit, model from the Cache API"],
+]) {
   console.log(`| ${label} | ${Math.round(median(times[name]))} | ${range(times[name])} |`);
 }
 console.log(`first ÷ next: ${(median(times.first) / median(times.next)).toFixed(2)}×; next ÷ keyword-only: ${(median(times.next) / median(times.keyword)).toFixed(2)}×`);
 
 const groups = new Map();
 for (const [path, bytes] of served) {
-  const group = path.startsWith("/models/") ? "model files (model.onnx int8, tokenizer.json; kept by the page)" : path.endsWith(".wasm") ? "wasm" : path.startsWith("/www/") ? "page (HTML, CSS, JS, service worker)" : "package JS (browser build, worker scripts, wasm glue)";
+  const group = path.startsWith("/models/")
+    ? "model files (model.onnx int8, tokenizer.json; kept by the page)"
+    : path.endsWith(".wasm")
+      ? "wasm"
+      : path.startsWith("/www/")
+        ? "page (HTML, CSS, JS, service worker)"
+        : "package JS (browser build, worker scripts, wasm glue)";
   const gz = gzipSync(readFileSync(join(repo, path))).length;
   const g = groups.get(group) ?? { files: 0, bytes: 0, gz: 0 };
   groups.set(group, { files: g.files + 1, bytes: g.bytes + bytes, gz: g.gz + gz });

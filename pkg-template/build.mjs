@@ -15,7 +15,7 @@ const template = join(root, "pkg-template");
 const out = join(root, "pkg");
 const matrix = parseToml(readFileSync(join(root, "wasm-pack.toml"), "utf8"));
 const args = process.argv.slice(2);
-const profile = args.includes("--profile") ? args[args.indexOf("--profile") + 1] : matrix.profile ?? "release";
+const profile = args.includes("--profile") ? args[args.indexOf("--profile") + 1] : (matrix.profile ?? "release");
 if (!["release", "dev", "profiling"].includes(profile)) throw new Error(`unknown profile ${profile}`);
 
 const cargoToml = readFileSync(join(root, "Cargo.toml"), "utf8");
@@ -48,7 +48,10 @@ try {
 rmSync(out, { recursive: true, force: true });
 mkdirSync(join(out, "dist"), { recursive: true });
 const byName = Object.fromEntries(matrix.build.map((b) => [b.name, join(root, b.out_dir)]));
-for (const [name, type] of [["node", "commonjs"], ["web", "module"]]) {
+for (const [name, type] of [
+  ["node", "commonjs"],
+  ["web", "module"],
+]) {
   const dest = join(out, "dist", `wasm-${name}`);
   mkdirSync(dest, { recursive: true });
   cpSync(join(byName[name], "engram.js"), join(dest, "engram.js"));
@@ -72,25 +75,60 @@ writeFileSync(nodeGlue, glueText.replace(wasmPathLine, "const wasmPath = require
 
 const common = { bundle: true, external: ["./wasm-node/*", "./wasm-web/*"], logLevel: "warning", target: "es2022", legalComments: "none" };
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.mjs"), format: "esm", platform: "node" });
-await esbuild({ ...common, entryPoints: [join(template, "src", "entry-node.js")], outfile: join(out, "dist", "engram.node.cjs"), format: "cjs", platform: "node",
+await esbuild({
+  ...common,
+  entryPoints: [join(template, "src", "entry-node.js")],
+  outfile: join(out, "dist", "engram.node.cjs"),
+  format: "cjs",
+  platform: "node",
   // The CJS bundle finds its files by __dirname; the `import.meta.url` branch is the ESM bundle's.
-  logOverride: { "empty-import-meta": "silent" } });
+  logOverride: { "empty-import-meta": "silent" },
+});
 await esbuild({ ...common, entryPoints: [join(template, "src", "entry-browser.js")], outfile: join(out, "dist", "engram.browser.mjs"), format: "esm", platform: "browser" });
 // Node-only file-system storage, its own entry (engram-wasm/node-fs) so browser bundles never see
 // `fs`. It bundles its own copy of errors.js; errors.js shares one EngramError class per realm.
-for (const [ext, format] of [["mjs", "esm"], ["cjs", "cjs"]]) {
+for (const [ext, format] of [
+  ["mjs", "esm"],
+  ["cjs", "cjs"],
+]) {
   await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
 }
 // The worker imports the browser build as a separate module, so both share one copy of the glue.
-await esbuild({ ...common, external: [...common.external, "./engram.browser.mjs"], entryPoints: [join(template, "src", "worker.js")], outfile: join(out, "dist", "engram.worker.mjs"), format: "esm", platform: "browser",
-  plugins: [{ name: "browser-entry-external", setup(b) { b.onResolve({ filter: /entry-browser\.js$/ }, () => ({ path: "./engram.browser.mjs", external: true })); } }] });
+await esbuild({
+  ...common,
+  external: [...common.external, "./engram.browser.mjs"],
+  entryPoints: [join(template, "src", "worker.js")],
+  outfile: join(out, "dist", "engram.worker.mjs"),
+  format: "esm",
+  platform: "browser",
+  plugins: [
+    {
+      name: "browser-entry-external",
+      setup(b) {
+        b.onResolve({ filter: /entry-browser\.js$/ }, () => ({ path: "./engram.browser.mjs", external: true }));
+      },
+    },
+  ],
+});
 
 // Vector graph build workers, one per environment, each loading its own instance of the wasm module
 // through the glue next to it: the browser entry starts dist/engram.vector-worker.mjs as a module
 // Worker (`new URL(…, import.meta.url)`, which bundlers that understand workers follow), the Node
 // entries start dist/engram.vector-worker.node.cjs with worker_threads.
-await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker.js")], outfile: join(out, "dist", "engram.vector-worker.mjs"), format: "esm", platform: "browser" });
-await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-worker-node.js")], outfile: join(out, "dist", "engram.vector-worker.node.cjs"), format: "cjs", platform: "node" });
+await esbuild({
+  ...common,
+  entryPoints: [join(template, "src", "vector-build-worker.js")],
+  outfile: join(out, "dist", "engram.vector-worker.mjs"),
+  format: "esm",
+  platform: "browser",
+});
+await esbuild({
+  ...common,
+  entryPoints: [join(template, "src", "vector-build-worker-node.js")],
+  outfile: join(out, "dist", "engram.vector-worker.node.cjs"),
+  format: "cjs",
+  platform: "node",
+});
 
 /**
  * Writes pkg-template/src/error-codes.js (git-ignored) from the variants of the Rust `ErrorCode`,
@@ -100,14 +138,18 @@ await esbuild({ ...common, entryPoints: [join(template, "src", "vector-build-wor
 function writeErrorCodes() {
   const source = readFileSync(join(root, "src", "error.rs"), "utf8");
   const list = /^error_codes! \{\n([\s\S]*?)^\}/m.exec(source)?.[1];
-  const codes = list?.split("\n").map((line) => line.trim()).filter((line) => line !== "" && !line.startsWith("//"));
+  const codes = list
+    ?.split("\n")
+    .map((line) => line.trim())
+    .filter((line) => line !== "" && !line.startsWith("//"));
   if (!codes?.length || !codes.every((c) => /^[A-Z][A-Za-z]*,$/.test(c))) {
     throw new Error("build-pkg: cannot read the error codes from `error_codes! { … }` in src/error.rs");
   }
   const names = codes.map((c) => c.slice(0, -1));
-  writeFileSync(join(template, "src", "error-codes.js"),
-    "// Generated by pkg-template/build.mjs from the Rust ErrorCode (src/error.rs); do not edit.\n" +
-    `export const ERROR_CODES = Object.freeze(${JSON.stringify(names)});\n`);
+  writeFileSync(
+    join(template, "src", "error-codes.js"),
+    "// Generated by pkg-template/build.mjs from the Rust ErrorCode (src/error.rs); do not edit.\n" + `export const ERROR_CODES = Object.freeze(${JSON.stringify(names)});\n`,
+  );
 }
 
 /** A copy of a wasm module without the custom sections named in `drop` (other sections byte-identical). */
@@ -152,7 +194,10 @@ cpSync(join(template, "index.d.ts"), join(out, "index.d.ts"));
 cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
 const nodeFsTypes = readFileSync(join(template, "node-fs.d.ts"), "utf8");
 if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node-fs.d.ts no longer imports ./index.js as this script expects");
-for (const [typesExt, jsExt] of [["mts", "mjs"], ["cts", "cjs"]]) {
+for (const [typesExt, jsExt] of [
+  ["mts", "mjs"],
+  ["cts", "cjs"],
+]) {
   cpSync(join(template, "index.d.ts"), join(out, `index.d.${typesExt}`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }

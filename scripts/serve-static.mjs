@@ -30,9 +30,10 @@ export async function serveStatic(root = repo, port = 0, { onServe } = {}) {
   });
   await new Promise((ok) => server.listen(port, "127.0.0.1", ok));
   // Closing also drops kept-alive connections, so a browser really finds nothing listening.
-  const close = () => new Promise((ok) => {
-    server.close(ok);
-    server.closeAllConnections();
-  });
+  const close = () =>
+    new Promise((ok) => {
+      server.close(ok);
+      server.closeAllConnections();
+    });
   return { origin: `http://127.0.0.1:${server.address().port}`, close };
 }

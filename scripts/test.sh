@@ -11,6 +11,10 @@ echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, w
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features embedder -- -D warnings
+echo "test: the JavaScript (prettier --check, eslint, tsc over the facade's JSDoc)"
+./node_modules/.bin/prettier --check --log-level warn "{pkg-template,mcp,www,tests/js,tests/browser,benches,scripts,examples}/**/*.{js,mjs,cjs}" eslint.config.js
+./node_modules/.bin/eslint pkg-template mcp www tests/js tests/browser benches scripts examples eslint.config.js
+./node_modules/.bin/tsc -p tsconfig.facade.json
 
 echo "test: native core (cargo test)"
 cargo test --quiet 2>&1 | grep -v '^$'

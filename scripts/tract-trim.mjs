@@ -29,17 +29,63 @@ const outRoot = join(root, "target", "tract-trimmed");
 // operator" error in wasm; native builds keep every operator.
 export const ENCODER_OPS = [
   // graph plumbing
-  "Constant", "Identity", "Cast", "Shape", "Reshape", "Transpose", "Squeeze", "Unsqueeze", "Concat",
-  "Slice", "Split", "Gather", "GatherND", "Expand", "Range", "ConstantOfShape", "Flatten", "Where",
+  "Constant",
+  "Identity",
+  "Cast",
+  "Shape",
+  "Reshape",
+  "Transpose",
+  "Squeeze",
+  "Unsqueeze",
+  "Concat",
+  "Slice",
+  "Split",
+  "Gather",
+  "GatherND",
+  "Expand",
+  "Range",
+  "ConstantOfShape",
+  "Flatten",
+  "Where",
   // arithmetic and activations
-  "Add", "Sub", "Mul", "Div", "Pow", "Sqrt", "Neg", "Reciprocal", "Erf", "Tanh", "Exp", "Max", "Min",
-  "IsNaN", "MatMul", "Gemm", "Relu", "Sigmoid", "Gelu",
+  "Add",
+  "Sub",
+  "Mul",
+  "Div",
+  "Pow",
+  "Sqrt",
+  "Neg",
+  "Reciprocal",
+  "Erf",
+  "Tanh",
+  "Exp",
+  "Max",
+  "Min",
+  "IsNaN",
+  "MatMul",
+  "Gemm",
+  "Relu",
+  "Sigmoid",
+  "Gelu",
   // comparisons for masks
-  "Equal", "Not", "And", "Or", "Greater", "GreaterOrEqual", "Less", "LessOrEqual",
+  "Equal",
+  "Not",
+  "And",
+  "Or",
+  "Greater",
+  "GreaterOrEqual",
+  "Less",
+  "LessOrEqual",
   // normalisation and attention
-  "LayerNormalization", "Softmax", "ReduceMean", "ReduceSum",
+  "LayerNormalization",
+  "Softmax",
+  "ReduceMean",
+  "ReduceSum",
   // int8 exports: dequantized weights, dynamically quantized activations
-  "DequantizeLinear", "QuantizeLinear", "DynamicQuantizeLinear", "MatMulInteger",
+  "DequantizeLinear",
+  "QuantizeLinear",
+  "DynamicQuantizeLinear",
+  "MatMulInteger",
 ];
 
 const PINNED = {
@@ -74,7 +120,13 @@ const sha256 = (bytes) => createHash("sha256").update(bytes).digest("hex");
 
 // Where cargo keeps the published sources of a locked package (fetching them if needed).
 function registrySources() {
-  const meta = JSON.parse(execFileSync("cargo", ["metadata", "--format-version", "1", "--locked", "--features", "embedder", "--filter-platform", "wasm32-unknown-unknown"], { cwd: root, maxBuffer: 1 << 28, encoding: "utf8" }));
+  const meta = JSON.parse(
+    execFileSync("cargo", ["metadata", "--format-version", "1", "--locked", "--features", "embedder", "--filter-platform", "wasm32-unknown-unknown"], {
+      cwd: root,
+      maxBuffer: 1 << 28,
+      encoding: "utf8",
+    }),
+  );
   const found = {};
   for (const name of Object.keys(PINNED)) {
     const pkgs = meta.packages.filter((p) => p.name === name);
@@ -124,11 +176,11 @@ function filterRegistrations(text, file) {
 }
 
 function removeNnefPatchTransform(text) {
-  const marker = "inventory::submit! {\n    ModelTransformFactory {\n        name: \"patch\",";
+  const marker = 'inventory::submit! {\n    ModelTransformFactory {\n        name: "patch",';
   const start = text.indexOf(marker);
   if (start < 0 || text.indexOf(marker, start + 1) >= 0) throw new Error("tract-trim: tract-nnef's patch transform registration not found once");
   const end = text.indexOf("\n}\n", start);
-  return text.slice(0, start) + "// (trimmed: the \"patch\" transform registration)" + text.slice(end + 2);
+  return text.slice(0, start) + '// (trimmed: the "patch" transform registration)' + text.slice(end + 2);
 }
 
 const allowWarnings = (lib) => "#![allow(warnings)] // trimmed copy for Engram's wasm build; see scripts/tract-trim.mjs\n" + lib;
@@ -153,7 +205,12 @@ export function trimTract() {
     edit("src/lib.rs", allowWarnings);
     if (name === "tract-onnx") {
       const kept = [];
-      for (const file of REGISTER_FILES) edit(file, (text) => { const r = filterRegistrations(text, file); kept.push(...r.kept); return r.text; });
+      for (const file of REGISTER_FILES)
+        edit(file, (text) => {
+          const r = filterRegistrations(text, file);
+          kept.push(...r.kept);
+          return r.text;
+        });
       const missing = ENCODER_OPS.filter((op) => kept.filter((k) => k === op).length !== 1);
       if (missing.length) throw new Error(`tract-trim: operators not registered exactly once: ${missing.join(", ")}`);
     } else {

@@ -21,8 +21,22 @@ function newSession() {
   return { id: `chat-${now.toISOString().replace(/[:.]/g, "-")}`, date: now.toISOString(), turns: [] };
 }
 
-const controls = ["chat-input", "chat-send", "sample", "new-session", "recall-input", "recall-go", "thread-select", "thread-go", "thread-forget",
-  "consolidate", "export", "import-file", "llm-save", "llm-clear"];
+const controls = [
+  "chat-input",
+  "chat-send",
+  "sample",
+  "new-session",
+  "recall-input",
+  "recall-go",
+  "thread-select",
+  "thread-go",
+  "thread-forget",
+  "consolidate",
+  "export",
+  "import-file",
+  "llm-save",
+  "llm-clear",
+];
 const setEnabled = (on) => controls.forEach((id) => ($(id).disabled = !on));
 
 /**
@@ -65,9 +79,13 @@ function progressReporter() {
     if (total > 0) bar.value = Math.min(100, (100 * loaded) / total);
     const mb = (n) => (n / 1048576).toFixed(1);
     $("progress-label").textContent =
-      event.status === "ready" ? "Model ready"
-        : demo.modelFromCache ? "Model loaded from this browser's cache"
-          : total > 0 ? `Downloading the embedding model: ${mb(loaded)} of ${mb(total)} MB` : "Fetching the embedding model…";
+      event.status === "ready"
+        ? "Model ready"
+        : demo.modelFromCache
+          ? "Model loaded from this browser's cache"
+          : total > 0
+            ? `Downloading the embedding model: ${mb(loaded)} of ${mb(total)} MB`
+            : "Fetching the embedding model…";
   };
 }
 
@@ -83,7 +101,9 @@ async function openStore() {
   }
   db = await openInWorker(options);
   $("loading").hidden = true;
-  $("llm-status").textContent = llmSettings ? `Authoring through ${llmSettings.model} at ${llmSettings.baseURL} (offline rules for any call that fails).` : "Offline rules author memories (no LLM configured).";
+  $("llm-status").textContent = llmSettings
+    ? `Authoring through ${llmSettings.model} at ${llmSettings.baseURL} (offline rules for any call that fails).`
+    : "Offline rules author memories (no LLM configured).";
 }
 
 // --- panels ----------------------------------------------------------------------------------------
@@ -97,8 +117,8 @@ async function refresh() {
   const chosen = $("thread-select").value;
   $("thread-select").replaceChildren(...threads.map((t) => el("option", { value: t, text: t, selected: t === chosen })));
   const model = stats.embedder ? stats.embedder.split("@")[0] : "keyword-only";
-  $("status").textContent = `${stats.memories} memories · ${stats.rawEntries} turns in ${stats.sessions} sessions · ${model} · `
-    + `IndexedDB “${config.db}”${demo.offlineReady ? " · works offline" : ""}`;
+  $("status").textContent =
+    `${stats.memories} memories · ${stats.rawEntries} turns in ${stats.sessions} sessions · ${model} · ` + `IndexedDB “${config.db}”${demo.offlineReady ? " · works offline" : ""}`;
 }
 
 /** The latest sessions' turns, each followed by the memories authored from it. */
@@ -140,7 +160,8 @@ async function describeAuthoring(report) {
   }
   if (report.reinforced.length) lines.push(`Reinforced ${report.reinforced.length} memor${report.reinforced.length === 1 ? "y" : "ies"} already known.`);
   for (const r of report.retracted) lines.push(removedReport(r));
-  if (report.calls.length) lines.push(`${report.author}: ${report.calls.length} LLM call(s)${report.offlineTurns.length ? `; offline rules for ${report.offlineTurns.join(", ")}` : ""}.`);
+  if (report.calls.length)
+    lines.push(`${report.author}: ${report.calls.length} LLM call(s)${report.offlineTurns.length ? `; offline rules for ${report.offlineTurns.join(", ")}` : ""}.`);
   return lines;
 }
 
@@ -160,10 +181,14 @@ async function send(text) {
 }
 
 const answerText = (a) =>
-  a.state === "current" ? `${a.thread ?? "answer"}: ${a.value ?? a.content}`
-    : a.state === "superseded" ? `${a.thread}: was ${a.value}${a.replacedBy ? `, now ${a.replacedBy.value}` : ""}`
-      : a.state === "deleted" ? `${a.thread}: forgotten on request`
-        : a.state === "cascaded" ? `${a.thread}: ${a.value} (was ${a.previous}; ${a.because?.thread} changed)`
+  a.state === "current"
+    ? `${a.thread ?? "answer"}: ${a.value ?? a.content}`
+    : a.state === "superseded"
+      ? `${a.thread}: was ${a.value}${a.replacedBy ? `, now ${a.replacedBy.value}` : ""}`
+      : a.state === "deleted"
+        ? `${a.thread}: forgotten on request`
+        : a.state === "cascaded"
+          ? `${a.thread}: ${a.value} (was ${a.previous}; ${a.because?.thread} changed)`
           : `${a.thread}: uncertain (was ${a.previous}; ${a.because?.thread} changed)`;
 
 async function recall(query) {
@@ -181,17 +206,16 @@ async function recall(query) {
 async function forget(memory) {
   await act($("forget-out"), async () => {
     await db.delete(memory.id);
-    $("forget-out").replaceChildren(el("p", { text: `Deleted memory ${memory.id.slice(0, 8)} (“${memory.content}”). Its history keeps the events, without the text; the turns it came from stay.` }));
+    $("forget-out").replaceChildren(
+      el("p", { text: `Deleted memory ${memory.id.slice(0, 8)} (“${memory.content}”). Its history keeps the events, without the text; the turns it came from stay.` }),
+    );
     await refresh();
   });
 }
 
 async function showThread(label) {
   const { state, values } = await db.thread(label);
-  $("thread-out").replaceChildren(
-    el("p", {}, "Now: ", state ? answerItem(state) : "nothing on this thread"),
-    el("ol", { class: "trail" }, values.map(answerItem)),
-  );
+  $("thread-out").replaceChildren(el("p", {}, "Now: ", state ? answerItem(state) : "nothing on this thread"), el("ol", { class: "trail" }, values.map(answerItem)));
 }
 
 function download(bytes) {
@@ -210,16 +234,23 @@ function wire() {
     e.preventDefault();
     const text = $("chat-input").value;
     $("chat-input").value = "";
-    act((message) => say("error", message), () => send(text)).then(() => $("chat-input").focus());
+    act(
+      (message) => say("error", message),
+      () => send(text),
+    ).then(() => $("chat-input").focus());
   });
-  $("sample").addEventListener("click", () => act($("lifecycle-out"), async () => {
-    for (const s of EXAMPLE_SESSIONS) {
-      await db.ingest({ id: s.id, date: s.date, turns: s.turns.map((content) => ({ role: "user", content })) }, { author: true });
-    }
-    await showConversation();
-    await refresh();
-    $("lifecycle-out").replaceChildren(el("p", { text: `Loaded ${EXAMPLE_SESSIONS.length} dated sessions. Ask: “what test runner do we use?”, “what is my pharmacy?”, “what is our release day?”` }));
-  }));
+  $("sample").addEventListener("click", () =>
+    act($("lifecycle-out"), async () => {
+      for (const s of EXAMPLE_SESSIONS) {
+        await db.ingest({ id: s.id, date: s.date, turns: s.turns.map((content) => ({ role: "user", content })) }, { author: true });
+      }
+      await showConversation();
+      await refresh();
+      $("lifecycle-out").replaceChildren(
+        el("p", { text: `Loaded ${EXAMPLE_SESSIONS.length} dated sessions. Ask: “what test runner do we use?”, “what is my pharmacy?”, “what is our release day?”` }),
+      );
+    }),
+  );
   $("new-session").addEventListener("click", () => {
     session = newSession();
     say("memory", `New session ${session.id}.`);
@@ -241,24 +272,32 @@ function wire() {
       await refresh();
     });
   });
-  $("consolidate").addEventListener("click", () => act($("lifecycle-out"), async () => {
-    $("lifecycle-out").replaceChildren(...consolidationReport(await db.consolidate()));
-    await refresh();
-  }));
-  $("export").addEventListener("click", () => act($("lifecycle-out"), async () => {
-    const bytes = await db.export();
-    download(bytes);
-    $("lifecycle-out").replaceChildren(el("p", { text: `Exported the whole store: ${bytes.length.toLocaleString("en")} bytes (memories, turns, history, vectors).` }));
-  }));
-  $("import-file").addEventListener("change", () => act($("lifecycle-out"), async () => {
-    const file = $("import-file").files[0];
-    if (!file) return;
-    const r = await db.import(new Uint8Array(await file.arrayBuffer()));
-    $("import-file").value = "";
-    $("lifecycle-out").replaceChildren(el("p", { text: `Imported ${file.name}: ${r.added} memories added, ${r.replaced} replaced, ${r.rawEntries} turns, ${r.historyEvents} history events.` }));
-    await showConversation();
-    await refresh();
-  }));
+  $("consolidate").addEventListener("click", () =>
+    act($("lifecycle-out"), async () => {
+      $("lifecycle-out").replaceChildren(...consolidationReport(await db.consolidate()));
+      await refresh();
+    }),
+  );
+  $("export").addEventListener("click", () =>
+    act($("lifecycle-out"), async () => {
+      const bytes = await db.export();
+      download(bytes);
+      $("lifecycle-out").replaceChildren(el("p", { text: `Exported the whole store: ${bytes.length.toLocaleString("en")} bytes (memories, turns, history, vectors).` }));
+    }),
+  );
+  $("import-file").addEventListener("change", () =>
+    act($("lifecycle-out"), async () => {
+      const file = $("import-file").files[0];
+      if (!file) return;
+      const r = await db.import(new Uint8Array(await file.arrayBuffer()));
+      $("import-file").value = "";
+      $("lifecycle-out").replaceChildren(
+        el("p", { text: `Imported ${file.name}: ${r.added} memories added, ${r.replaced} replaced, ${r.rawEntries} turns, ${r.historyEvents} history events.` }),
+      );
+      await showConversation();
+      await refresh();
+    }),
+  );
   const form = { url: $("llm-url"), model: $("llm-model"), key: $("llm-key"), remember: $("llm-remember") };
   if (llmSettings) {
     form.url.value = llmSettings.baseURL;

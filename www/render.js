@@ -32,7 +32,10 @@ export function answerItem(a) {
       parts.push(`= ${a.value ?? ""}`, el("span", { class: "meta", text: `since ${day(a.since)}` }));
       break;
     case "superseded":
-      parts.push(`was ${a.value ?? ""}`, el("span", { class: "meta", text: `stated ${day(a.since)}${a.replacedBy ? `; replaced by ${a.replacedBy.value} on ${day(a.replacedBy.at)}` : ""}` }));
+      parts.push(
+        `was ${a.value ?? ""}`,
+        el("span", { class: "meta", text: `stated ${day(a.since)}${a.replacedBy ? `; replaced by ${a.replacedBy.value} on ${day(a.replacedBy.at)}` : ""}` }),
+      );
       break;
     case "deleted":
       parts.push("(value withheld)", el("span", { class: "meta", text: `forgotten at the user's request on ${day(a.since)}` }));
@@ -59,11 +62,30 @@ export function hitItem(hit) {
   const text = hit.type === "memory" ? hit.memory.content : hit.raw.content;
   const what = hit.type === "memory" ? `memory · ${hit.memory.layer} · ${hit.memory.kind}` : `turn ${hit.raw.id} · ${hit.raw.role} · ${day(hit.raw.date)}`;
   const x = hit.explain ?? {};
-  const cols = [["score", x.score], ["relevance", x.relevance], ["keyword", x.keyword], ["vector", x.vector], ["importance", x.importance],
-    ["reinforcement", x.reinforcement], ["recency", x.recency], ["weight", x.weight]];
-  const table = el("table", { class: "explain" },
-    el("tr", {}, cols.map(([name]) => el("th", { scope: "col", text: name }))),
-    el("tr", {}, cols.map(([, v]) => el("td", { text: fixed(v, 3) }))));
+  const cols = [
+    ["score", x.score],
+    ["relevance", x.relevance],
+    ["keyword", x.keyword],
+    ["vector", x.vector],
+    ["importance", x.importance],
+    ["reinforcement", x.reinforcement],
+    ["recency", x.recency],
+    ["weight", x.weight],
+  ];
+  const table = el(
+    "table",
+    { class: "explain" },
+    el(
+      "tr",
+      {},
+      cols.map(([name]) => el("th", { scope: "col", text: name })),
+    ),
+    el(
+      "tr",
+      {},
+      cols.map(([, v]) => el("td", { text: fixed(v, 3) })),
+    ),
+  );
   return el("li", {}, text, el("span", { class: "meta", text: what }), table);
 }
 
@@ -74,27 +96,50 @@ export function memoryItem(m, onForget) {
   if (m.thread) fields.push(`thread ${m.thread}${m.value ? ` = ${m.value}` : ""}`);
   if (m.eventAt) fields.push(day(m.eventAt));
   if (m.flags) fields.push(`flags: ${m.flags.join(", ")}`);
-  return el("li", { "data-id": m.id },
+  return el(
+    "li",
+    { "data-id": m.id },
     m.content,
     el("span", { class: "meta", text: fields.join(" · ") }),
-    el("button", { type: "button", onclick: () => onForget(m), "aria-label": `Forget: ${m.content.slice(0, 60)}`, text: "Forget" }));
+    el("button", { type: "button", onclick: () => onForget(m), "aria-label": `Forget: ${m.content.slice(0, 60)}`, text: "Forget" }),
+  );
 }
 
 /** What a consolidation epoch did. */
 export function consolidationReport(report) {
-  const epochs = Object.entries(report.epochs).map(([ns, n]) => `${ns}: epoch ${n}`).join(", ") || "no namespace yet";
+  const epochs =
+    Object.entries(report.epochs)
+      .map(([ns, n]) => `${ns}: epoch ${n}`)
+      .join(", ") || "no namespace yet";
   const actions = report.actions.filter((a) => a.action !== "decay");
   return [
-    el("p", { text: `Epoch done (${epochs}). ${actions.length} action${actions.length === 1 ? "" : "s"}, ${report.skipped.length} skipped, ${report.calls.length} LLM call${report.calls.length === 1 ? "" : "s"}.` }),
-    el("ol", { class: "actions" }, report.actions.map((a) => el("li", { text: `${a.action}${a.layer ? ` → ${a.layer}` : ""}: ${a.reason}${a.ids.length ? ` (${a.ids.map((id) => id.slice(0, 8)).join(", ")})` : ""}` }))),
-    report.skipped.length ? el("ol", { class: "actions" }, report.skipped.map((s) => el("li", { text: `skipped ${s.step}: ${s.reason}` }))) : null,
+    el("p", {
+      text: `Epoch done (${epochs}). ${actions.length} action${actions.length === 1 ? "" : "s"}, ${report.skipped.length} skipped, ${report.calls.length} LLM call${report.calls.length === 1 ? "" : "s"}.`,
+    }),
+    el(
+      "ol",
+      { class: "actions" },
+      report.actions.map((a) =>
+        el("li", { text: `${a.action}${a.layer ? ` → ${a.layer}` : ""}: ${a.reason}${a.ids.length ? ` (${a.ids.map((id) => id.slice(0, 8)).join(", ")})` : ""}` }),
+      ),
+    ),
+    report.skipped.length
+      ? el(
+          "ol",
+          { class: "actions" },
+          report.skipped.map((s) => el("li", { text: `skipped ${s.step}: ${s.reason}` })),
+        )
+      : null,
   ];
 }
 
 /** What a retraction or deletion removed. */
 export function removedReport(r) {
   const lines = [];
-  if (r.thread) lines.push(`Forgot thread “${r.thread}”: ${r.deleted.length} memor${r.deleted.length === 1 ? "y" : "ies"} deleted (${r.deleted.map((id) => id.slice(0, 8)).join(", ") || "none"})`);
+  if (r.thread)
+    lines.push(
+      `Forgot thread “${r.thread}”: ${r.deleted.length} memor${r.deleted.length === 1 ? "y" : "ies"} deleted (${r.deleted.map((id) => id.slice(0, 8)).join(", ") || "none"})`,
+    );
   if (r.redactedMemories?.length) lines.push(`${r.redactedMemories.length} other memor${r.redactedMemories.length === 1 ? "y" : "ies"} redacted`);
   if (r.redactedTurns?.length) lines.push(`turns redacted in place: ${r.redactedTurns.join(", ")}`);
   return lines.join("; ") + ".";

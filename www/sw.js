@@ -12,12 +12,18 @@ const FILES = [...PAGE_FILES.map((f) => new URL(f, here).href), ...PKG_FILES.map
 const KEPT = new Set(FILES);
 
 self.addEventListener("install", (event) => {
-  event.waitUntil(caches.open(CACHE).then((cache) => cache.addAll(FILES)).then(() => self.skipWaiting()));
+  event.waitUntil(
+    caches
+      .open(CACHE)
+      .then((cache) => cache.addAll(FILES))
+      .then(() => self.skipWaiting()),
+  );
 });
 
 self.addEventListener("activate", (event) => {
   event.waitUntil(
-    caches.keys()
+    caches
+      .keys()
       .then((names) => Promise.all(names.filter((n) => n.startsWith("engram-www-") && n !== CACHE).map((n) => caches.delete(n))))
       .then(() => self.clients.claim()),
   );

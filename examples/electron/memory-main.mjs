@@ -41,13 +41,18 @@ export function memoryHandlers(memory, { llm } = {}) {
       return { reply, memoryTokens: context.tokens };
     },
   };
-  return Object.fromEntries(Object.entries(handlers).map(([channel, fn]) => [channel, async (...args) => {
-    try {
-      return { ok: true, value: await fn(...args) };
-    } catch (e) {
-      return { ok: false, error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) } };
-    }
-  }]));
+  return Object.fromEntries(
+    Object.entries(handlers).map(([channel, fn]) => [
+      channel,
+      async (...args) => {
+        try {
+          return { ok: true, value: await fn(...args) };
+        } catch (e) {
+          return { ok: false, error: { code: typeof e?.code === "string" ? e.code : "Internal", message: String(e?.message ?? e) } };
+        }
+      },
+    ]),
+  );
 }
 
 /** Wires the handlers to Electron's `ipcMain` (`ipcMain.handle(channel, (event, ...args) => …)`). */

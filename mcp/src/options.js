@@ -51,7 +51,20 @@ const VALUED = new Map([
  * from argv; throws an Error whose message is for the person who typed the command.
  */
 export function parseArgs(argv, env = process.env) {
-  const out = { dir: null, namespace: null, llmUrl: null, llmModel: null, llmStructured: "json_schema", sampling: true, keywordOnly: false, durability: "strict", llmTimeoutMs: null, maxMessageMib: 64, help: false, version: false };
+  const out = {
+    dir: null,
+    namespace: null,
+    llmUrl: null,
+    llmModel: null,
+    llmStructured: "json_schema",
+    sampling: true,
+    keywordOnly: false,
+    durability: "strict",
+    llmTimeoutMs: null,
+    maxMessageMib: 64,
+    help: false,
+    version: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     let arg = argv[i];
     let value;

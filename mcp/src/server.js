@@ -38,7 +38,10 @@ export function samplingLlm(server) {
       { signal, timeout: 10 * 60_000 },
     );
     const blocks = Array.isArray(reply.content) ? reply.content : [reply.content];
-    const text = blocks.filter((b) => b?.type === "text").map((b) => b.text).join("");
+    const text = blocks
+      .filter((b) => b?.type === "text")
+      .map((b) => b.text)
+      .join("");
     if (text === "") throw new EngramError("Llm", "the MCP client's sampling reply held no text");
     return { text };
   };
@@ -92,7 +95,11 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
         llmMode = "none";
       }
       const embedder = options.keywordOnly || !env.ENGRAM_MODEL_DIR ? null : undefined; // undefined: the model in ENGRAM_MODEL_DIR
-      const db = await open({ storage: new NodeFSStorage(options.dir, { durability: options.durability }), embedder, ...(llm ? { llm, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}) });
+      const db = await open({
+        storage: new NodeFSStorage(options.dir, { durability: options.durability }),
+        embedder,
+        ...(llm ? { llm, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}),
+      });
       opened = db;
       log(`store ${options.dir} open (${embedder === null ? "keyword-only" : "local embedder"}; LLM: ${llmMode})`);
       return db;

@@ -3,12 +3,16 @@
 // resolves to an MCP tool result. Errors thrown by `run` become tool errors in server.js.
 
 const NAMESPACE = {
-  type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9._/-]+$",
-  description: "The memory space to use (letters, digits, . _ / -). Left out: the server's default namespace. Searches also see the shared \"default\" namespace.",
+  type: "string",
+  minLength: 1,
+  maxLength: 64,
+  pattern: "^[A-Za-z0-9._/-]+$",
+  description: 'The memory space to use (letters, digits, . _ / -). Left out: the server\'s default namespace. Searches also see the shared "default" namespace.',
 };
 const MAX_TOKENS = { type: "integer", minimum: 1, maximum: 200000, description: "Token budget of the block (default 1000)." };
 const KIND = {
-  type: "string", enum: ["semantic", "episodic", "procedural"],
+  type: "string",
+  enum: ["semantic", "episodic", "procedural"],
   description: "semantic: a lasting fact or preference; episodic: something that happened at a time; procedural: how to do something.",
 };
 
@@ -31,15 +35,32 @@ function hitView(hit) {
   if (hit.type === "memory") {
     const m = hit.memory;
     return defined({
-      type: "memory", id: m.id, score: round(hit.score), content: m.content, kind: m.kind, layer: m.layer, importance: m.importance,
-      namespace: m.namespace, tags: m.tags.length ? m.tags : undefined, eventAt: m.eventAt ?? undefined, createdAt: m.createdAt,
+      type: "memory",
+      id: m.id,
+      score: round(hit.score),
+      content: m.content,
+      kind: m.kind,
+      layer: m.layer,
+      importance: m.importance,
+      namespace: m.namespace,
+      tags: m.tags.length ? m.tags : undefined,
+      eventAt: m.eventAt ?? undefined,
+      createdAt: m.createdAt,
       derivedFrom: m.derivedFrom?.length ? m.derivedFrom : undefined,
     });
   }
   const r = hit.raw;
   return defined({
-    type: "turn", id: r.id, score: round(hit.score), content: r.content, role: r.role, speaker: r.speaker ?? undefined,
-    sessionId: r.sessionId, namespace: r.namespace, date: r.date ?? undefined, createdAt: r.createdAt,
+    type: "turn",
+    id: r.id,
+    score: round(hit.score),
+    content: r.content,
+    role: r.role,
+    speaker: r.speaker ?? undefined,
+    sessionId: r.sessionId,
+    namespace: r.namespace,
+    date: r.date ?? undefined,
+    createdAt: r.createdAt,
   });
 }
 
@@ -53,7 +74,7 @@ export const CORE_TOOLS = [
     inputSchema: {
       type: "object",
       properties: {
-        content: { type: "string", minLength: 1, maxLength: 8192, description: "The memory, e.g. \"Ana prefers answers under 100 words\"." },
+        content: { type: "string", minLength: 1, maxLength: 8192, description: 'The memory, e.g. "Ana prefers answers under 100 words".' },
         kind: KIND,
         importance: { type: "number", minimum: 0, maximum: 1, description: "0..1 (default 0.5); 0.8+ for things that should rarely be forgotten." },
         tags: { type: "array", maxItems: 20, items: { type: "string", minLength: 1, maxLength: 32 }, description: "Short labels to filter by." },
@@ -67,9 +88,7 @@ export const CORE_TOOLS = [
     async run(engram, args, context) {
       const added = await engram.add(defined({ ...args, namespace: ns(args, context), source: "mcp" }));
       const view = { id: added.id, deduplicated: added.deduplicated, repetitionCount: added.repetitionCount, kind: added.kind, namespace: added.namespace };
-      const text = added.deduplicated
-        ? `Already remembered (reinforced, now seen ${added.repetitionCount + 1} times): ${added.id}`
-        : `Remembered: ${added.id}`;
+      const text = added.deduplicated ? `Already remembered (reinforced, now seen ${added.repetitionCount + 1} times): ${added.id}` : `Remembered: ${added.id}`;
       return result(text, view);
     },
   },
@@ -141,7 +160,9 @@ export const CORE_TOOLS = [
         return result(`Forgot memory ${args.id}`, { deleted: { memory: args.id } });
       }
       const removed = await engram.deleteSession(args.sessionId);
-      return result(`Forgot session ${args.sessionId}: ${removed.entries} turns, ${removed.memories} memories derived from it`, { deleted: { session: args.sessionId, ...removed } });
+      return result(`Forgot session ${args.sessionId}: ${removed.entries} turns, ${removed.memories} memories derived from it`, {
+        deleted: { session: args.sessionId, ...removed },
+      });
     },
   },
   {
@@ -155,7 +176,9 @@ export const CORE_TOOLS = [
       properties: {
         sessionId: { type: "string", minLength: 1, maxLength: 128, description: "A stable id for this conversation." },
         turns: {
-          type: "array", minItems: 1, maxItems: 10000,
+          type: "array",
+          minItems: 1,
+          maxItems: 10000,
           items: {
             type: "object",
             properties: {
@@ -167,7 +190,11 @@ export const CORE_TOOLS = [
             additionalProperties: false,
           },
         },
-        date: { type: "string", description: "When the conversation happened (ISO date or date-time); recency counts from it. Send the same date on every call for a session: a changed date re-stores its turns." },
+        date: {
+          type: "string",
+          description:
+            "When the conversation happened (ISO date or date-time); recency counts from it. Send the same date on every call for a session: a changed date re-stores its turns.",
+        },
         extract: { type: "boolean", description: "Distill memories with the language model (default true where the server has one)." },
         namespace: NAMESPACE,
       },
@@ -242,7 +269,10 @@ export const OPTIONAL_TOOLS = [
       const report = await engram.consolidate(defined({ ...args, namespace: ns(args, context), signal: context.signal }));
       const counts = {};
       for (const a of report.actions) counts[a.action] = (counts[a.action] ?? 0) + 1;
-      const summary = Object.entries(counts).map(([action, n]) => `${action} ${n}`).join(", ") || "nothing to do";
+      const summary =
+        Object.entries(counts)
+          .map(([action, n]) => `${action} ${n}`)
+          .join(", ") || "nothing to do";
       const skipped = report.skipped.length ? `; ${report.skipped.length} step(s) skipped: ${report.skipped.map((x) => x.reason).join("; ")}` : "";
       const actions = report.actions.filter((a) => a.action !== "decay").map(({ action, ids, reason, layer }) => defined({ action, ids, reason, layer }));
       return result(`${report.dryRun ? "Would do" : "Done"}: ${summary}${skipped}${actions.length ? `\n${json(actions)}` : ""}`, report);

@@ -21,7 +21,8 @@ function newSessionId() {
  */
 export function addForm(input, options, hasLlm) {
   if (typeof input === "string") {
-    if (options !== undefined && options !== null && !isPlainObject(options)) throw invalid('add: expected the other fields as an options object, like add(text, {kind: "semantic"})');
+    if (options !== undefined && options !== null && !isPlainObject(options))
+      throw invalid('add: expected the other fields as an options object, like add(text, {kind: "semantic"})');
     if (options && "content" in options) throw invalid("add: the content is the string; `options` cannot carry `content` too");
     return { memory: { ...(options && fields(options, "add")), content: input } };
   }

@@ -25,8 +25,8 @@ function checkCount(n, what, max) {
 }
 
 /**
- * `{json, vectors, dims}` for the core's `addMany`: the items as one JSON array (vectors split out),
- * and their vectors, callers' and the host embedder's alike, packed by `packVectors`.
+ * The arguments of the core's `addMany`, `[json, vectors, dims]`: the items as one JSON array
+ * (vectors split out), and their vectors, callers' and the host embedder's alike, packed by `packVectors`.
  */
 export async function prepareAddMany(items, { vectors, limits }) {
   if (!Array.isArray(items)) throw new EngramError("InvalidInput", "addMany: expected an array of memories");
@@ -44,11 +44,12 @@ export async function prepareAddMany(items, { vectors, limits }) {
     }
   });
   const made = await vectors.vectors(wanted, (i) => `items[${i}]: `);
-  return { json: `[${jsons.join(",")}]`, ...packVectors(made) };
+  const { vectors: packed, dims } = packVectors(made);
+  return [`[${jsons.join(",")}]`, packed, dims];
 }
 
 /**
- * The JSON array for the core's `ingestMany`; turns without a vector get the host embedder's, in
+ * The arguments of the core's `ingestMany` (`[json]`); turns without a vector get the host embedder's, in
  * one call for all sessions. Each session's turns and text are bounded as `ingest` bounds them.
  */
 export async function prepareIngestMany(sessions, { vectors, limits }) {
@@ -57,26 +58,28 @@ export async function prepareIngestMany(sessions, { vectors, limits }) {
   const maxBytes = limits.ingestBytes;
   const checked = sessions.map((s, i) => {
     if (!isPlainObject(s)) throw new EngramError("InvalidInput", `sessions[${i}]: expected a session object`);
-    if (Array.isArray(s.turns) && s.turns.length > limits.sessionTurns) throw new EngramError("InvalidInput", `sessions[${i}]: a session needs 1..${limits.sessionTurns} turns, got ${s.turns.length}`);
+    if (Array.isArray(s.turns) && s.turns.length > limits.sessionTurns)
+      throw new EngramError("InvalidInput", `sessions[${i}]: a session needs 1..${limits.sessionTurns} turns, got ${s.turns.length}`);
     const text = Array.isArray(s.turns) ? s.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
     if (text > maxBytes) throw new EngramError("InvalidInput", `sessions[${i}]: the session's text is over ${maxBytes} bytes; split it or drop old turns`);
     return s;
   });
-  return toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `), "ingestMany");
+  return [toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `), "ingestMany")];
 }
 
 /**
- * The JSON of one session for the core's `ingest`: each field read once, its turns and text
+ * The arguments of the core's `ingest` (`[json]`): each field read once, its turns and text
  * bounded before any work per turn, turns without a vector given the host embedder's.
  */
 export async function prepareIngest(session, { vectors, limits }) {
   if (!isPlainObject(session)) throw new EngramError("InvalidInput", "ingest: expected a session object");
   const given = fields(session, "ingest");
   const { ingestBytes, sessionTurns } = limits;
-  if (Array.isArray(given.turns) && given.turns.length > sessionTurns) throw new EngramError("InvalidInput", `ingest: a session needs 1..${sessionTurns} turns, got ${given.turns.length}`);
+  if (Array.isArray(given.turns) && given.turns.length > sessionTurns)
+    throw new EngramError("InvalidInput", `ingest: a session needs 1..${sessionTurns} turns, got ${given.turns.length}`);
   const text = Array.isArray(given.turns) ? given.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
   if (text > ingestBytes) throw new EngramError("InvalidInput", `ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
   const turns = Array.isArray(given.turns) ? given.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : given.turns;
   const [withVectors] = await vectors.sessions([{ ...given, turns }]);
-  return toJson(withVectors, "ingest");
+  return [toJson(withVectors, "ingest")];
 }

@@ -71,7 +71,11 @@ export class BuildScheduler {
     const signal = given ?? undefined;
     if (signal?.aborted) throw abortError("the reindex was aborted");
     if (this.#closing) throw closedError();
-    while (this.#reindexing) await unlessAborted(this.#reindexing.catch(() => {}), signal);
+    while (this.#reindexing)
+      await unlessAborted(
+        this.#reindexing.catch(() => {}),
+        signal,
+      );
     const result = await this.#startReindex({ force: true, onProgress, signal, inWorker, background: false });
     this.#autoPaused = false;
     return result;
@@ -164,9 +168,7 @@ export class BuildScheduler {
           }
         }
         this.#checkRunning(signal);
-        const installed = await this.#enqueue((core) =>
-          signal?.aborted ? ABORTED : this.#commit(core, async (c) => JSON.parse(await c.installVectorBuild(output))),
-        );
+        const installed = await this.#enqueue((core) => (signal?.aborted ? ABORTED : this.#commit(core, async (c) => JSON.parse(await c.installVectorBuild(output)))));
         if (installed === ABORTED) throw abortError("the reindex was aborted");
         loaded += points;
         steps.push(installed);

@@ -2,6 +2,13 @@
 // its own at import time, so the shared facade code never names `fs` or `fetch` itself.
 import { EngramError } from "./errors.js";
 
+/**
+ * @type {{
+ *   loadCore: () => Promise<any>, freshCore: () => Promise<any>,
+ *   readSource: (source: unknown, options?: unknown) => Promise<Uint8Array>,
+ *   defaultEmbedder: () => Promise<unknown>, vectorBuilder: ((options?: {background?: boolean, url?: string | URL}) => {build: (input: Uint8Array) => Promise<Uint8Array>, terminate: () => void}) | null,
+ * }}
+ */
 const registry = {
   loadCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: no wasm loader registered for this environment")),
   freshCore: () => Promise.reject(new EngramError("Internal", "engram-wasm: this environment cannot start a new wasm instance")),

@@ -13,7 +13,7 @@ export function resolveEmbedder(embedder) {
   throw invalid("open: `embedder` must be null or an object with embedDocuments(texts) and embedQuery(text)");
 }
 
-async function guard(call, what) {
+async function guard(call) {
   try {
     return await call();
   } catch (e) {
@@ -22,7 +22,7 @@ async function guard(call, what) {
 }
 
 export async function embedDocuments(embedder, texts) {
-  const out = await guard(() => embedder.embedDocuments(texts), "embedDocuments");
+  const out = await guard(() => embedder.embedDocuments(texts));
   if (!Array.isArray(out) || out.length !== texts.length) throw new EngramError("Embedder", "embedDocuments must return one vector per text");
   try {
     return out.map((v) => toVector(v, "embedDocuments result"));
@@ -32,7 +32,7 @@ export async function embedDocuments(embedder, texts) {
 }
 
 export async function embedQuery(embedder, text) {
-  const out = await guard(() => embedder.embedQuery(text), "embedQuery");
+  const out = await guard(() => embedder.embedQuery(text));
   try {
     return toVector(out, "embedQuery result");
   } catch (e) {

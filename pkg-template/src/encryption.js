@@ -42,7 +42,9 @@ function isBytes(v) {
 export function hostKey(key, what) {
   if (isCryptoKey(key)) {
     if (key.algorithm?.name !== "HKDF" || !key.usages.includes("deriveKey")) {
-      throw invalid(`${what}: a CryptoKey must be an HKDF key with usage "deriveKey" (as deriveKey() returns), got ${key.algorithm?.name} for ${key.usages.join(", ") || "nothing"}`);
+      throw invalid(
+        `${what}: a CryptoKey must be an HKDF key with usage "deriveKey" (as deriveKey() returns), got ${key.algorithm?.name} for ${key.usages.join(", ") || "nothing"}`,
+      );
     }
     return () => Promise.resolve(key);
   }
@@ -51,7 +53,10 @@ export function hostKey(key, what) {
   if (key.length !== 32) throw invalid(`${what}: a raw key must be 32 bytes (256 bits), got ${key.length}`);
   const raw = new Uint8Array(key); // the caller may reuse its array before the first use
   let imported = null;
-  return () => (imported ??= subtle().importKey("raw", raw, "HKDF", false, ["deriveKey"]).finally(() => raw.fill(0)));
+  return () =>
+    (imported ??= subtle()
+      .importKey("raw", raw, "HKDF", false, ["deriveKey"])
+      .finally(() => raw.fill(0)));
 }
 
 function hkdf(info) {
@@ -106,6 +111,9 @@ const DERIVE_OPTIONS = new Set(["iterations"]);
  * passphrase (Unicode NFC, so the same words typed anywhere give the same key) and `salt` (at least
  * 16 random bytes the host keeps with the store; not secret). Resolves to a non-extractable HKDF
  * CryptoKey for `encrypted()`, `encryptBytes()` and `decryptBytes()`.
+ * @param {string} passphrase
+ * @param {Uint8Array} salt
+ * @param {{iterations?: number}} [options]
  */
 export async function deriveKey(passphrase, salt, options = {}) {
   if (typeof passphrase !== "string" || passphrase === "") throw invalid("deriveKey: the passphrase must be a non-empty string");

@@ -35,8 +35,7 @@ export class Engram {
   /** Another context wrote to the shared storage since this one last looked. */
   #stale = false;
   #queue = Promise.resolve();
-  /** Adds queued together, committed as one write (group-commit.js). */
-  #groups;
+  #groups; // adds queued together, committed as one write (group-commit.js)
   #closed = false;
   /** The wasm instance's fault state, shared by every store on it (faults.js). */
   #faults;
@@ -50,8 +49,7 @@ export class Engram {
   /** `{llm, level, concurrency, timeoutMs}` from open, and the Engram's side of an LLM job (jobs.js). */
   #llm;
   #jobs;
-  /** Failures of background work and damaged records left out, told to the host. */
-  #outOfBand;
+  #outOfBand; // failures of background work and damaged records left out, told to the host
   /** Runs consolidation epochs on their own (`autoConsolidate`); `null` when off. */
   #autoConsolidate = null;
 
@@ -70,9 +68,19 @@ export class Engram {
     const failed = (e, what) => this.#outOfBand.failed(e, what);
     this.#jobs = { read: (work) => this.#run(work), write: (...args) => this.#write(...args), glue: () => this.#glue, llm, vectors: this.#vectors, failed };
     if (background.autoConsolidate) {
-      this.#autoConsolidate = new AutoConsolidator(background.autoConsolidate, (options) => this.consolidate(options), (e) => this.#outOfBand.failed(e, "an automatic consolidation"));
+      this.#autoConsolidate = new AutoConsolidator(
+        background.autoConsolidate,
+        (options) => this.consolidate(options),
+        (e) => this.#outOfBand.failed(e, "an automatic consolidation"),
+      );
     }
-    this.#builds = new BuildScheduler({ glue: () => this.#glue, enqueue: (work) => this.#enqueue(work), commit: (c, commit) => this.#commit(c, commit), stats: () => this.vectorIndexStats(), ...background });
+    this.#builds = new BuildScheduler({
+      glue: () => this.#glue,
+      enqueue: (work) => this.#enqueue(work),
+      commit: (c, commit) => this.#commit(c, commit),
+      stats: () => this.vectorIndexStats(),
+      ...background,
+    });
     // Tabs (and workers) on one origin tell each other about commits, so reads re-sync only then.
     const storage = this.#storage;
     if (storage && typeof storage.channel === "string" && typeof BroadcastChannel === "function") {
@@ -94,7 +102,10 @@ export class Engram {
   /** After an internal fault stopped this store's instance: the same store reopened on the live instance from its storage. */
   async #recover() {
     if (!this.#storage) {
-      throw new EngramError("Internal", `this in-memory store was lost with its wasm instance, stopped by an internal fault (${this.#faults.message}); open a new one (a store with a storage adapter reopens by itself)`);
+      throw new EngramError(
+        "Internal",
+        `this in-memory store was lost with its wasm instance, stopped by an internal fault (${this.#faults.message}); open a new one (a store with a storage adapter reopens by itself)`,
+      );
     }
     const { glue, core } = await openCore(this.#reopen);
     forgetHandle(this.#core);
@@ -142,23 +153,23 @@ export class Engram {
     });
   }
 
-  /** A write of checked arguments (`prepare()`) to `core[method]`, resolving to its result (JSON parsed). */
+  /** A write of the arguments `prepare()` checks (and embeds) to `core[method]`, resolving to its result (JSON parsed). */
   #call(method, prepare) {
-    return this.#write(async () => prepare(), async (core, args) => resultOf(await core[method](...args)));
+    const commit = async (core, args) => resultOf(await core[method](...args));
+    return this.#write(async () => prepare(), commit);
   }
 
   /** `commit` under the storage lock after catching up with other writers (inside the queue). */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
     // A fault rejects the work under the lock, so the lock is released, not held for good.
-    const out = await withLock(this.#storage, () =>
-      unlessFaulted(this.#faults, (async () => {
-        this.#stale = false;
-        await core.sync();
-        this.#skipped(core);
-        return commit(core, prepared);
-      })()),
-    );
+    const underLock = async () => {
+      this.#stale = false;
+      await core.sync();
+      this.#skipped(core);
+      return commit(core, prepared);
+    };
+    const out = await withLock(this.#storage, () => unlessFaulted(this.#faults, underLock()));
     this.#channel?.postMessage("commit");
     // A compaction that failed after the write succeeded: reported once (tried again later).
     const failure = core.takeCompactionFailure();
@@ -186,17 +197,11 @@ export class Engram {
   }
 
   addMany(items) {
-    return this.#write(
-      () => prepareAddMany(items, { vectors: this.#vectors, limits: this.#limits }),
-      async (core, { json, vectors, dims }) => JSON.parse(await core.addMany(json, vectors, dims)),
-    );
+    return this.#call("addMany", () => prepareAddMany(items, { vectors: this.#vectors, limits: this.#limits }));
   }
 
   ingestMany(sessions) {
-    return this.#write(
-      () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: this.#limits }),
-      async (core, json) => JSON.parse(await core.ingestMany(json)),
-    );
+    return this.#call("ingestMany", () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: this.#limits }));
   }
 
   get(id) {
@@ -211,14 +216,11 @@ export class Engram {
   }
 
   update(id, patch) {
-    return this.#write(
-      async () => {
-        requireString(id, "update: id");
-        const { json, vector } = splitEmbedding(patch, "update");
-        return { json, v: await this.#vectors.vector(patch.content, patch.allowSecrets, vector) };
-      },
-      async (core, { json, v }) => JSON.parse(await core.update(id, json, v)),
-    );
+    return this.#call("update", async () => {
+      requireString(id, "update: id");
+      const { json, vector } = splitEmbedding(patch, "update");
+      return [id, json, await this.#vectors.vector(patch.content, patch.allowSecrets, vector)];
+    });
   }
 
   delete(id) {
@@ -244,10 +246,7 @@ export class Engram {
   ingest(session, options) {
     const { extract, author, ...rest } = readOptions(options, "ingest", INGEST_OPTIONS, "{extract: true}");
     if (extract || author) return ingestThenRun(() => this.ingest(session), this, { extract, author, ...rest });
-    return this.#write(
-      () => prepareIngest(session, { vectors: this.#vectors, limits: this.#limits }),
-      async (core, json) => JSON.parse(await core.ingest(json)),
-    );
+    return this.#call("ingest", () => prepareIngest(session, { vectors: this.#vectors, limits: this.#limits }));
   }
 
   extract(sessionId, options) {
@@ -328,7 +327,8 @@ export class Engram {
 
   /** Durability barrier: what is not yet stored, then the adapter's own `flush()` when it has one. */
   flush() {
-    return this.#write(async () => undefined, (core) => core.flush().then(() => flushAdapter(this.#storage)));
+    const commit = (core) => core.flush().then(() => flushAdapter(this.#storage));
+    return this.#write(async () => undefined, commit);
   }
 
   compact() {
@@ -367,10 +367,13 @@ export class Engram {
       try {
         if (this.#storage && this.#faults.message === null) {
           await withLock(this.#storage, () =>
-            unlessFaulted(this.#faults, (async () => {
-              await this.#core.sync();
-              await this.#core.flush();
-            })()),
+            unlessFaulted(
+              this.#faults,
+              (async () => {
+                await this.#core.sync();
+                await this.#core.flush();
+              })(),
+            ),
           );
         }
       } catch (e) {

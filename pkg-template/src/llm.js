@@ -33,6 +33,7 @@ export function openAICompatible(options) {
   if (!STRUCTURED.has(structured)) throw invalid(`openAICompatible: \`structured\` must be one of ${[...STRUCTURED].join(", ")}`);
   const url = `${baseURL.replace(/\/+$/, "")}/chat/completions`;
 
+  /** @param {any} request @param {{signal?: AbortSignal}} [init] */
   return async function llm(request, { signal } = {}) {
     let system = request.system;
     if (structured !== "json_schema") {

@@ -108,10 +108,7 @@ export class Embedder {
     const stopped = this.#handle;
     const { model, tokenizer, precision } = this.#sources;
     const quiet = { progress: () => {}, signal: undefined };
-    const [modelBytes, tokenizerBytes] = await Promise.all([
-      readSource(model, { name: "model.onnx", ...quiet }),
-      readSource(tokenizer, { name: "tokenizer.json", ...quiet }),
-    ]);
+    const [modelBytes, tokenizerBytes] = await Promise.all([readSource(model, { name: "model.onnx", ...quiet }), readSource(tokenizer, { name: "tokenizer.json", ...quiet })]);
     const { glue, handle } = await instantiate(modelBytes, tokenizerBytes, precision);
     if (!this.#handle) {
       handle.free(); // disposed meanwhile

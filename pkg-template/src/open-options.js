@@ -33,7 +33,8 @@ const OPEN_OPTIONS = Object.freeze({
 /** `{llm, level, concurrency, timeoutMs}` from open's options; no `llm` means level "off". */
 function llmSettings(options) {
   const { llm = null, llmLevel, llmConcurrency = DEFAULT_LLM_CONCURRENCY, llmTimeoutMs = DEFAULT_LLM_TIMEOUT_MS } = options;
-  if (llm !== null && typeof llm !== "function") throw invalid("open: `llm` must be a function (request, {signal}) => Promise<string | {text, usage}>, e.g. openAICompatible({...})");
+  if (llm !== null && typeof llm !== "function")
+    throw invalid("open: `llm` must be a function (request, {signal}) => Promise<string | {text, usage}>, e.g. openAICompatible({...})");
   if (llmLevel !== undefined && !LLM_LEVELS.has(llmLevel)) throw invalid(`open: \`llmLevel\` must be one of ${[...LLM_LEVELS].join(", ")}`);
   if (llm === null && llmLevel !== undefined && llmLevel !== "off") throw invalid(`open: \`llmLevel: "${llmLevel}"\` needs an \`llm\``);
   if (!Number.isInteger(llmConcurrency) || llmConcurrency < 1 || llmConcurrency > 64) throw invalid("open: `llmConcurrency` must be an integer in 1..64");

@@ -69,9 +69,12 @@ async function readExport(source, glue, limit) {
 }
 
 /** A promise with its resolve and reject. */
+/** @returns {{promise: Promise<any>, resolve: (value?: any) => void, reject: (reason?: any) => void}} */
 function deferred() {
-  let resolve;
-  let reject;
+  /** @type {(value?: any) => void} */
+  let resolve = () => {};
+  /** @type {(reason?: any) => void} */
+  let reject = () => {};
   const promise = new Promise((res, rej) => {
     resolve = res;
     reject = rej;

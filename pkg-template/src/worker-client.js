@@ -11,6 +11,7 @@ import { isPlainObject } from "./wire.js";
  * `llm` (a function, which cannot cross to the worker: each request comes back here to be answered);
  * other options go to `Engram.open`.
  */
+/** @param {Record<string, any>} [options] */
 export async function openInWorker(options = {}) {
   if (!isPlainObject(options)) throw invalid("openInWorker: expected an options object");
   const { onProgress, workerUrl, onBackgroundError, llm = null, ...rest } = options;
@@ -24,8 +25,7 @@ export async function openInWorker(options = {}) {
   const worker = new Worker(workerUrl ?? new URL("./engram.worker.mjs", import.meta.url), { type: "module" });
   const pending = new Map();
   let next = 0;
-  const fromWire = (error) =>
-    error.name === "AbortError" ? abortError(error.message) : new EngramError(error.code, error.message);
+  const fromWire = (error) => (error.name === "AbortError" ? abortError(error.message) : new EngramError(error.code, error.message));
   /** AbortControllers of the relayed LLM calls in flight, by the worker's call id. */
   const llmAborts = new Map();
   const answerLlm = ({ id, request }) => {
@@ -41,7 +41,10 @@ export async function openInWorker(options = {}) {
     };
     Promise.resolve()
       .then(() => llm(request, { signal: controller.signal }))
-      .then((result) => reply({ result }), (e) => reply({ error: String(e?.message ?? e) }));
+      .then(
+        (result) => reply({ result }),
+        (e) => reply({ error: String(e?.message ?? e) }),
+      );
   };
   worker.onmessage = ({ data }) => {
     if (data.progress) return onProgress?.(data.progress);

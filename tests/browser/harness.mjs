@@ -33,10 +33,22 @@ export async function startBrowser() {
     await new Promise((r) => setTimeout(r, 100));
   }
   const profile = mkdtempSync(join(tmpdir(), "engram-chromium-"));
-  const args = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--disable-quic", `--user-data-dir=${profile}`];
+  const args = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    `--user-data-dir=${profile}`,
+  ];
   const session = await call("POST", "/session", {
-    capabilities: { alwaysMatch: { browserName: "chrome", "goog:chromeOptions": { binary: process.env.CHROMIUM ?? "/usr/bin/chromium", args }, "goog:loggingPrefs": { browser: "ALL" } } },
+    capabilities: {
+      alwaysMatch: { browserName: "chrome", "goog:chromeOptions": { binary: process.env.CHROMIUM ?? "/usr/bin/chromium", args }, "goog:loggingPrefs": { browser: "ALL" } },
+    },
   });
   const sid = session.sessionId;
   await call("POST", `/session/${sid}/timeouts`, { script: 60_000, pageLoad: 60_000 });
@@ -45,10 +57,11 @@ export async function startBrowser() {
     /** Runs `script` (a function body using `done(value)`) in the page and returns what it passes to done. */
     evalAsync: (script) => call("POST", `/session/${sid}/execute/async`, { script: `const done = arguments[arguments.length - 1]; ${script}`, args: [] }),
     /** Waits for the page to set window.__engramResult. */
-    result: () => call("POST", `/session/${sid}/execute/async`, {
-      script: "const done = arguments[arguments.length - 1]; (function poll() { if (window.__engramResult) done(window.__engramResult); else setTimeout(poll, 25); })();",
-      args: [],
-    }),
+    result: () =>
+      call("POST", `/session/${sid}/execute/async`, {
+        script: "const done = arguments[arguments.length - 1]; (function poll() { if (window.__engramResult) done(window.__engramResult); else setTimeout(poll, 25); })();",
+        args: [],
+      }),
     /** A PNG of the viewport. */
     screenshot: async () => Buffer.from(await call("GET", `/session/${sid}/screenshot`), "base64"),
     /** The browser console's entries since the last call ({level, message, timestamp}). */

@@ -37,7 +37,14 @@ async function chatServer() {
   });
   s.listen(0, "127.0.0.1");
   await once(s, "listening");
-  return { base: `http://127.0.0.1:${s.address().port}`, close: () => new Promise((r) => { s.closeAllConnections(); s.close(r); }) };
+  return {
+    base: `http://127.0.0.1:${s.address().port}`,
+    close: () =>
+      new Promise((r) => {
+        s.closeAllConnections();
+        s.close(r);
+      }),
+  };
 }
 
 before(async () => {
@@ -60,9 +67,13 @@ async function inPage(body) {
 }
 
 const request = {
-  purpose: "triage", promptId: "triage@1", system: "sys", messages: [{ role: "user", content: "hi" }],
+  purpose: "triage",
+  promptId: "triage@1",
+  system: "sys",
+  messages: [{ role: "user", content: "hi" }],
   schema: { type: "object", additionalProperties: false, required: ["decisions"], properties: { decisions: { type: "array" } } },
-  maxOutputTokens: 100, temperature: 0,
+  maxOutputTokens: 100,
+  temperature: 0,
 };
 
 test("openAICompatible in Chromium: the page's fetch, chat-completions body, reply and usage", async () => {
@@ -75,7 +86,10 @@ test("openAICompatible in Chromium: the page's fetch, chat-completions body, rep
   assert.equal(sent.url, "/ok/v1/chat/completions");
   assert.equal(sent.auth, "Bearer k");
   assert.equal(sent.body.model, "m1");
-  assert.deepEqual(sent.body.messages, [{ role: "system", content: "sys" }, { role: "user", content: "hi" }]);
+  assert.deepEqual(sent.body.messages, [
+    { role: "system", content: "sys" },
+    { role: "user", content: "hi" },
+  ]);
   assert.equal(sent.body.response_format.type, "json_schema");
   assert.deepEqual(sent.body.response_format.json_schema.schema, request.schema);
   assert.equal(sent.body.response_format.json_schema.strict, true);

@@ -6,7 +6,9 @@ import { inflateSync } from "node:zlib";
 export function decodePng(buffer) {
   if (buffer.readUInt32BE(0) !== 0x89504e47) throw new Error("not a PNG");
   let at = 8;
-  let width = 0, height = 0, channels = 0;
+  let width = 0,
+    height = 0,
+    channels = 0;
   const data = [];
   while (at < buffer.length) {
     const length = buffer.readUInt32BE(at);

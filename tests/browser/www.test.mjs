@@ -44,14 +44,18 @@ after(async () => {
 
 /** Polls `expr` (a page expression) until it is truthy; resolves to its value. */
 const until = (expr, what, ms = 45_000) =>
-  browser.evalAsync(`const end = Date.now() + ${ms};
+  browser
+    .evalAsync(
+      `const end = Date.now() + ${ms};
     (function poll() {
       let v; try { v = (${expr}); } catch (e) { v = undefined; }
       if (v) done(v); else if (Date.now() > end) done({ timeout: ${JSON.stringify(what)}, page: document.getElementById("status")?.textContent ?? document.body?.textContent?.slice(0, 200), demo: window.engramDemo }); else setTimeout(poll, 25);
-    })();`).then(async (v) => {
-    if (v?.timeout) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v)}; console: ${JSON.stringify(await browser.browserLog())}`);
-    return v;
-  });
+    })();`,
+    )
+    .then(async (v) => {
+      if (v?.timeout) assert.fail(`timed out waiting for ${what}: ${JSON.stringify(v)}; console: ${JSON.stringify(await browser.browserLog())}`);
+      return v;
+    });
 
 const demo = () => browser.evalAsync("done(JSON.parse(JSON.stringify(window.engramDemo)))");
 const text = (selector) => browser.evalAsync(`done(document.querySelector(${JSON.stringify(selector)})?.textContent ?? null)`);
@@ -114,7 +118,10 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   // Stored text is shown as text: markup in a turn creates no element.
   await say('<img src=x onerror="window.__owned=1"> my <b>bold</b> note');
   assert.equal(await browser.evalAsync(`done(document.querySelectorAll("#chat-log img, #chat-log b").length + (window.__owned ?? 0))`), 0);
-  assert.match(await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.user")].at(-1).textContent)`), /^<img src=x onerror="window.__owned=1"> my <b>bold<\/b> note/);
+  assert.match(
+    await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.user")].at(-1).textContent)`),
+    /^<img src=x onerror="window.__owned=1"> my <b>bold<\/b> note/,
+  );
 
   // The example history: every derived state, by recall.
   await click("sample");
@@ -160,7 +167,9 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   assert.deepEqual(await layerCounts(), counts, "importing the store's own export changes no layer");
 
   // Forget one memory: the page says what was removed.
-  const forgotten = await browser.evalAsync(`const li = [...document.querySelectorAll("#layer-buffer li")].find((li) => li.firstChild.textContent.includes("favourite editor")); const content = li.firstChild.textContent; li.querySelector("button").click(); done(content);`);
+  const forgotten = await browser.evalAsync(
+    `const li = [...document.querySelectorAll("#layer-buffer li")].find((li) => li.firstChild.textContent.includes("favourite editor")); const content = li.firstChild.textContent; li.querySelector("button").click(); done(content);`,
+  );
   await until(`document.getElementById("forget-out").textContent.startsWith("Deleted memory")`, "forget");
   assert.ok((await text("#forget-out")).includes(forgotten));
   // The optional LLM: the page's settings reach an OpenAI-compatible server through the worker's
@@ -185,8 +194,10 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
   assert.equal(d.modelFromCache, true);
   assert.equal((await text("#status")).split(" · works")[0], afterForget.split(" · works")[0]);
   assert.ok(await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.user")].some((li) => li.textContent.startsWith("My dentist is Dr. Ortega.")))`));
-  assert.ok(await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.memory")].some((li) => li.textContent === "Noted: dentist = Dr. Ortega (evolving_attribute)"))`),
-    "the conversation shows what each turn was authored into");
+  assert.ok(
+    await browser.evalAsync(`done([...document.querySelectorAll("#chat-log li.memory")].some((li) => li.textContent === "Noted: dentist = Dr. Ortega (evolving_attribute)"))`),
+    "the conversation shows what each turn was authored into",
+  );
 
   // Offline: the static server is stopped; the service worker serves the page and the package, the
   // Cache API the model, IndexedDB the store.

@@ -39,7 +39,10 @@ test("add(messages) without an llm keeps them as a session whose turns are searc
     assert.match(out.sessionId, /^chat-/);
     assert.equal(out.added, 2);
     assert.equal(out.extracted, undefined);
-    assert.deepEqual((await db.session(out.sessionId)).map((t) => t.content), messages.map((m) => m.content));
+    assert.deepEqual(
+      (await db.session(out.sessionId)).map((t) => t.content),
+      messages.map((m) => m.content),
+    );
     const hits = await db.search("when is the standup?", { scope: "raw" });
     assert.equal(hits[0].raw.sessionId, out.sessionId);
 

@@ -33,7 +33,10 @@ test("addMany returns what one add per item returns, duplicates within the batch
   assert.deepEqual(batched.map(timeless), sequential.map(timeless));
   assert.equal(batched[11].deduplicated, true);
   assert.equal(batched[11].id, batched[4].id);
-  assert.ok(batched.some((r) => (r.links ?? []).length > 0), "links are made within the batch");
+  assert.ok(
+    batched.some((r) => (r.links ?? []).length > 0),
+    "links are made within the batch",
+  );
   assert.equal((await many.stats()).memories, 11);
   assert.deepEqual(await many.addMany([]), []);
 });
@@ -46,7 +49,13 @@ test("a bad item fails the batch with InvalidInput naming it; nothing is written
     [[{ content: "fine" }, { content: "x", importance: 7 }], "items[1]"],
     [[{ content: "fine" }, 42], "items[1]"],
     [[{ content: "x", nope: true }], "items[0]"],
-    [[{ content: "fine", embedding: vector(1, 1) }, { content: "short", embedding: [1, 0, 0] }], "items[1]"],
+    [
+      [
+        { content: "fine", embedding: vector(1, 1) },
+        { content: "short", embedding: [1, 0, 0] },
+      ],
+      "items[1]",
+    ],
     [[{ content: "bad vector", embedding: [NaN, 1, 0, 0, 0, 0, 0, 0] }], "items[0]"],
   ];
   for (const [batch, named] of cases) {
@@ -71,7 +80,16 @@ test("the host embedder is asked once per batch, for the texts that need a vecto
   assert.deepEqual(calls, [3]);
   assert.equal(out.length, 4);
   assert.equal((await db.stats()).vectors, 4);
-  await db.ingestMany([{ id: "s1", turns: [{ role: "user", content: "hello" }, { role: "user", content: "again" }] }, { id: "s2", turns: [{ role: "user", content: "more" }] }]);
+  await db.ingestMany([
+    {
+      id: "s1",
+      turns: [
+        { role: "user", content: "hello" },
+        { role: "user", content: "again" },
+      ],
+    },
+    { id: "s2", turns: [{ role: "user", content: "more" }] },
+  ]);
   assert.deepEqual(calls, [3, 3], "one call for every turn of every session");
 });
 
@@ -91,10 +109,23 @@ test("with storage, a batch is one record and a reopened store holds it", async 
   const out = await db.addMany(items());
   assert.equal(storage.created - before, 1, "one stored record for the batch");
   const mid = storage.created;
-  const ingested = await db.ingestMany([{ id: "s1", turns: [{ role: "user", content: "we met on monday" }] }, { id: "s2", turns: [{ role: "assistant", content: "noted" }] }]);
-  assert.deepEqual(ingested.map((r) => r.sessionId), ["s1", "s2"]);
+  const ingested = await db.ingestMany([
+    { id: "s1", turns: [{ role: "user", content: "we met on monday" }] },
+    { id: "s2", turns: [{ role: "assistant", content: "noted" }] },
+  ]);
+  assert.deepEqual(
+    ingested.map((r) => r.sessionId),
+    ["s1", "s2"],
+  );
   assert.equal(storage.created - mid, 1);
-  await rejectsWith(db.ingestMany([{ id: "s3", turns: [{ role: "user", content: "fine" }] }, { id: "s4", turns: [] }]), "InvalidInput", EngramError);
+  await rejectsWith(
+    db.ingestMany([
+      { id: "s3", turns: [{ role: "user", content: "fine" }] },
+      { id: "s4", turns: [] },
+    ]),
+    "InvalidInput",
+    EngramError,
+  );
   assert.equal(storage.created - mid, 1, "a failed batch writes nothing");
   await db.close();
 

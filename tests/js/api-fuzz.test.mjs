@@ -44,28 +44,50 @@ const OVER_LIMIT = "word ".repeat(1700); // 8500 characters: over the 8192 conte
 /** A value of a random shape, mostly not what the API expects. */
 function junk(r, depth = 0) {
   switch (r.int(18)) {
-    case 0: return undefined;
-    case 1: return null;
-    case 2: return NaN;
-    case 3: return r.pick([Infinity, -Infinity, -0, 1e308, -1, 2 ** 53 + 1, 0.5, 7, 1.5]);
-    case 4: return BigInt(r.int(1000));
-    case 5: return Symbol("junk");
-    case 6: return () => "a function";
-    case 7: return r.pick([HUGE, OVER_LIMIT]);
-    case 8: return r.pick(["", " ", "\u0000", "\ud800", "a".repeat(70), "../..", "ns with space", "🙂", "default", "alpha", "NotAnId", "00000000-0000-4000-8000-000000000000"]);
+    case 0:
+      return undefined;
+    case 1:
+      return null;
+    case 2:
+      return NaN;
+    case 3:
+      return r.pick([Infinity, -Infinity, -0, 1e308, -1, 2 ** 53 + 1, 0.5, 7, 1.5]);
+    case 4:
+      return BigInt(r.int(1000));
+    case 5:
+      return Symbol("junk");
+    case 6:
+      return () => "a function";
+    case 7:
+      return r.pick([HUGE, OVER_LIMIT]);
+    case 8:
+      return r.pick(["", " ", "\u0000", "\ud800", "a".repeat(70), "../..", "ns with space", "🙂", "default", "alpha", "NotAnId", "00000000-0000-4000-8000-000000000000"]);
     case 9: {
       const o = { content: "cycle" };
       o.self = o;
       return o;
     }
-    case 10: return depth > 2 ? [] : Array.from({ length: r.int(4) }, () => junk(r, depth + 1));
-    case 11: return depth > 2 ? {} : { [r.pick(["content", "namespace", "limit", "bogus", "layer", "__proto__x"])]: junk(r, depth + 1), unknownKey: 1 };
-    case 12: return Object.defineProperty({}, "content", { enumerable: true, get() { throw new Error("a throwing getter"); } });
-    case 13: return new Date(0);
-    case 14: return new Uint8Array(Array.from({ length: r.int(64) }, () => r.int(256)));
-    case 15: return r.pick([true, false]);
-    case 16: return r.chance(0.5) ? Object.create(null) : hostileProxy(r);
-    default: return words(r, 1 + r.int(4));
+    case 10:
+      return depth > 2 ? [] : Array.from({ length: r.int(4) }, () => junk(r, depth + 1));
+    case 11:
+      return depth > 2 ? {} : { [r.pick(["content", "namespace", "limit", "bogus", "layer", "__proto__x"])]: junk(r, depth + 1), unknownKey: 1 };
+    case 12:
+      return Object.defineProperty({}, "content", {
+        enumerable: true,
+        get() {
+          throw new Error("a throwing getter");
+        },
+      });
+    case 13:
+      return new Date(0);
+    case 14:
+      return new Uint8Array(Array.from({ length: r.int(64) }, () => r.int(256)));
+    case 15:
+      return r.pick([true, false]);
+    case 16:
+      return r.chance(0.5) ? Object.create(null) : hostileProxy(r);
+    default:
+      return words(r, 1 + r.int(4));
   }
 }
 
@@ -77,7 +99,14 @@ function hostileProxy(r) {
     return proxy;
   }
   const trap = r.pick(["getPrototypeOf", "ownKeys", "get", "getOwnPropertyDescriptor", "has"]);
-  return new Proxy({ content: "proxied" }, { [trap]() { throw new Error(`a hostile ${trap} trap`); } });
+  return new Proxy(
+    { content: "proxied" },
+    {
+      [trap]() {
+        throw new Error(`a hostile ${trap} trap`);
+      },
+    },
+  );
 }
 
 function words(r, n) {
@@ -172,184 +201,254 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
 
   const ops = [
     // add: valid (fresh or repeated content), mutated, or junk
-    [14, async () => {
-      const valid = r.chance(0.6);
-      const input = valid ? validMemory() : mutate(r, validMemory(), []);
-      const repeat = valid && model.memories.size > 0 && r.chance(0.15);
-      if (repeat) {
-        const [, m] = r.pick([...model.memories.entries()]);
-        input.content = m.content;
-        input.namespace = m.namespace;
-      }
-      const before = valid ? model.byContent(input.namespace ?? "default", input.content) : null;
-      const out = await run("add", () => (r.chance(0.2) && valid ? db.add(input.content, withoutContent(input)) : db.add(input)));
-      if (valid) expectOk("add", out);
-      if (!out.ok) return;
-      const m = out.value;
-      if (valid) {
-        assert.equal(m.content, input.content, where());
-        assert.equal(m.deduplicated, before !== null, `${where()}: deduplicated`);
-        if (before !== null) assert.equal(m.id, before, where());
-      }
-      if (m.deduplicated) assert.ok(model.memories.has(m.id), `${where()}: reinforced an unknown memory`);
-      model.remember(m);
-    }],
-    [8, async () => {
-      const id = anyId();
-      const patch = {};
-      if (r.chance(0.4)) patch.content = freshContent();
-      if (r.chance(0.5)) patch.importance = r.int(11) / 10;
-      if (r.chance(0.3)) patch.tags = [r.pick(WORDS)];
-      if (Object.keys(patch).length === 0) patch.content = freshContent();
-      const valid = r.chance(0.6);
-      const out = await run("update", () => db.update(valid ? id : junk(r), valid ? patch : mutate(r, patch)));
-      if (valid && model.memories.has(id)) expectOk("update", out);
-      if (valid && !model.memories.has(id)) assert.equal(out.error?.code, "NotFound", where());
-      if (out.ok) model.remember(out.value);
-    }],
-    [3, async () => {
-      const id = r.chance(0.85) ? anyId() : junk(r);
-      const out = await run("delete", () => db.delete(id));
-      if (typeof id === "string" && model.memories.has(id)) expectOk("delete", out);
-      if (out.ok) {
-        assert.ok(model.memories.has(id), `${where()}: deleted an unknown id`);
-        model.memories.delete(id);
-      }
-    }],
-    [1, async () => {
-      const valid = r.chance(0.1); // rare: it empties a namespace
-      const options = valid ? { namespace: r.pick(NAMESPACES) } : junk(r);
-      const out = await run("deleteAll", () => db.deleteAll(options));
-      if (valid) expectOk("deleteAll", out);
-      if (!out.ok) return;
-      const ns = options?.namespace ?? "default";
-      const gone = [...model.memories].filter(([, m]) => m.namespace === ns).map(([id]) => id);
-      assert.equal(out.value, gone.length, `${where()}: deleteAll count`);
-      for (const id of gone) model.memories.delete(id);
-      // The namespace's raw sessions go too (no fuzzed memory is derived from a turn).
-      for (const [id, s] of [...model.sessions]) if (s.namespace === ns) model.sessions.delete(id);
-    }],
-    [8, async () => {
-      const id = r.chance(0.85) ? anyId() : junk(r);
-      const out = await run("get", () => db.get(id));
-      if (typeof id !== "string") return;
-      expectOk("get", out);
-      const known = model.memories.get(id);
-      if (!known) assert.equal(out.value, null, where());
-      else assert.deepEqual(view(out.value), known, where());
-    }],
-    [4, async () => {
-      const valid = r.chance(0.7);
-      const options = valid ? { namespace: r.pick(NAMESPACES), limit: 1000 } : mutate(r, { namespace: r.pick(NAMESPACES), limit: 1000 });
-      const out = await run("getAll", () => db.getAll(options));
-      if (valid) {
-        expectOk("getAll", out);
-        assert.equal(out.value.length, [...model.memories.values()].filter((m) => m.namespace === options.namespace).length, where());
-      }
-    }],
-    [4, async () => {
-      const id = r.chance(0.8) ? anyId() : junk(r);
-      const out = await run("history", () => db.history(id));
-      if (typeof id === "string" && model.memories.has(id)) expectOk("history", out);
-    }],
-    [10, async () => {
-      const valid = r.chance(0.6);
-      const query = valid ? words(r, 1 + r.int(3)) : junk(r);
-      const options = { namespace: r.pick(NAMESPACES), limit: 1 + r.int(10) };
-      if (r.chance(0.2)) options.kinds = [r.pick(["episodic", "semantic"])];
-      const out = await run("search", () => db.search(query, valid ? options : r.chance(0.5) ? mutate(r, options) : options));
-      if (valid) expectOk("search", out);
-      if (out.ok) for (const hit of out.value) if (hit.type === "memory") assert.ok(model.memories.has(hit.memory.id), `${where()}: search found an unknown memory`);
-    }],
-    [3, async () => {
-      const method = r.pick(["recall", "recallContext"]);
-      const valid = r.chance(0.6);
-      const options = { namespace: r.pick(NAMESPACES), maxTokens: 50 + r.int(400) };
-      const out = await run(method, () => db[method](valid ? words(r, 2) : junk(r), valid ? options : mutate(r, options)));
-      if (valid) expectOk(method, out);
-    }],
-    [2, async () => {
-      const method = r.pick(["resume", "sessions", "stats", "vectorIndexStats", "llmUsage"]);
-      const arg = r.chance(0.6) ? (method === "stats" || method === "vectorIndexStats" || method === "llmUsage" ? undefined : { namespace: r.pick(NAMESPACES) }) : junk(r);
-      const out = await run(method, () => db[method](arg));
-      if (method === "stats" && out.ok) assert.equal(out.value.memories, model.memories.size, `${where()}: stats.memories`);
-      if (method === "sessions" && out.ok && arg?.namespace) {
-        const expected = [...model.sessions].filter(([, s]) => s.namespace === arg.namespace).map(([id]) => id).sort();
-        assert.deepEqual([...out.value].sort(), expected, `${where()}: sessions`);
-      }
-    }],
-    [2, async () => {
-      const method = r.pick(["thread", "gather"]);
-      const out = await run(method, () => db[method](r.chance(0.6) ? r.pick(WORDS) + "/" + r.pick(WORDS) : junk(r), r.chance(0.7) ? { namespace: r.pick(NAMESPACES) } : junk(r)));
-      void out;
-    }],
-    [4, async () => {
-      // ingest: a new session, or a known one grown by a turn
-      const known = model.sessions.size && r.chance(0.4) ? r.pick([...model.sessions.keys()]) : null;
-      const prior = known ? model.sessions.get(known) : null;
-      const turns = (prior?.turns ?? []).map((content, i) => ({ role: i % 2 ? "assistant" : "user", content }));
-      for (let i = 0, n = 1 + r.int(3); i < n; i++) turns.push({ role: turns.length % 2 ? "assistant" : "user", content: freshContent() });
-      const session = { id: known ?? `s-${counter++}`, namespace: prior?.namespace ?? r.pick(NAMESPACES), turns };
-      const options = r.chance(0.1) ? junk(r) : undefined;
-      const valid = r.chance(0.65) && (options === undefined || options === null);
-      let input = session;
-      if (!valid) input = r.chance(0.5) ? mutate(r, session, ["id"]) : { ...session, turns: [...turns.slice(0, -1), mutate(r, turns.at(-1))] };
-      const viaAdd = valid && !known && r.chance(0.2);
-      const out = await run("ingest", () => (viaAdd ? db.add(turns, { sessionId: session.id, namespace: session.namespace }) : db.ingest(input, options)));
-      if (valid) expectOk("ingest", out);
-      if (out.ok && input === session) model.sessions.set(session.id, { namespace: session.namespace, turns: turns.map((x) => x.content) });
-      else if (out.ok) {
-        // a mutated session that was still valid: learn what was stored
-        const got = await run("session", () => db.session(out.value.sessionId));
-        expectOk("session", got);
-        model.sessions.set(out.value.sessionId, { namespace: got.value[0]?.namespace ?? input.namespace ?? "default", turns: got.value.map((e) => e.content) });
-      }
-    }],
-    [3, async () => {
-      const id = model.sessions.size && r.chance(0.7) ? r.pick([...model.sessions.keys()]) : r.chance(0.5) ? "no-such-session" : junk(r);
-      const out = await run("session", () => db.session(id));
-      if (model.sessions.has(id)) {
-        expectOk("session", out);
-        assert.deepEqual(out.value.map((e) => e.content), model.sessions.get(id).turns, `${where()}: session ${id}`);
-      }
-    }],
-    [2, async () => {
-      // (more often once there are many: every reopen reads every session back)
-      const id = model.sessions.size && r.chance(model.sessions.size > 100 ? 0.95 : 0.7) ? r.pick([...model.sessions.keys()]) : junk(r);
-      const out = await run("deleteSession", () => db.deleteSession(id));
-      if (model.sessions.has(id)) expectOk("deleteSession", out);
-      if (out.ok) model.sessions.delete(id);
-    }],
-    [1, async () => {
-      const out = await run("export", () => db.export(r.chance(0.7) ? (r.chance(0.5) ? undefined : { namespace: r.pick(NAMESPACES) }) : junk(r)));
-      if (!out.ok) return;
-      // The store's own file merges by id: nothing changes. A damaged copy is refused whole.
-      const bytes = out.value;
-      if (r.chance(0.5)) {
-        expectOk("import", await run("import", () => db.import(bytes)));
-      } else {
-        const damaged = bytes.slice();
-        damaged[r.int(damaged.length)] ^= 1 + r.int(255);
-        await run("import", () => db.import(r.chance(0.8) ? damaged : junk(r)));
-      }
-    }],
-    [1, async () => {
-      const method = r.pick(["flush", "compact", "refresh"]);
-      expectOk(method, await run(method, () => db[method]()));
-    }],
-    [1, async () => {
-      await run("consolidate", () => db.consolidate(r.chance(0.7) ? { dryRun: true, namespace: r.pick(NAMESPACES) } : mutate(r, { dryRun: true, namespace: "alpha" }, ["dryRun"])));
-    }],
-    [1, async () => {
-      // open with bad options (never the default model: `embedder: null` stays)
-      const options = mutate(r, { embedder: null, storage: new MemoryStorage(), autoReindex: false, compactAfter: 8, vectorIndex: { graphMin: 100 }, guards: { secrets: "redact" } }, ["embedder"]);
-      const out = await run("open", () => Engram.open(options));
-      if (out.ok) await out.value.close();
-    }],
-    [1, async () => {
-      const method = r.pick(["release", "retract"]);
-      await run(method, () => db[method](r.chance(0.5) ? anyId() : junk(r), r.chance(0.5) ? undefined : junk(r)));
-    }],
+    [
+      14,
+      async () => {
+        const valid = r.chance(0.6);
+        const input = valid ? validMemory() : mutate(r, validMemory(), []);
+        const repeat = valid && model.memories.size > 0 && r.chance(0.15);
+        if (repeat) {
+          const [, m] = r.pick([...model.memories.entries()]);
+          input.content = m.content;
+          input.namespace = m.namespace;
+        }
+        const before = valid ? model.byContent(input.namespace ?? "default", input.content) : null;
+        const out = await run("add", () => (r.chance(0.2) && valid ? db.add(input.content, withoutContent(input)) : db.add(input)));
+        if (valid) expectOk("add", out);
+        if (!out.ok) return;
+        const m = out.value;
+        if (valid) {
+          assert.equal(m.content, input.content, where());
+          assert.equal(m.deduplicated, before !== null, `${where()}: deduplicated`);
+          if (before !== null) assert.equal(m.id, before, where());
+        }
+        if (m.deduplicated) assert.ok(model.memories.has(m.id), `${where()}: reinforced an unknown memory`);
+        model.remember(m);
+      },
+    ],
+    [
+      8,
+      async () => {
+        const id = anyId();
+        const patch = {};
+        if (r.chance(0.4)) patch.content = freshContent();
+        if (r.chance(0.5)) patch.importance = r.int(11) / 10;
+        if (r.chance(0.3)) patch.tags = [r.pick(WORDS)];
+        if (Object.keys(patch).length === 0) patch.content = freshContent();
+        const valid = r.chance(0.6);
+        const out = await run("update", () => db.update(valid ? id : junk(r), valid ? patch : mutate(r, patch)));
+        if (valid && model.memories.has(id)) expectOk("update", out);
+        if (valid && !model.memories.has(id)) assert.equal(out.error?.code, "NotFound", where());
+        if (out.ok) model.remember(out.value);
+      },
+    ],
+    [
+      3,
+      async () => {
+        const id = r.chance(0.85) ? anyId() : junk(r);
+        const out = await run("delete", () => db.delete(id));
+        if (typeof id === "string" && model.memories.has(id)) expectOk("delete", out);
+        if (out.ok) {
+          assert.ok(model.memories.has(id), `${where()}: deleted an unknown id`);
+          model.memories.delete(id);
+        }
+      },
+    ],
+    [
+      1,
+      async () => {
+        const valid = r.chance(0.1); // rare: it empties a namespace
+        const options = valid ? { namespace: r.pick(NAMESPACES) } : junk(r);
+        const out = await run("deleteAll", () => db.deleteAll(options));
+        if (valid) expectOk("deleteAll", out);
+        if (!out.ok) return;
+        const ns = options?.namespace ?? "default";
+        const gone = [...model.memories].filter(([, m]) => m.namespace === ns).map(([id]) => id);
+        assert.equal(out.value, gone.length, `${where()}: deleteAll count`);
+        for (const id of gone) model.memories.delete(id);
+        // The namespace's raw sessions go too (no fuzzed memory is derived from a turn).
+        for (const [id, s] of [...model.sessions]) if (s.namespace === ns) model.sessions.delete(id);
+      },
+    ],
+    [
+      8,
+      async () => {
+        const id = r.chance(0.85) ? anyId() : junk(r);
+        const out = await run("get", () => db.get(id));
+        if (typeof id !== "string") return;
+        expectOk("get", out);
+        const known = model.memories.get(id);
+        if (!known) assert.equal(out.value, null, where());
+        else assert.deepEqual(view(out.value), known, where());
+      },
+    ],
+    [
+      4,
+      async () => {
+        const valid = r.chance(0.7);
+        const options = valid ? { namespace: r.pick(NAMESPACES), limit: 1000 } : mutate(r, { namespace: r.pick(NAMESPACES), limit: 1000 });
+        const out = await run("getAll", () => db.getAll(options));
+        if (valid) {
+          expectOk("getAll", out);
+          assert.equal(out.value.length, [...model.memories.values()].filter((m) => m.namespace === options.namespace).length, where());
+        }
+      },
+    ],
+    [
+      4,
+      async () => {
+        const id = r.chance(0.8) ? anyId() : junk(r);
+        const out = await run("history", () => db.history(id));
+        if (typeof id === "string" && model.memories.has(id)) expectOk("history", out);
+      },
+    ],
+    [
+      10,
+      async () => {
+        const valid = r.chance(0.6);
+        const query = valid ? words(r, 1 + r.int(3)) : junk(r);
+        const options = { namespace: r.pick(NAMESPACES), limit: 1 + r.int(10) };
+        if (r.chance(0.2)) options.kinds = [r.pick(["episodic", "semantic"])];
+        const out = await run("search", () => db.search(query, valid ? options : r.chance(0.5) ? mutate(r, options) : options));
+        if (valid) expectOk("search", out);
+        if (out.ok) for (const hit of out.value) if (hit.type === "memory") assert.ok(model.memories.has(hit.memory.id), `${where()}: search found an unknown memory`);
+      },
+    ],
+    [
+      3,
+      async () => {
+        const method = r.pick(["recall", "recallContext"]);
+        const valid = r.chance(0.6);
+        const options = { namespace: r.pick(NAMESPACES), maxTokens: 50 + r.int(400) };
+        const out = await run(method, () => db[method](valid ? words(r, 2) : junk(r), valid ? options : mutate(r, options)));
+        if (valid) expectOk(method, out);
+      },
+    ],
+    [
+      2,
+      async () => {
+        const method = r.pick(["resume", "sessions", "stats", "vectorIndexStats", "llmUsage"]);
+        const arg = r.chance(0.6) ? (method === "stats" || method === "vectorIndexStats" || method === "llmUsage" ? undefined : { namespace: r.pick(NAMESPACES) }) : junk(r);
+        const out = await run(method, () => db[method](arg));
+        if (method === "stats" && out.ok) assert.equal(out.value.memories, model.memories.size, `${where()}: stats.memories`);
+        if (method === "sessions" && out.ok && arg?.namespace) {
+          const expected = [...model.sessions]
+            .filter(([, s]) => s.namespace === arg.namespace)
+            .map(([id]) => id)
+            .sort();
+          assert.deepEqual([...out.value].sort(), expected, `${where()}: sessions`);
+        }
+      },
+    ],
+    [
+      2,
+      async () => {
+        const method = r.pick(["thread", "gather"]);
+        const out = await run(method, () => db[method](r.chance(0.6) ? r.pick(WORDS) + "/" + r.pick(WORDS) : junk(r), r.chance(0.7) ? { namespace: r.pick(NAMESPACES) } : junk(r)));
+        void out;
+      },
+    ],
+    [
+      4,
+      async () => {
+        // ingest: a new session, or a known one grown by a turn
+        const known = model.sessions.size && r.chance(0.4) ? r.pick([...model.sessions.keys()]) : null;
+        const prior = known ? model.sessions.get(known) : null;
+        const turns = (prior?.turns ?? []).map((content, i) => ({ role: i % 2 ? "assistant" : "user", content }));
+        for (let i = 0, n = 1 + r.int(3); i < n; i++) turns.push({ role: turns.length % 2 ? "assistant" : "user", content: freshContent() });
+        const session = { id: known ?? `s-${counter++}`, namespace: prior?.namespace ?? r.pick(NAMESPACES), turns };
+        const options = r.chance(0.1) ? junk(r) : undefined;
+        const valid = r.chance(0.65) && (options === undefined || options === null);
+        let input = session;
+        if (!valid) input = r.chance(0.5) ? mutate(r, session, ["id"]) : { ...session, turns: [...turns.slice(0, -1), mutate(r, turns.at(-1))] };
+        const viaAdd = valid && !known && r.chance(0.2);
+        const out = await run("ingest", () => (viaAdd ? db.add(turns, { sessionId: session.id, namespace: session.namespace }) : db.ingest(input, options)));
+        if (valid) expectOk("ingest", out);
+        if (out.ok && input === session) model.sessions.set(session.id, { namespace: session.namespace, turns: turns.map((x) => x.content) });
+        else if (out.ok) {
+          // a mutated session that was still valid: learn what was stored
+          const got = await run("session", () => db.session(out.value.sessionId));
+          expectOk("session", got);
+          model.sessions.set(out.value.sessionId, { namespace: got.value[0]?.namespace ?? input.namespace ?? "default", turns: got.value.map((e) => e.content) });
+        }
+      },
+    ],
+    [
+      3,
+      async () => {
+        const id = model.sessions.size && r.chance(0.7) ? r.pick([...model.sessions.keys()]) : r.chance(0.5) ? "no-such-session" : junk(r);
+        const out = await run("session", () => db.session(id));
+        if (model.sessions.has(id)) {
+          expectOk("session", out);
+          assert.deepEqual(
+            out.value.map((e) => e.content),
+            model.sessions.get(id).turns,
+            `${where()}: session ${id}`,
+          );
+        }
+      },
+    ],
+    [
+      2,
+      async () => {
+        // (more often once there are many: every reopen reads every session back)
+        const id = model.sessions.size && r.chance(model.sessions.size > 100 ? 0.95 : 0.7) ? r.pick([...model.sessions.keys()]) : junk(r);
+        const out = await run("deleteSession", () => db.deleteSession(id));
+        if (model.sessions.has(id)) expectOk("deleteSession", out);
+        if (out.ok) model.sessions.delete(id);
+      },
+    ],
+    [
+      1,
+      async () => {
+        const out = await run("export", () => db.export(r.chance(0.7) ? (r.chance(0.5) ? undefined : { namespace: r.pick(NAMESPACES) }) : junk(r)));
+        if (!out.ok) return;
+        // The store's own file merges by id: nothing changes. A damaged copy is refused whole.
+        const bytes = out.value;
+        if (r.chance(0.5)) {
+          expectOk("import", await run("import", () => db.import(bytes)));
+        } else {
+          const damaged = bytes.slice();
+          damaged[r.int(damaged.length)] ^= 1 + r.int(255);
+          await run("import", () => db.import(r.chance(0.8) ? damaged : junk(r)));
+        }
+      },
+    ],
+    [
+      1,
+      async () => {
+        const method = r.pick(["flush", "compact", "refresh"]);
+        expectOk(method, await run(method, () => db[method]()));
+      },
+    ],
+    [
+      1,
+      async () => {
+        await run("consolidate", () =>
+          db.consolidate(r.chance(0.7) ? { dryRun: true, namespace: r.pick(NAMESPACES) } : mutate(r, { dryRun: true, namespace: "alpha" }, ["dryRun"])),
+        );
+      },
+    ],
+    [
+      1,
+      async () => {
+        // open with bad options (never the default model: `embedder: null` stays)
+        const options = mutate(
+          r,
+          { embedder: null, storage: new MemoryStorage(), autoReindex: false, compactAfter: 8, vectorIndex: { graphMin: 100 }, guards: { secrets: "redact" } },
+          ["embedder"],
+        );
+        const out = await run("open", () => Engram.open(options));
+        if (out.ok) await out.value.close();
+      },
+    ],
+    [
+      1,
+      async () => {
+        const method = r.pick(["release", "retract"]);
+        await run(method, () => db[method](r.chance(0.5) ? anyId() : junk(r), r.chance(0.5) ? undefined : junk(r)));
+      },
+    ],
   ];
   const total = ops.reduce((n, [w]) => n + w, 0);
   const pickOp = () => {
@@ -380,7 +479,12 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
     const sessions = [];
     for (const ns of model.namespaces()) sessions.push(...(await db.sessions({ namespace: ns })));
     assert.deepEqual(sessions.sort(), [...model.sessions.keys()].sort(), `${where()}: sessions after reopen`);
-    for (const [id, s] of model.sessions) assert.deepEqual((await db.session(id)).map((e) => e.content), s.turns, `${where()}: session ${id} after reopen`);
+    for (const [id, s] of model.sessions)
+      assert.deepEqual(
+        (await db.session(id)).map((e) => e.content),
+        s.turns,
+        `${where()}: session ${id} after reopen`,
+      );
   }
 
   const started = Date.now();
@@ -400,7 +504,9 @@ test(`the public API under ${CALLS} random calls (seed ${SEED}): typed rejection
   }
   await reopenAndCompare();
   await db.close();
-  t.diagnostic(`${CALLS} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; rejections by code: ${JSON.stringify(Object.fromEntries(codes))}; ${model.memories.size} memories, ${model.sessions.size} sessions at the end`);
+  t.diagnostic(
+    `${CALLS} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; rejections by code: ${JSON.stringify(Object.fromEntries(codes))}; ${model.memories.size} memories, ${model.sessions.size} sessions at the end`,
+  );
   assert.equal(traps.length, 0);
   assert.ok(codes.get("InvalidInput") > CALLS / 20, "a good share of the calls were invalid");
 });

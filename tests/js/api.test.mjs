@@ -54,8 +54,14 @@ test("host embedder (LangChain shape) and explicit vectors give hybrid recall", 
   const vec = (t) => (/(cat|dog|kitten|pet)/i.test(t) ? topics.pet : /(stock|bank|money|price)/i.test(t) ? topics.money : topics.weather);
   const calls = { docs: 0, query: 0 };
   const embedder = {
-    async embedDocuments(texts) { calls.docs++; return texts.map(vec); },
-    async embedQuery(text) { calls.query++; return vec(text); },
+    async embedDocuments(texts) {
+      calls.docs++;
+      return texts.map(vec);
+    },
+    async embedQuery(text) {
+      calls.query++;
+      return vec(text);
+    },
   };
   const db = await Engram.open({ embedder });
   await db.add({ content: "My kitten is named Miso" });
@@ -69,10 +75,25 @@ test("host embedder (LangChain shape) and explicit vectors give hybrid recall", 
   assert.equal(pure[0].memory.content, "The bank raised interest rates");
   await rejectsWith(db.search(null, { embedding: [1, 0] }), "InvalidInput", EngramError);
 
-  const failing = await Engram.open({ embedder: { embedDocuments: async () => { throw new Error("GPU on fire"); }, embedQuery: async () => [1] } });
+  const failing = await Engram.open({
+    embedder: {
+      embedDocuments: async () => {
+        throw new Error("GPU on fire");
+      },
+      embedQuery: async () => [1],
+    },
+  });
   await rejectsWith(failing.add({ content: "x" }), "Embedder", EngramError);
   assert.equal((await failing.stats()).memories, 0);
-  const wrongShape = await Engram.open({ embedder: { embedDocuments: async () => [[1, 2], [3, 4]], embedQuery: async () => [1, 2] } });
+  const wrongShape = await Engram.open({
+    embedder: {
+      embedDocuments: async () => [
+        [1, 2],
+        [3, 4],
+      ],
+      embedQuery: async () => [1, 2],
+    },
+  });
   await rejectsWith(wrongShape.add({ content: "x" }), "Embedder", EngramError);
 });
 

@@ -41,7 +41,11 @@ test("retract() and authored retractions remove the value from memories, turns a
   const turns = await memory.session("s1");
   assert.equal(turns[0].content, "My pharmacy is [retracted].");
   for (const m of await memory.getAll({ namespace: "kim" })) assert.ok(!JSON.stringify(m).includes("Greenleaf"), m.content);
-  assert.ok(!Buffer.from(await memory.export()).toString("latin1").includes("Greenleaf"));
+  assert.ok(
+    !Buffer.from(await memory.export())
+      .toString("latin1")
+      .includes("Greenleaf"),
+  );
   // The explicit API.
   await memory.ingest(session("s3", "2024-03-06", "Our VPN gateway is vpn-east-2."), { author: true });
   const done = await memory.retract("vpn-gateway", { namespace: "kim" });
@@ -55,7 +59,23 @@ test("retract() and authored retractions remove the value from memories, turns a
 test("llmLevel on: author@1 through the host LLM, hostile replies skipped, the rules as fallback", async () => {
   const good = (req) => {
     const ids = [...req.messages[0].content.matchAll(/<entry id="(s1#\d+)"/g)].map((m) => m[1]);
-    return JSON.stringify({ memories: [{ content: "Kim's gym is FitHub", shape: "evolving_attribute", thread: "gym", value: "FitHub", dependsOn: null, consequent: null, area: ["fitness"], signature: null, confidence: 0.9, eventAt: "2024-03-01", derivedFrom: [ids[0]] }] });
+    return JSON.stringify({
+      memories: [
+        {
+          content: "Kim's gym is FitHub",
+          shape: "evolving_attribute",
+          thread: "gym",
+          value: "FitHub",
+          dependsOn: null,
+          consequent: null,
+          area: ["fitness"],
+          signature: null,
+          confidence: 0.9,
+          eventAt: "2024-03-01",
+          derivedFrom: [ids[0]],
+        },
+      ],
+    });
   };
   const seen = [];
   const memory = await Engram.open({ embedder: null, llmLevel: "on", llm: async (req) => (seen.push(req), good(req)) });

@@ -9,19 +9,55 @@ const cyclic = { content: "loop" };
 cyclic.self = cyclic;
 
 const badAdds = [
-  undefined, null, 42, "", "   ", [], [{ content: "x" }], [{ role: "user" }], ["a string"], new Map(), new Date(), // strings and message arrays: add's mem0 forms (add-forms.test.mjs)
-  {}, { content: 5 }, { content: null }, { content: "" }, { content: "   " }, { content: "x".repeat(8193) },
-  { content: "ok", importance: NaN }, { content: "ok", importance: Infinity }, { content: "ok", importance: "high" },
-  { content: "ok", importance: 1.01 }, { content: "ok", importance: -1 }, { content: "ok", importance: 10n },
-  { content: "ok", tags: "a,b" }, { content: "ok", tags: [1, 2] }, { content: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
-  { content: "ok", tags: ["x".repeat(33)] }, { content: "ok", source: "s".repeat(65) }, { content: "ok", source: 7 },
-  { content: "ok", namespace: "" }, { content: "ok", namespace: "a b" }, { content: "ok", namespace: "n".repeat(65) },
-  { content: "ok", namespace: "ns\u0000" }, { content: "ok", kind: "fact" }, { content: "ok", layer: "core" },
-  { content: "ok", metadata: [] }, { content: "ok", metadata: "x" }, { content: "ok", metadata: { big: "y".repeat(17000) } },
-  { content: "ok", metadata: { f: () => 1 } }, { content: "ok", metadata: { s: Symbol("x") } }, cyclic,
-  { content: "ok", embedding: "1,2,3" }, { content: "ok", embedding: [1, NaN] }, { content: "ok", embedding: [] },
-  { content: "ok", embedding: [0, 0, 0] }, { content: "ok", embedding: [1, "2"] }, { content: "ok", eventAt: "yesterday" },
-  { content: "ok", eventAt: {} }, { content: "ok", userId: "mem0-habit" },
+  undefined,
+  null,
+  42,
+  "",
+  "   ",
+  [],
+  [{ content: "x" }],
+  [{ role: "user" }],
+  ["a string"],
+  new Map(),
+  new Date(), // strings and message arrays: add's mem0 forms (add-forms.test.mjs)
+  {},
+  { content: 5 },
+  { content: null },
+  { content: "" },
+  { content: "   " },
+  { content: "x".repeat(8193) },
+  { content: "ok", importance: NaN },
+  { content: "ok", importance: Infinity },
+  { content: "ok", importance: "high" },
+  { content: "ok", importance: 1.01 },
+  { content: "ok", importance: -1 },
+  { content: "ok", importance: 10n },
+  { content: "ok", tags: "a,b" },
+  { content: "ok", tags: [1, 2] },
+  { content: "ok", tags: Array.from({ length: 21 }, (_, i) => `t${i}`) },
+  { content: "ok", tags: ["x".repeat(33)] },
+  { content: "ok", source: "s".repeat(65) },
+  { content: "ok", source: 7 },
+  { content: "ok", namespace: "" },
+  { content: "ok", namespace: "a b" },
+  { content: "ok", namespace: "n".repeat(65) },
+  { content: "ok", namespace: "ns\u0000" },
+  { content: "ok", kind: "fact" },
+  { content: "ok", layer: "core" },
+  { content: "ok", metadata: [] },
+  { content: "ok", metadata: "x" },
+  { content: "ok", metadata: { big: "y".repeat(17000) } },
+  { content: "ok", metadata: { f: () => 1 } },
+  { content: "ok", metadata: { s: Symbol("x") } },
+  cyclic,
+  { content: "ok", embedding: "1,2,3" },
+  { content: "ok", embedding: [1, NaN] },
+  { content: "ok", embedding: [] },
+  { content: "ok", embedding: [0, 0, 0] },
+  { content: "ok", embedding: [1, "2"] },
+  { content: "ok", eventAt: "yesterday" },
+  { content: "ok", eventAt: {} },
+  { content: "ok", userId: "mem0-habit" },
 ];
 
 test("bad add inputs reject with InvalidInput and change nothing", async () => {
@@ -55,16 +91,32 @@ test("bad ids, patches, options and queries reject with typed errors", async () 
   for (const patch of [undefined, null, {}, { content: "" }, { importance: NaN }, { layer: "core" }, { tags: "x" }, "x"]) {
     await rejectsWith(db.update(m.id, patch), "InvalidInput", EngramError);
   }
-  for (const [q, o] of [[42, {}], [{}, {}], ["", {}], ["   ", undefined], [null, {}], ["ok", { limit: 0 }], ["ok", { limit: -1 }],
-    ["ok", { limit: 1.5 }], ["ok", { limit: 5000 }], ["ok", { limit: NaN }], ["ok", { namespace: "bad ns" }], ["ok", { kinds: ["nope"] }],
-    ["ok", { layers: "core" }], ["ok", { explain: "yes" }], ["ok", "options"], ["ok", { sort: "date" }], ["x".repeat(9000), {}]]) {
+  for (const [q, o] of [
+    [42, {}],
+    [{}, {}],
+    ["", {}],
+    ["   ", undefined],
+    [null, {}],
+    ["ok", { limit: 0 }],
+    ["ok", { limit: -1 }],
+    ["ok", { limit: 1.5 }],
+    ["ok", { limit: 5000 }],
+    ["ok", { limit: NaN }],
+    ["ok", { namespace: "bad ns" }],
+    ["ok", { kinds: ["nope"] }],
+    ["ok", { layers: "core" }],
+    ["ok", { explain: "yes" }],
+    ["ok", "options"],
+    ["ok", { sort: "date" }],
+    ["x".repeat(9000), {}],
+  ]) {
     await rejectsWith(db.search(q, o), "InvalidInput", EngramError);
   }
   for (const o of [5, "default", { namespace: 1 }, { namespace: "a b" }, { limit: 0 }, { offset: -1 }, { page: 2 }]) {
     await rejectsWith(db.getAll(o), "InvalidInput", EngramError);
   }
   await rejectsWith(db.deleteAll({ namespace: "" }), "InvalidInput", EngramError);
-  for (const o of [1, "x", { embedder: "local" }, { embedder: { embedQuery() {} } }, { storage: {} , nonsense: 1 }]) {
+  for (const o of [1, "x", { embedder: "local" }, { embedder: { embedQuery() {} } }, { storage: {}, nonsense: 1 }]) {
     await rejectsWith(Engram.open(o), "InvalidInput", EngramError);
   }
   // Huge but valid input does not trap either.

@@ -16,7 +16,10 @@ test("bundling for the browser picks the browser entry and pulls in no Node buil
     writeFileSync(join(dir, "app.js"), 'import { Engram } from "engram-wasm";\nexport const open = () => Engram.open();\n');
     const browser = await build({ entryPoints: [join(dir, "app.js")], bundle: true, write: false, platform: "browser", format: "esm", metafile: true, logLevel: "silent" });
     const inputs = Object.keys(browser.metafile.inputs);
-    assert.ok(inputs.some((p) => p.endsWith("dist/engram.browser.mjs")), inputs.join(", "));
+    assert.ok(
+      inputs.some((p) => p.endsWith("dist/engram.browser.mjs")),
+      inputs.join(", "),
+    );
     assert.ok(inputs.some((p) => p.endsWith("dist/wasm-web/engram.js")));
     assert.ok(!inputs.some((p) => p.includes("wasm-node") || p.includes("node.mjs") || p.includes("node.cjs")));
     const code = browser.outputFiles[0].text;
@@ -31,7 +34,10 @@ test("bundling for the browser picks the browser entry and pulls in no Node buil
     writeFileSync(join(dir, "worker.js"), 'import "engram-wasm/vector-worker";\n');
     const worker = await build({ entryPoints: [join(dir, "worker.js")], bundle: true, write: false, platform: "browser", format: "esm", metafile: true, logLevel: "silent" });
     const workerInputs = Object.keys(worker.metafile.inputs);
-    assert.ok(workerInputs.some((p) => p.endsWith("dist/wasm-web/engram.js")), workerInputs.join(", "));
+    assert.ok(
+      workerInputs.some((p) => p.endsWith("dist/wasm-web/engram.js")),
+      workerInputs.join(", "),
+    );
     assert.ok(!workerInputs.some((p) => p.includes("wasm-node")));
     assert.doesNotMatch(worker.outputFiles[0].text, /require\(|from "node:/);
 

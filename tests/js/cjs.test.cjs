@@ -14,10 +14,13 @@ test("require() gives a working Engram", async () => {
 test("require(): reindex finds its build worker next to the CommonJS bundle", async () => {
   const db = await Engram.open({ embedder: null, vectorIndex: { graphMin: 50, alwaysGraph: true }, autoReindex: false });
   let s = 7;
-  const rand = () => ((s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32) - 0.5;
+  const rand = () => (s = (s * 1103515245 + 12345) >>> 0) / 2 ** 32 - 0.5;
   for (let i = 0; i < 80; i++) await db.add({ content: `vector ${i}`, embedding: Float32Array.from({ length: 16 }, rand) });
   const { steps, stats } = await db.reindex();
-  assert.deepEqual(steps.map((x) => [x.result, x.points]), [["segment", 80]]);
+  assert.deepEqual(
+    steps.map((x) => [x.result, x.points]),
+    [["segment", 80]],
+  );
   assert.equal(stats.memories.segments, 1);
   await db.close();
 });

@@ -18,7 +18,13 @@ function settles(p, what, ms = 5000) {
 }
 
 async function closedRejection(p, what) {
-  const outcome = await settles(p.then((v) => ({ v }), (e) => ({ e })), what);
+  const outcome = await settles(
+    p.then(
+      (v) => ({ v }),
+      (e) => ({ e }),
+    ),
+    what,
+  );
   assert.ok(outcome.e, `${what} resolved after close: ${JSON.stringify(outcome.v)}`);
   assert.ok(outcome.e instanceof EngramError, `${what}: ${outcome.e}`);
   assert.equal(outcome.e.code, "Closed", `${what}: ${outcome.e.code} ${outcome.e.message}`);

@@ -25,15 +25,27 @@ test("an epoch without an LLM: decay per epoch, promotion by reinforcement, merg
   assert.equal(report.dryRun, false);
   assert.deepEqual(report.epochs, { default: 1 });
   const actions = report.actions.map((x) => [x.action, ...x.ids]);
-  assert.deepEqual(actions.find((x) => x[0] === "promote"), ["promote", said]);
-  assert.deepEqual(actions.find((x) => x[0] === "merge"), ["merge", a, b]);
+  assert.deepEqual(
+    actions.find((x) => x[0] === "promote"),
+    ["promote", said],
+  );
+  assert.deepEqual(
+    actions.find((x) => x[0] === "merge"),
+    ["merge", a, b],
+  );
   assert.equal((await memory.get(said)).layer, "working");
   assert.equal(await memory.get(b), null);
   assert.ok(Math.abs((await memory.get(a)).importance - 0.5 * 0.98) < 1e-12, "episodic ×0.98 per epoch");
-  assert.deepEqual((await memory.history(said)).map((h) => h.event), ["ADD", "REINFORCE", "REINFORCE", "PROMOTE"]);
+  assert.deepEqual(
+    (await memory.history(said)).map((h) => h.event),
+    ["ADD", "REINFORCE", "REINFORCE", "PROMOTE"],
+  );
   const merged = (await memory.history(b)).at(-1);
   assert.deepEqual([merged.event, merged.related], ["MERGE", a]);
-  assert.deepEqual((await memory.history("epoch:default")).map((h) => h.event), ["DECAY"]);
+  assert.deepEqual(
+    (await memory.history("epoch:default")).map((h) => h.event),
+    ["DECAY"],
+  );
   assert.equal(report.usage.calls, 0);
   await memory.close();
 });
@@ -47,7 +59,10 @@ test("a dry run reports the epoch and changes nothing", async () => {
   assert.equal(dry.dryRun, true);
   assert.ok(dry.actions.some((x) => x.action === "merge"));
   assert.deepEqual(await memory.export(), before);
-  assert.deepEqual((await memory.consolidate()).actions.map((x) => x.action), dry.actions.map((x) => x.action));
+  assert.deepEqual(
+    (await memory.consolidate()).actions.map((x) => x.action),
+    dry.actions.map((x) => x.action),
+  );
   await memory.close();
 });
 
@@ -70,7 +85,10 @@ test("a judge function drives triage and the gate; history names the prompt", as
   assert.ok(r.actions.some((x) => x.action === "promote" && x.promptId === "triage@1"));
   for (let i = 0; i < 3; i++) await memory.search("nurse hospital");
   const g = await memory.consolidate();
-  assert.ok(g.actions.some((x) => x.action === "promote" && x.promptId === "gate@1" && x.layer === "core"), JSON.stringify(g.actions));
+  assert.ok(
+    g.actions.some((x) => x.action === "promote" && x.promptId === "gate@1" && x.layer === "core"),
+    JSON.stringify(g.actions),
+  );
   assert.equal((await memory.get(id)).layer, "core");
   assert.ok((await memory.history(id)).some((h) => h.event === "PROMOTE" && h.promptId === "gate@1"));
   assert.ok(seen.includes("triage") && seen.includes("gate"));
@@ -95,11 +113,19 @@ test("abort mid-call rejects with Aborted and applies nothing; a failing judge f
   await rejectsWith(run, "Aborted", EngramError);
   assert.deepEqual(await memory.export(), before, "nothing applied");
   release();
-  const failing = await open({ llm: async () => { throw new Error("HTTP 500"); }, llmLevel: "on" });
+  const failing = await open({
+    llm: async () => {
+      throw new Error("HTTP 500");
+    },
+    llmLevel: "on",
+  });
   await failing.add({ content: "Sam is a nurse", importance: 0.9 });
   await failing.consolidate();
   const r = await failing.consolidate();
-  assert.ok(r.skipped.some((s) => s.step === "triage" && s.outcome === "error"), JSON.stringify(r.skipped));
+  assert.ok(
+    r.skipped.some((s) => s.step === "triage" && s.outcome === "error"),
+    JSON.stringify(r.skipped),
+  );
   assert.equal(r.epochs.default, 2, "the epoch still ran");
   await memory.close();
   await failing.close();
@@ -162,7 +188,7 @@ test("an epoch finds the links a new memory's bounded search missed, and they pe
   const memory = await open({ storage });
   const dims = 64;
   // A deterministic direction per filler, orthogonal to axis 0 (its first coordinate is 0).
-  const filler = (i) => Array.from({ length: dims }, (_, d) => (d === 0 ? 0 : Math.sin((i + 1) * (d + 1) * 12.9898) * 43758.5453 % 1));
+  const filler = (i) => Array.from({ length: dims }, (_, d) => (d === 0 ? 0 : (Math.sin((i + 1) * (d + 1) * 12.9898) * 43758.5453) % 1));
   const axis = (c, off) => Array.from({ length: dims }, (_, d) => (d === 0 ? c : d === off ? Math.sqrt(1 - c * c) : 0));
   const older = (await memory.add({ content: "the garden plan", namespace: "work", embedding: axis(0.8, 1) })).id;
   // More memories of another namespace than the newest-vectors window a new memory's links are

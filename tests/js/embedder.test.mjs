@@ -19,8 +19,14 @@ let loaded;
 const embedder = async () => (loaded ??= Embedder.load({ model: join(modelDir, "model.onnx"), tokenizer: join(modelDir, "tokenizer.json") }));
 
 const cosine = (a, b) => {
-  let d = 0, na = 0, nb = 0;
-  for (let i = 0; i < a.length; i++) { d += a[i] * b[i]; na += a[i] * a[i]; nb += b[i] * b[i]; }
+  let d = 0,
+    na = 0,
+    nb = 0;
+  for (let i = 0; i < a.length; i++) {
+    d += a[i] * b[i];
+    na += a[i] * a[i];
+    nb += b[i] * b[i];
+  }
   return d / Math.sqrt(na * nb);
 };
 
@@ -82,7 +88,7 @@ test("token ids and vectors match the reference; native and wasm agree", { skip 
   await rejectsWith(e.embed(["x"]), "Closed", EngramError);
 });
 
-test("precision \"f32\" runs the float graph: same id, matches the reference and the native build within 1e-5", { skip }, async () => {
+test('precision "f32" runs the float graph: same id, matches the reference and the native build within 1e-5', { skip }, async () => {
   const e = await Embedder.load({ model: join(modelDir, "model.onnx"), tokenizer: join(modelDir, "tokenizer.json"), precision: "f32" });
   const fast = await embedder();
   assert.equal(e.id, fast.id, "both precisions share the identity");
@@ -129,11 +135,20 @@ test("a missing default model is a clear Embedder error", async () => {
 
 // A minimal ONNX ModelProto, encoded by hand (protobuf: field number << 3 | wire type).
 function onnxModel(ops) {
-  const varint = (n) => { const out = []; do { out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0)); n >>>= 7; } while (n); return out; };
+  const varint = (n) => {
+    const out = [];
+    do {
+      out.push((n & 0x7f) | (n > 0x7f ? 0x80 : 0));
+      n >>>= 7;
+    } while (n);
+    return out;
+  };
   const bytes = (field, data) => [...varint((field << 3) | 2), ...varint(data.length), ...data];
   const str = (field, s) => bytes(field, [...new TextEncoder().encode(s)]);
   const num = (field, n) => [...varint(field << 3), ...varint(n)];
-  const nodes = ops.flatMap((op, i) => bytes(1, [...str(1, i ? `t${i - 1}` : "input_ids"), ...str(2, i === ops.length - 1 ? "last_hidden_state" : `t${i}`), ...str(3, `n${i}`), ...str(4, op)]));
+  const nodes = ops.flatMap((op, i) =>
+    bytes(1, [...str(1, i ? `t${i - 1}` : "input_ids"), ...str(2, i === ops.length - 1 ? "last_hidden_state" : `t${i}`), ...str(3, `n${i}`), ...str(4, op)]),
+  );
   return new Uint8Array([...num(1, 8), ...bytes(7, nodes), ...bytes(8, [...str(1, ""), ...num(2, 17)])]);
 }
 

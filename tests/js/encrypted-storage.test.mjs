@@ -33,7 +33,9 @@ function contains(hay, needle) {
 }
 
 function filesUnder(dir) {
-  return readdirSync(dir, { recursive: true }).map((f) => join(dir, f)).filter((f) => statSync(f).isFile());
+  return readdirSync(dir, { recursive: true })
+    .map((f) => join(dir, f))
+    .filter((f) => statSync(f).isFile());
 }
 
 async function corrupt(promise, pattern) {
@@ -53,8 +55,11 @@ test("the wrapped adapter sees neither the data nor the key names, and every sav
   await s.save(["engram", "chunk", "00000000000000000002"], secret);
   const stored = await inner.loadRange([]);
   for (const { key, data } of stored) {
-    assert.ok(!contains(data, secret) && !contains(data, utf8.encode("engram\"")) && !contains(data, utf8.encode("chunk")), `plaintext in ${key}`);
-    assert.ok(key.every((segment) => !["engram", "chunk"].includes(segment) && !segment.includes("0000000")), `a plaintext name in ${JSON.stringify(key)}`);
+    assert.ok(!contains(data, secret) && !contains(data, utf8.encode('engram"')) && !contains(data, utf8.encode("chunk")), `plaintext in ${key}`);
+    assert.ok(
+      key.every((segment) => !["engram", "chunk"].includes(segment) && !segment.includes("0000000")),
+      `a plaintext name in ${JSON.stringify(key)}`,
+    );
   }
   const chunks = stored.filter((r) => r.key.length === 4);
   assert.equal(chunks.length, 2);
@@ -92,7 +97,11 @@ test("a record moved to another key, or changed by one bit, is Corrupt rather th
   await inner.save(r0.key, flipped);
   await exactlyOneCorrupt();
   await inner.save(r0.key, r0.data);
-  assert.deepEqual((await s.loadRange([])).map((r) => new TextDecoder().decode(r.data)), ["first", "second"], "restored, both read again");
+  assert.deepEqual(
+    (await s.loadRange([])).map((r) => new TextDecoder().decode(r.data)),
+    ["first", "second"],
+    "restored, both read again",
+  );
 });
 
 test("a record copied in from another store under the same key and name is Corrupt, never shown as this store's", async () => {
@@ -218,7 +227,8 @@ test("a store made by another writer between the key-check read and the look for
   const key = randomKey();
   const inner = new MemoryStorage();
   let racing = true;
-  const late = { ...Object.fromEntries(["save", "remove", "loadRange", "removeRange"].map((m) => [m, inner[m].bind(inner)])),
+  const late = {
+    ...Object.fromEntries(["save", "remove", "loadRange", "removeRange"].map((m) => [m, inner[m].bind(inner)])),
     // The first load of the check finds nothing; the other writer makes the store right after it.
     load: async (k) => {
       if (!racing) return inner.load(k);
@@ -255,7 +265,9 @@ test("the wrapper has exactly the optional methods (and the channel) of the adap
   const inner = new MemoryStorage();
   const full = encrypted(inner, randomKey());
   for (const m of ["create", "lock", "flush", "close"]) assert.equal(typeof full[m], "function", m);
-  const { create, lock, flush, close, ...bare } = Object.fromEntries(["load", "save", "remove", "loadRange", "removeRange", "create", "lock", "flush", "close"].map((m) => [m, inner[m].bind(inner)]));
+  const { create, lock, flush, close, ...bare } = Object.fromEntries(
+    ["load", "save", "remove", "loadRange", "removeRange", "create", "lock", "flush", "close"].map((m) => [m, inner[m].bind(inner)]),
+  );
   const minimal = encrypted(bare, randomKey());
   for (const m of ["create", "lock", "flush", "close"]) assert.equal(minimal[m], undefined, m);
   assert.equal(full.channel, undefined);
@@ -335,7 +347,8 @@ test("encrypted, without a lock: concurrent writers lose nothing (create on the 
 test("encrypted NodeFS, a lock that excludes nothing: writers lose nothing across compactions", async (t) => {
   const dir = tempDir(t);
   const key = randomKey();
-  const open = () => Engram.open({ embedder: null, storage: encrypted(jittered(new NodeFSStorage(dir, { durability: "relaxed" }), { lock: async (fn) => fn() }), key), compactAfter: 5 });
+  const open = () =>
+    Engram.open({ embedder: null, storage: encrypted(jittered(new NodeFSStorage(dir, { durability: "relaxed" }), { lock: async (fn) => fn() }), key), compactAfter: 5 });
   const [a, b] = [await open(), await open()];
   await Promise.all([addNotes(a, "a", 40), addNotes(b, "b", 40)]);
   await Promise.all([a.close(), b.close()]);
@@ -350,7 +363,8 @@ test("encrypted, a write that landed but whose save threw resolves, once", async
   let throwAfterNextWrite = false;
   const landThenThrow = (method) => async (k, d) => {
     const out = await inner[method](k, d);
-    if (throwAfterNextWrite && k.length === 4) { // a chunk: DATA + three hashed segments
+    if (throwAfterNextWrite && k.length === 4) {
+      // a chunk: DATA + three hashed segments
       throwAfterNextWrite = false;
       throw new Error("the acknowledgement was lost (injected)");
     }
@@ -375,12 +389,13 @@ test("encrypted NodeFS: two processes adding to one directory at once lose nothi
     for (let i = 0; i < 60; i++) await db.add({ content: \`note \${i} from \${who}\` });
     await db.close();`;
   const hexKey = Array.from(key, (b) => b.toString(16).padStart(2, "0")).join("");
-  const child = (who) => new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, ["--input-type=module", "-e", writer, "--", dir, who, hexKey], { stdio: ["ignore", "ignore", "pipe"] });
-    let err = "";
-    p.stderr.on("data", (d) => (err += d));
-    p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}: ${err}`))));
-  });
+  const child = (who) =>
+    new Promise((resolve, reject) => {
+      const p = spawn(process.execPath, ["--input-type=module", "-e", writer, "--", dir, who, hexKey], { stdio: ["ignore", "ignore", "pipe"] });
+      let err = "";
+      p.stderr.on("data", (d) => (err += d));
+      p.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`child exited ${code}: ${err}`))));
+    });
   await Promise.all([child("a"), child("b")]);
   const db = await Engram.open({ embedder: null, storage: encrypted(new NodeFSStorage(dir), key) });
   await assertAll(db, ["a", "b"], 60);
@@ -398,5 +413,10 @@ test("the README's encryption example prints what it claims", (t) => {
   mkdirSync(join(dir, "node_modules"));
   symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
   writeFileSync(join(dir, "example.mjs"), code);
-  assert.deepEqual(execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" }).trim().split("\n"), expected);
+  assert.deepEqual(
+    execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" })
+      .trim()
+      .split("\n"),
+    expected,
+  );
 });

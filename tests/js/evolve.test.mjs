@@ -8,17 +8,51 @@ import { Engram, EngramError } from "engram-wasm";
 async function team() {
   const db = await Engram.open({ embedder: null });
   const ns = "team";
-  await db.add({ namespace: ns, content: "Seokjin Kang leads the team", shape: "evolving_attribute", thread: "Team/Team Lead", value: "Seokjin Kang", eventAt: "2023-03-10T00:00:00Z", area: ["team"] });
   await db.add({
-    namespace: ns, content: "The weekly report goes to Hyunwoo Nam; Seokjin Kang assigned it", shape: "conditional_value", thread: "team/weekly-report-recipient",
-    value: "Hyunwoo Nam", dependsOn: { thread: "team/team-lead", value: "Seokjin Kang" }, consequent: "James Lee", eventAt: "2023-03-13T00:00:00Z", confidence: 0.9,
+    namespace: ns,
+    content: "Seokjin Kang leads the team",
+    shape: "evolving_attribute",
+    thread: "Team/Team Lead",
+    value: "Seokjin Kang",
+    eventAt: "2023-03-10T00:00:00Z",
+    area: ["team"],
   });
   await db.add({
-    namespace: ns, content: "Code reviews go to Seoyun Choi; Seokjin Kang assigned it", shape: "contingent_value", thread: "team/code-reviewer",
-    value: "Seoyun Choi", dependsOn: { thread: "team/team-lead" }, eventAt: "2023-03-13T00:00:00Z",
+    namespace: ns,
+    content: "The weekly report goes to Hyunwoo Nam; Seokjin Kang assigned it",
+    shape: "conditional_value",
+    thread: "team/weekly-report-recipient",
+    value: "Hyunwoo Nam",
+    dependsOn: { thread: "team/team-lead", value: "Seokjin Kang" },
+    consequent: "James Lee",
+    eventAt: "2023-03-13T00:00:00Z",
+    confidence: 0.9,
   });
-  await db.add({ namespace: ns, content: "Logs drain to stream.example.io/aurora", shape: "evolving_attribute", thread: "team/log-drain", value: "stream.example.io/aurora", eventAt: "2023-03-07T00:00:00Z" });
-  await db.add({ namespace: ns, content: "Jihoon Ryu is our new team lead", shape: "evolving_attribute", thread: "team/team-lead", value: "Jihoon Ryu", eventAt: "2023-03-17T00:00:00Z" });
+  await db.add({
+    namespace: ns,
+    content: "Code reviews go to Seoyun Choi; Seokjin Kang assigned it",
+    shape: "contingent_value",
+    thread: "team/code-reviewer",
+    value: "Seoyun Choi",
+    dependsOn: { thread: "team/team-lead" },
+    eventAt: "2023-03-13T00:00:00Z",
+  });
+  await db.add({
+    namespace: ns,
+    content: "Logs drain to stream.example.io/aurora",
+    shape: "evolving_attribute",
+    thread: "team/log-drain",
+    value: "stream.example.io/aurora",
+    eventAt: "2023-03-07T00:00:00Z",
+  });
+  await db.add({
+    namespace: ns,
+    content: "Jihoon Ryu is our new team lead",
+    shape: "evolving_attribute",
+    thread: "team/team-lead",
+    value: "Jihoon Ryu",
+    eventAt: "2023-03-17T00:00:00Z",
+  });
   await db.add({ namespace: ns, content: "The user asked to forget the log drain endpoint", shape: "retraction", thread: "team/log-drain", eventAt: "2023-03-17T00:00:00Z" });
   return { db, ns };
 }
@@ -64,21 +98,37 @@ test("recall derives cascade, uncertainty and deletion; thread and gather expose
 
   const t = await db.thread("Team / Team Lead", { namespace: ns });
   assert.equal(t.thread, "team/team-lead");
-  assert.deepEqual(t.values.map((v) => [v.state, v.value]), [["superseded", "Seokjin Kang"], ["current", "Jihoon Ryu"]]);
+  assert.deepEqual(
+    t.values.map((v) => [v.state, v.value]),
+    [
+      ["superseded", "Seokjin Kang"],
+      ["current", "Jihoon Ryu"],
+    ],
+  );
   assert.equal(t.values[0].replacedBy.at, "2023-03-17T00:00:00.000Z");
   const before = await db.thread("team/team-lead", { namespace: ns, at: "2023-03-01T00:00:00Z" });
   assert.deepEqual([before.state, before.values], [null, []]);
   const g = await db.gather("team", { namespace: ns });
-  assert.deepEqual(g.answers.map((a) => a.value), ["Jihoon Ryu"]);
+  assert.deepEqual(
+    g.answers.map((a) => a.value),
+    ["Jihoon Ryu"],
+  );
 });
 
 test("bad input is a typed error naming the field, and changes nothing", async () => {
   const { db, ns } = await team();
   const before = (await db.stats()).memories;
   const bad = [
-    { content: "x", thread: "über" }, { content: "x", shape: "rumor" }, { content: "x", confidence: 2 }, { content: "x", area: ["a", "b", "c", "d"] },
-    { content: "x", dependsOn: { thread: "a", since: 1 } }, { content: "x", dependsOn: "team lead" }, { content: "x", shape: "retraction" },
-    { content: "x", pin: "sticky" }, { content: "x", value: "" }, { content: "x", signature: 5 },
+    { content: "x", thread: "über" },
+    { content: "x", shape: "rumor" },
+    { content: "x", confidence: 2 },
+    { content: "x", area: ["a", "b", "c", "d"] },
+    { content: "x", dependsOn: { thread: "a", since: 1 } },
+    { content: "x", dependsOn: "team lead" },
+    { content: "x", shape: "retraction" },
+    { content: "x", pin: "sticky" },
+    { content: "x", value: "" },
+    { content: "x", signature: 5 },
   ];
   for (const input of bad) await rejectsWith(db.add({ namespace: ns, ...input }), "InvalidInput", EngramError);
   assert.equal((await db.stats()).memories, before);

@@ -5,7 +5,13 @@
 import { createServer } from "node:http";
 import { once } from "node:events";
 
-const unescape = (s) => s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");
+const unescape = (s) =>
+  s
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, "&");
 
 function extraction(body) {
   const offered = body.response_format.json_schema.schema.properties.memories.items.properties.derivedFrom.items.enum;
@@ -52,6 +58,10 @@ export async function fakeChatServer() {
     requests,
     /** The chat (not extraction) requests, in order. */
     chats: () => requests.filter((r) => r.kind === "chat"),
-    close: () => new Promise((r) => { server.closeAllConnections(); server.close(r); }),
+    close: () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
   };
 }

@@ -48,7 +48,7 @@ const note = (tag, i) => `${tag} note ${i}: the courier comes to gate ${i % 9}`;
 
 async function allContents(db) {
   const all = [];
-  for (let page; (page = await db.getAll({ limit: 1000, offset: all.length })).length; ) all.push(...page);
+  for (let page; (page = await db.getAll({ limit: 1000, offset: all.length })).length;) all.push(...page);
   return all.map((m) => m.content);
 }
 
@@ -83,10 +83,16 @@ test("a refused add fails alone; a failed write rejects every add of its group a
   const db = await Engram.open({ embedder: null, storage });
   await db.add({ content: "kept from before" });
   const mixed = await Promise.allSettled([db.add({ content: "fine one" }), db.add({ content: "   " }), db.add({ content: "fine two" })]);
-  assert.deepEqual(mixed.map((r) => r.status), ["fulfilled", "rejected", "fulfilled"]);
+  assert.deepEqual(
+    mixed.map((r) => r.status),
+    ["fulfilled", "rejected", "fulfilled"],
+  );
   assert.equal(mixed[1].reason.code, "InvalidInput");
 
-  for (const [error, code] of [[Object.assign(new Error("no space left"), { code: "ENOSPC" }), "StorageFull"], [new Error("I/O error"), "Storage"]]) {
+  for (const [error, code] of [
+    [Object.assign(new Error("no space left"), { code: "ENOSPC" }), "StorageFull"],
+    [new Error("I/O error"), "Storage"],
+  ]) {
     storage.state.failNext = error;
     const group = Array.from({ length: 30 }, (_, i) => db.add({ content: note("doomed", i) }));
     for (const p of group) await rejectsWith(p, code, EngramError);

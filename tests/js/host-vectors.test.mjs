@@ -47,7 +47,14 @@ test("memories a job writes get the host embedder's vectors", async () => {
   const { seen, embedder } = topicEmbedder();
   const db = await Engram.open({ embedder });
   const out = await db.ingest(
-    { id: "s1", date: "2024-03-01", turns: [{ role: "user", speaker: "Kim", content: "My car is a blue Volvo sedan." }, { role: "assistant", content: "Noted." }] },
+    {
+      id: "s1",
+      date: "2024-03-01",
+      turns: [
+        { role: "user", speaker: "Kim", content: "My car is a blue Volvo sedan." },
+        { role: "assistant", content: "Noted." },
+      ],
+    },
     { author: true },
   );
   assert.ok(out.authored.added.length > 0, JSON.stringify(out.authored));
@@ -60,7 +67,10 @@ test("memories a job writes get the host embedder's vectors", async () => {
   }
   // A pure vector search reaches an authored memory (it has a vector of its own).
   const hits = await db.search(null, { embedding: [1, 0, 0], scope: "memories", limit: 20 });
-  assert.ok(hits.some((h) => out.authored.added.includes(h.memory?.id)), JSON.stringify(hits.map((h) => h.memory?.content)));
+  assert.ok(
+    hits.some((h) => out.authored.added.includes(h.memory?.id)),
+    JSON.stringify(hits.map((h) => h.memory?.content)),
+  );
   await db.close();
 });
 
@@ -100,6 +110,9 @@ test("a failure to embed what a job wrote is reported; the job's report stands",
   failDocuments = false;
   await db.ingest({ id: "s2", date: "2024-03-02", turns: [{ role: "user", content: "My car is a sedan." }] }, { author: true });
   const hits = await db.search(null, { embedding: [0, 1, 0], scope: "memories", limit: 20 });
-  assert.ok(hits.some((h) => report.added.includes(h.memory?.id)), "the memory left without a vector got one at the next job");
+  assert.ok(
+    hits.some((h) => report.added.includes(h.memory?.id)),
+    "the memory left without a vector got one at the next job",
+  );
   await db.close();
 });

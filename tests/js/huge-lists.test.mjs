@@ -14,7 +14,10 @@ async function refused(what, call) {
   const start = performance.now();
   let timer;
   const outcome = await Promise.race([
-    call().then((v) => ({ v }), (e) => ({ e })),
+    call().then(
+      (v) => ({ v }),
+      (e) => ({ e }),
+    ),
     new Promise((resolve) => (timer = setTimeout(() => resolve({ hung: true }), HANG_MS))),
   ]).finally(() => clearTimeout(timer));
   const ms = performance.now() - start;

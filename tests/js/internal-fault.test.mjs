@@ -50,7 +50,11 @@ async function child(body) {
   }
 }
 
-const onlyTrapsEscaped = (out) => assert.ok(out.escaped.every((name) => name === "RuntimeError"), `only the trap itself escaped: ${out.escaped}`);
+const onlyTrapsEscaped = (out) =>
+  assert.ok(
+    out.escaped.every((name) => name === "RuntimeError"),
+    `only the trap itself escaped: ${out.escaped}`,
+  );
 
 test("a trap during a write rejects it with Internal, releases the lock; the next calls run on a new instance", { timeout: 60_000 }, async () => {
   const out = await child(`
@@ -109,8 +113,7 @@ test("a trap during a write rejects it with Internal, releases the lock; the nex
   // The write the fault interrupted had landed in storage or not; nothing acknowledged is missing.
   const acknowledged = ["written after the fault", "written before the fault"];
   assert.ok(
-    JSON.stringify(out.reopened) === JSON.stringify(acknowledged) ||
-      JSON.stringify(out.reopened) === JSON.stringify([...acknowledged, "written when the fault hit"].sort()),
+    JSON.stringify(out.reopened) === JSON.stringify(acknowledged) || JSON.stringify(out.reopened) === JSON.stringify([...acknowledged, "written when the fault hit"].sort()),
     `reopened: ${out.reopened}`,
   );
   onlyTrapsEscaped(out);
@@ -151,7 +154,10 @@ test("traps in the middle of a run of writes on two stores lose no acknowledged 
   `);
   const failures = out.failed.flat();
   assert.ok(failures.length >= 5, `the traps hit writes: ${failures}`);
-  assert.ok(failures.every((code) => code === "Internal"), `every failed call is Internal: ${failures}`);
+  assert.ok(
+    failures.every((code) => code === "Internal"),
+    `every failed call is Internal: ${failures}`,
+  );
   assert.deepEqual(out.missing, [[], []], "every acknowledged memory is there after recovery");
   assert.deepEqual(out.missingOnDisk, []);
   onlyTrapsEscaped(out);

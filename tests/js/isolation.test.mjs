@@ -14,7 +14,11 @@ import { NodeFSStorage } from "engram-wasm/node-fs";
 import { repo } from "./helpers.mjs";
 
 // Each namespace's records carry a marker word no other namespace uses.
-const SPACES = [["alice", "xylophone"], ["bob", "quokka"], ["default", "marmalade"]];
+const SPACES = [
+  ["alice", "xylophone"],
+  ["bob", "quokka"],
+  ["default", "marmalade"],
+];
 const TOPICS = ["tea in the morning", "the pharmacy on 5th", "the weekly report"];
 
 function tempDir(t) {
@@ -26,9 +30,23 @@ function tempDir(t) {
 async function fill(db) {
   for (const [ns, marker] of SPACES) {
     for (const [i, topic] of TOPICS.entries()) {
-      await db.add({ content: `${ns} says ${marker} about ${topic} (note ${i})`, namespace: ns, shape: "evolving_attribute", thread: `user/topic-${i}`, value: `${marker} ${i}`, area: ["life"] });
+      await db.add({
+        content: `${ns} says ${marker} about ${topic} (note ${i})`,
+        namespace: ns,
+        shape: "evolving_attribute",
+        thread: `user/topic-${i}`,
+        value: `${marker} ${i}`,
+        area: ["life"],
+      });
     }
-    await db.ingest({ id: `${ns}-chat`, namespace: ns, turns: [{ role: "user", content: `I told you ${marker} things about tea and the pharmacy` }, { role: "assistant", content: `Noted: ${marker}.` }] });
+    await db.ingest({
+      id: `${ns}-chat`,
+      namespace: ns,
+      turns: [
+        { role: "user", content: `I told you ${marker} things about tea and the pharmacy` },
+        { role: "assistant", content: `Noted: ${marker}.` },
+      ],
+    });
   }
 }
 
@@ -78,7 +96,8 @@ test("deleteAll({namespace}) leaves nothing of it in any read, export or stored 
   assert.equal(await db.deleteAll({ namespace: "bob" }), TOPICS.length);
   for (const [ns] of SPACES) {
     const reads = await everyRead(db, ns);
-    for (const [what, value] of Object.entries(reads)) assert.ok(!JSON.stringify(value).includes("quokka") && !new TextDecoder().decode(reads.export).includes("quokka"), `${what} in ${ns} still shows the deleted namespace`);
+    for (const [what, value] of Object.entries(reads))
+      assert.ok(!JSON.stringify(value).includes("quokka") && !new TextDecoder().decode(reads.export).includes("quokka"), `${what} in ${ns} still shows the deleted namespace`);
   }
   assert.deepEqual(await db.sessions({ namespace: "bob" }), [], "its sessions went with it");
   assert.ok(!new TextDecoder().decode(await db.export()).includes("quokka"), "the whole store's export");
@@ -102,7 +121,12 @@ test("deleteAll({namespace}) leaves nothing of it in any read, export or stored 
 
 test("engram-mcp tool calls in one namespace see only it and default", async (t) => {
   const dir = tempDir(t);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [join(repo, "mcp", "bin", "engram-mcp.js"), "--dir", dir, "--keyword-only"], env: getDefaultEnvironment(), stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [join(repo, "mcp", "bin", "engram-mcp.js"), "--dir", dir, "--keyword-only"],
+    env: getDefaultEnvironment(),
+    stderr: "pipe",
+  });
   const client = new Client({ name: "engram-isolation-test", version: "0.0.0" });
   await client.connect(transport);
   t.after(() => client.close());

@@ -122,21 +122,25 @@ test("remember → recall, search and resume find it; dedup reinforces; forget r
   assert.equal(stats.structuredContent.llm, "none");
 });
 
-test("consolidate (where engram-wasm has it): a report of the epoch; dry runs change nothing; bad options are tool errors", { skip: typeof Engram.prototype.consolidate !== "function" && "this engram-wasm has no consolidate()" }, async (t) => {
-  const { client } = await connect(t, tempDir(t));
-  await call(client, "remember", { content: "The user drinks green tea every morning", kind: "semantic" });
-  await call(client, "remember", { content: "Standup moved to 9:30", kind: "episodic" });
-  const dry = await call(client, "consolidate", { dryRun: true });
-  assert.equal(dry.structuredContent.dryRun, true);
-  assert.match(textOf(dry), /^Would do: /);
-  const done = await call(client, "consolidate", {});
-  assert.equal(done.structuredContent.dryRun, false);
-  assert.ok(Array.isArray(done.structuredContent.actions));
-  assert.match(textOf(done), /^Done: /);
-  assert.equal((await call(client, "stats", {})).structuredContent.memories, 2);
-  await callError(client, "consolidate", { maxLlmCalls: -1 }, "InvalidInput");
-  await callError(client, "consolidate", { bufferCap: 3 }, "InvalidInput");
-});
+test(
+  "consolidate (where engram-wasm has it): a report of the epoch; dry runs change nothing; bad options are tool errors",
+  { skip: typeof Engram.prototype.consolidate !== "function" && "this engram-wasm has no consolidate()" },
+  async (t) => {
+    const { client } = await connect(t, tempDir(t));
+    await call(client, "remember", { content: "The user drinks green tea every morning", kind: "semantic" });
+    await call(client, "remember", { content: "Standup moved to 9:30", kind: "episodic" });
+    const dry = await call(client, "consolidate", { dryRun: true });
+    assert.equal(dry.structuredContent.dryRun, true);
+    assert.match(textOf(dry), /^Would do: /);
+    const done = await call(client, "consolidate", {});
+    assert.equal(done.structuredContent.dryRun, false);
+    assert.ok(Array.isArray(done.structuredContent.actions));
+    assert.match(textOf(done), /^Done: /);
+    assert.equal((await call(client, "stats", {})).structuredContent.memories, 2);
+    await callError(client, "consolidate", { maxLlmCalls: -1 }, "InvalidInput");
+    await callError(client, "consolidate", { bufferCap: 3 }, "InvalidInput");
+  },
+);
 
 test("ingest_conversation keeps turns for recall; forget by sessionId removes them", async (t) => {
   const { client } = await connect(t, tempDir(t));
@@ -147,7 +151,11 @@ test("ingest_conversation keeps turns for recall; forget by sessionId removes th
   const out = await call(client, "ingest_conversation", { sessionId: "planning-1", turns, date: "2025-02-10" });
   assert.equal(out.structuredContent.added, 2);
   assert.equal(out.structuredContent.extracted, undefined, "no LLM: nothing to extract");
-  const grown = await call(client, "ingest_conversation", { sessionId: "planning-1", turns: [...turns, { role: "user", content: "And the launch party is on the 10th." }], date: "2025-02-10" });
+  const grown = await call(client, "ingest_conversation", {
+    sessionId: "planning-1",
+    turns: [...turns, { role: "user", content: "And the launch party is on the 10th." }],
+    date: "2025-02-10",
+  });
   assert.deepEqual([grown.structuredContent.added, grown.structuredContent.unchanged], [1, 2]);
   const asked = await call(client, "ingest_conversation", { sessionId: "planning-1", turns, date: "2025-02-10", extract: true });
   assert.match(textOf(asked), /no language model is configured/);
@@ -203,7 +211,9 @@ test("two server processes on one directory see each other's writes", async (t) 
 test("SIGTERM flushes the store (search touches too) and exits 0", async (t) => {
   const dir = tempDir(t);
   const { client, transport, stderr } = await connect(t, dir, { args: ["--durability", "relaxed"] });
-  const { structuredContent: { id } } = await call(client, "remember", { content: "The office plant is watered on Fridays" });
+  const {
+    structuredContent: { id },
+  } = await call(client, "remember", { content: "The office plant is watered on Fridays" });
   // A search touches the memory (access count): kept in memory until the next write or a flush.
   await call(client, "search", { query: "office plant watered" });
   // The transport keeps the spawned process as `_process`; its exit code is what this test checks.
@@ -268,7 +278,13 @@ async function chatServer(t, content) {
   });
   server.listen(0, "127.0.0.1");
   await once(server, "listening");
-  t.after(() => new Promise((r) => { server.closeAllConnections(); server.close(r); }));
+  t.after(
+    () =>
+      new Promise((r) => {
+        server.closeAllConnections();
+        server.close(r);
+      }),
+  );
   return { url: `http://127.0.0.1:${server.address().port}/v1`, requests };
 }
 
@@ -276,7 +292,9 @@ const chat = [
   { role: "user", content: "I just adopted a cat named Miso." },
   { role: "assistant", content: "Congratulations on Miso!" },
 ];
-const extracted = JSON.stringify({ memories: [{ content: "The user adopted a cat named Miso", kind: "episodic", importance: 0.8, tags: ["pets"], eventAt: "2025-05-01", derivedFrom: ["pets-1#0"] }] });
+const extracted = JSON.stringify({
+  memories: [{ content: "The user adopted a cat named Miso", kind: "episodic", importance: 0.8, tags: ["pets"], eventAt: "2025-05-01", derivedFrom: ["pets-1#0"] }],
+});
 
 test("--llm-url: ingest_conversation extracts typed memories through the endpoint, key from ENGRAM_LLM_API_KEY", async (t) => {
   const llm = await chatServer(t, extracted);
@@ -325,13 +343,23 @@ test("a sampling request the client never answers times out (--llm-timeout-ms); 
   const { client } = await connect(t, tempDir(t), { args: ["--llm-timeout-ms", "300"], capabilities: { sampling: {} }, onSampling: () => new Promise(() => {}) });
   const out = await call(client, "ingest_conversation", { sessionId: "pets-1", turns: chat });
   assert.equal(out.structuredContent.added, 2);
-  assert.deepEqual(out.structuredContent.extracted.skipped.map((s) => s.outcome), ["timeout"]);
+  assert.deepEqual(
+    out.structuredContent.extracted.skipped.map((s) => s.outcome),
+    ["timeout"],
+  );
   assert.equal((await call(client, "stats", {})).structuredContent.rawEntries, 2);
 });
 
 test("--no-sampling keeps the client's model out even when it offers sampling", async (t) => {
   let asked = 0;
-  const { client } = await connect(t, tempDir(t), { args: ["--no-sampling"], capabilities: { sampling: {} }, onSampling: async () => { asked++; return { model: "m", role: "assistant", content: { type: "text", text: extracted } }; } });
+  const { client } = await connect(t, tempDir(t), {
+    args: ["--no-sampling"],
+    capabilities: { sampling: {} },
+    onSampling: async () => {
+      asked++;
+      return { model: "m", role: "assistant", content: { type: "text", text: extracted } };
+    },
+  });
   const out = await call(client, "ingest_conversation", { sessionId: "pets-1", turns: chat });
   assert.equal(out.structuredContent.extracted, undefined);
   assert.equal(asked, 0);

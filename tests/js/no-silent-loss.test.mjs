@@ -88,7 +88,11 @@ test("a worker thread and the main thread adding 500 each to one directory lose 
   const all = await reopened.getAll({ limit: 1000 });
   assert.equal(all.length, 1000, "every acknowledged add from both threads");
   for (const who of ["main", "worker"]) {
-    for (let i = 0; i < 500; i++) assert.ok(all.some((m) => m.content === `note ${i} from ${who}`), `note ${i} from ${who}`);
+    for (let i = 0; i < 500; i++)
+      assert.ok(
+        all.some((m) => m.content === `note ${i} from ${who}`),
+        `note ${i} from ${who}`,
+      );
   }
   await reopened.close();
 });

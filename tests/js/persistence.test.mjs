@@ -33,17 +33,23 @@ const HEADER = `import { Engram } from "engram-wasm"; import { NodeFSStorage } f
 
 test("a store written by one process is there, searchable, in the next", async (t) => {
   const dir = tempDir(t);
-  await child(`${HEADER}
+  await child(
+    `${HEADER}
     const db = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
     await db.add({ content: "Ada's cello lesson moved to Thursdays", tags: ["music"] });
     await db.ingest({ id: "s1", date: "2026-05-01", turns: [{ role: "user", content: "I adopted a grey cat named Pixel" }] });
-    await db.close();`, [dir]);
-  const out = await child(`${HEADER}
+    await db.close();`,
+    [dir],
+  );
+  const out = await child(
+    `${HEADER}
     const db = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
     const hits = await db.search("when is the cello lesson", { scope: "all" });
     const raw = await db.search("cat name", { scope: "raw" });
     console.log(JSON.stringify({ memories: (await db.stats()).memories, first: hits[0]?.memory?.content, raw: raw[0]?.raw?.content }));
-    await db.close();`, [dir]);
+    await db.close();`,
+    [dir],
+  );
   const seen = JSON.parse(out);
   assert.equal(seen.memories, 1);
   assert.equal(seen.first, "Ada's cello lesson moved to Thursdays");
@@ -62,7 +68,11 @@ test("two processes adding to one directory at the same time lose nothing", asyn
   const all = await db.getAll({ limit: 1000 });
   assert.equal(all.length, 2 * n, "every acknowledged add from both processes");
   for (const who of ["a", "b"]) {
-    for (let i = 0; i < n; i++) assert.ok(all.some((m) => m.content === `note ${i} from writer ${who}`), `note ${i} from ${who}`);
+    for (let i = 0; i < n; i++)
+      assert.ok(
+        all.some((m) => m.content === `note ${i} from writer ${who}`),
+        `note ${i} from ${who}`,
+      );
   }
   await db.close();
 });

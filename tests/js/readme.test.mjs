@@ -23,7 +23,9 @@ test("README example prints its documented output", () => {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
     writeFileSync(join(dir, "example.mjs"), code);
-    const out = execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" }).trim().split("\n");
+    const out = execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" })
+      .trim()
+      .split("\n");
     assert.deepEqual(out, expected);
   } finally {
     rmSync(dir, { recursive: true, force: true });

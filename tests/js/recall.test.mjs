@@ -16,7 +16,11 @@ test("ingest, raw search with neighbours, derivedFrom, deleteSession", async () 
     ],
   });
   assert.deepEqual(r, { sessionId: "chat-1", added: 3, replaced: 0, unchanged: 0, entryIds: ["chat-1#0", "chat-1#1", "chat-1#2"] });
-  const again = await db.ingest({ id: "chat-1", date: "2026-05-01T10:00:00Z", turns: [{ role: "user", speaker: "Lea", content: "We finally booked the trip to Porto for June", id: "t1" }] });
+  const again = await db.ingest({
+    id: "chat-1",
+    date: "2026-05-01T10:00:00Z",
+    turns: [{ role: "user", speaker: "Lea", content: "We finally booked the trip to Porto for June", id: "t1" }],
+  });
   assert.equal(again.unchanged, 1);
 
   const hits = await db.search("Porto trip", { scope: "raw", limit: 1, neighbors: 1 });
@@ -37,8 +41,15 @@ test("ingest, raw search with neighbours, derivedFrom, deleteSession", async () 
   assert.deepEqual(await db.deleteSession("chat-1"), { entries: 3, memories: 1 });
   assert.equal(await db.get(m.id), null);
   await rejectsWith(db.session("chat-1"), "NotFound", EngramError);
-  for (const bad of [{}, { id: "s", turns: [] }, { id: "s", turns: [{ role: "user" }] }, { id: "", turns: [{ role: "u", content: "x" }] },
-    { id: "s", turns: [{ role: "user", content: "x", mood: "happy" }] }, { id: "s", turns: "hello" }, { id: "s", date: "May 1st", turns: [{ role: "u", content: "x" }] }]) {
+  for (const bad of [
+    {},
+    { id: "s", turns: [] },
+    { id: "s", turns: [{ role: "user" }] },
+    { id: "", turns: [{ role: "u", content: "x" }] },
+    { id: "s", turns: [{ role: "user", content: "x", mood: "happy" }] },
+    { id: "s", turns: "hello" },
+    { id: "s", date: "May 1st", turns: [{ role: "u", content: "x" }] },
+  ]) {
     await rejectsWith(db.ingest(bad), "InvalidInput", EngramError);
   }
   assert.equal((await db.stats()).rawEntries, 0);

@@ -52,7 +52,10 @@ test("chat loop: recallContext goes into the system prompt, the exchange is inge
   assert.equal(llm.chats()[1].body.messages.length, 4, "system, the first exchange, the new message");
   assert.ok(second.reply);
   const turns = await memory.session("c1");
-  assert.deepEqual(turns.map((x) => x.role), ["user", "assistant", "user", "assistant"]);
+  assert.deepEqual(
+    turns.map((x) => x.role),
+    ["user", "assistant", "user", "assistant"],
+  );
   assert.equal(turns[2].content, "Thanks! I'm also vegetarian.");
   // A later conversation recalls the earlier one's turns.
   const later = chatWithMemory({ memory, fetch, baseURL: llm.baseURL, model: "m", sessionId: "c2" });

@@ -23,7 +23,6 @@ import { deriveKey } from "../../pkg-template/src/encryption.js";
 const nodeFsUrl = new URL("../../pkg-template/src/storage/node-fs.js", import.meta.url).href;
 const run = promisify(execFile);
 const bytes = (...b) => Uint8Array.from(b);
-const text = (s) => new TextEncoder().encode(s);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 const scratch = mkdtempSync(join(tmpdir(), "engram-storage-"));
@@ -59,13 +58,40 @@ const adapters = [
   // The same contract through encryption at rest (raw key bytes and a passphrase-derived key).
   { name: "encrypted(MemoryStorage)", make: () => encrypted(new MemoryStorage(), crypto.getRandomValues(new Uint8Array(32))) },
   { name: "encrypted(NodeFSStorage strict)", make: () => encrypted(new NodeFSStorage(freshDir()), passphraseKey) },
-  { name: "encrypted(IndexedDBStorage) (fake-indexeddb)", make: () => encrypted(new IndexedDBStorage(`db${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange }), passphraseKey) },
+  {
+    name: "encrypted(IndexedDBStorage) (fake-indexeddb)",
+    make: () => encrypted(new IndexedDBStorage(`db${++counter}`, { indexedDB: new IDBFactory(), IDBKeyRange }), passphraseKey),
+  },
 ];
 
 const TRICKY_KEYS = [
-  ["/"], ["a/b"], ["a", "/", "b"], [".."], ["."], ["..", ".."], [".lock"], [".x.rec.tmp-1-ab"], ["a.rec"],
-  ["con"], ["CON"], ["nul"], ["Doc"], ["doc"], ["A"], ["%41"], ["%"], ["%u0041"], ["\\"], ["a:b"], [" "], ["\0"],
-  ["日本語", "émoji 🎉"], ["\ud800"], ["\udc00x"], ["x".repeat(60)], ["Ä", "ä"],
+  ["/"],
+  ["a/b"],
+  ["a", "/", "b"],
+  [".."],
+  ["."],
+  ["..", ".."],
+  [".lock"],
+  [".x.rec.tmp-1-ab"],
+  ["a.rec"],
+  ["con"],
+  ["CON"],
+  ["nul"],
+  ["Doc"],
+  ["doc"],
+  ["A"],
+  ["%41"],
+  ["%"],
+  ["%u0041"],
+  ["\\"],
+  ["a:b"],
+  [" "],
+  ["\0"],
+  ["日本語", "émoji 🎉"],
+  ["\ud800"],
+  ["\udc00x"],
+  ["x".repeat(60)],
+  ["Ä", "ä"],
 ];
 
 for (const { name, make } of adapters) {
@@ -105,7 +131,10 @@ for (const { name, make } of adapters) {
       assertBytes(await s.load(["c", "2"]), [results.indexOf(true) + 1], "the winner's bytes");
       await s.remove(["c", "1"]);
       assert.equal(await s.create(["c", "1"], bytes(3)), true, "free again once removed");
-      assert.deepEqual(keysOf(await s.loadRange(["c"])), [["c", "1"], ["c", "2"]]);
+      assert.deepEqual(keysOf(await s.loadRange(["c"])), [
+        ["c", "1"],
+        ["c", "2"],
+      ]);
       await rejectsWith(s.create([], bytes(1)), "InvalidInput");
       await rejectsWith(s.create(["c", "3"], "text"), "InvalidInput");
       await s.close?.();
@@ -132,13 +161,28 @@ for (const { name, make } of adapters) {
       const a = await s.loadRange(["a"]);
       assert.deepEqual(keysOf(a), [["a"], ["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"], ["a", "c"], ["a", "\uffff", "z"]]);
       for (const r of a) assertBytes(r.data, [keys.findIndex((k) => JSON.stringify(k) === JSON.stringify(r.key))]);
-      assert.deepEqual(keysOf(await s.loadRange(["a", "b"])), [["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"]]);
+      assert.deepEqual(keysOf(await s.loadRange(["a", "b"])), [
+        ["a", "b"],
+        ["a", "b", "c"],
+        ["a", "b", "c", "d"],
+      ]);
       assert.deepEqual(keysOf(await s.loadRange(["a", "b", "c", "d"])), [["a", "b", "c", "d"]]);
       assert.deepEqual(keysOf(await s.loadRange(["ab"])), [["ab"], ["ab", "x"]]);
       assert.deepEqual(await s.loadRange(["a", "b", "c", "d", "e"]), []);
       assert.deepEqual(await s.loadRange(["zzz"]), []);
       assert.deepEqual(await s.loadRange(["a", "x"]), []);
-      assert.deepEqual(keysOf(await s.loadRange([])), [["a"], ["a", "b"], ["a", "b", "c"], ["a", "b", "c", "d"], ["a", "c"], ["a", "\uffff", "z"], ["ab"], ["ab", "x"], ["a\uffff"], ["b"]]);
+      assert.deepEqual(keysOf(await s.loadRange([])), [
+        ["a"],
+        ["a", "b"],
+        ["a", "b", "c"],
+        ["a", "b", "c", "d"],
+        ["a", "c"],
+        ["a", "\uffff", "z"],
+        ["ab"],
+        ["ab", "x"],
+        ["a\uffff"],
+        ["b"],
+      ]);
       await s.close?.();
     });
 
@@ -248,7 +292,12 @@ for (const { name, make } of adapters) {
       assert.deepEqual(results, [1, 2, 3]);
       assert.equal(maxInside, 1, order.join(", "));
       const boom = new Error("boom");
-      await assert.rejects(s.lock(async () => { throw boom; }), (e) => e === boom);
+      await assert.rejects(
+        s.lock(async () => {
+          throw boom;
+        }),
+        (e) => e === boom,
+      );
       assert.equal(await s.lock(async () => "after"), "after");
       await rejectsWith(s.lock("not a function"), "InvalidInput");
       await s.close?.();
@@ -309,9 +358,18 @@ describe("error mapping", () => {
   test("Mutex: runs in call order, one at a time, and survives rejections", async () => {
     const m = new Mutex();
     const seen = [];
-    const p1 = m.run(async () => { await sleep(10); seen.push(1); });
-    const p2 = m.run(async () => { seen.push(2); throw new Error("x"); });
-    const p3 = m.run(() => { seen.push(3); return 3; });
+    const p1 = m.run(async () => {
+      await sleep(10);
+      seen.push(1);
+    });
+    const p2 = m.run(async () => {
+      seen.push(2);
+      throw new Error("x");
+    });
+    const p3 = m.run(() => {
+      seen.push(3);
+      return 3;
+    });
     await p1;
     await assert.rejects(p2);
     assert.equal(await p3, 3);
@@ -361,10 +419,22 @@ describe("NodeFSStorage", () => {
   });
 
   test("constructor checks its arguments; a file: URL works", async () => {
-    assert.throws(() => new NodeFSStorage(""), (e) => e.code === "InvalidInput");
-    assert.throws(() => new NodeFSStorage(freshDir(), { durability: "fast" }), (e) => e.code === "InvalidInput");
-    assert.throws(() => new NodeFSStorage(freshDir(), { lockTimeoutMs: -1 }), (e) => e.code === "InvalidInput");
-    assert.throws(() => new NodeFSStorage(freshDir(), { durabilty: "strict" }), (e) => e.code === "InvalidInput");
+    assert.throws(
+      () => new NodeFSStorage(""),
+      (e) => e.code === "InvalidInput",
+    );
+    assert.throws(
+      () => new NodeFSStorage(freshDir(), { durability: "fast" }),
+      (e) => e.code === "InvalidInput",
+    );
+    assert.throws(
+      () => new NodeFSStorage(freshDir(), { lockTimeoutMs: -1 }),
+      (e) => e.code === "InvalidInput",
+    );
+    assert.throws(
+      () => new NodeFSStorage(freshDir(), { durabilty: "strict" }),
+      (e) => e.code === "InvalidInput",
+    );
     const dir = freshDir();
     const s = new NodeFSStorage(pathToFileURL(dir));
     await s.save(["k"], bytes(5));
@@ -462,7 +532,10 @@ describe("NodeFSStorage", () => {
       }`;
     const N = 25;
     const children = ["strict", "relaxed", "strict"].map((durability) =>
-      run(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker, DURABILITY: durability, N: String(N) } }));
+      run(process.execPath, ["--input-type=module", "-e", child], {
+        env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker, DURABILITY: durability, N: String(N) },
+      }),
+    );
     await Promise.all(children);
     const s = new NodeFSStorage(dir);
     assert.equal(new TextDecoder().decode(await s.load(["counter"])), String(3 * N));
@@ -478,8 +551,13 @@ describe("NodeFSStorage", () => {
       for (let i = 0; i < 40; i++) if (await s.create(["k", String(i)], new TextEncoder().encode(process.env.WHO))) won.push(i);
       console.log(JSON.stringify(won));`;
     const who = ["a", "b", "c"];
-    const outs = await Promise.all(who.map((w, n) =>
-      run(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, WHO: w, DURABILITY: n === 1 ? "relaxed" : "strict" } })));
+    const outs = await Promise.all(
+      who.map((w, n) =>
+        run(process.execPath, ["--input-type=module", "-e", child], {
+          env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, WHO: w, DURABILITY: n === 1 ? "relaxed" : "strict" },
+        }),
+      ),
+    );
     const won = outs.map((o) => JSON.parse(o.stdout));
     const s = new NodeFSStorage(dir);
     for (let i = 0; i < 40; i++) {
@@ -487,7 +565,11 @@ describe("NodeFSStorage", () => {
       assert.equal(winners.length, 1, `key ${i}: winners ${winners}`);
       assert.equal(new TextDecoder().decode(await s.load(["k", String(i)])), winners[0]);
     }
-    assert.deepEqual(readdirSync(join(dir, "k")).filter((n) => n.startsWith(".")), [], "no temp files left");
+    assert.deepEqual(
+      readdirSync(join(dir, "k")).filter((n) => n.startsWith(".")),
+      [],
+      "no temp files left",
+    );
   });
 
   test("lock across worker threads: threads of one process incrementing one counter lose no update", async () => {
@@ -507,11 +589,14 @@ describe("NodeFSStorage", () => {
         parentPort.postMessage("done");
       });`;
     const N = 25;
-    const workers = [0, 1, 2].map(() => new Promise((resolve, reject) => {
-      const w = new Worker(source, { eval: true, workerData: { url: nodeFsUrl, dir, n: N } });
-      w.once("message", resolve);
-      w.once("error", reject);
-    }));
+    const workers = [0, 1, 2].map(
+      () =>
+        new Promise((resolve, reject) => {
+          const w = new Worker(source, { eval: true, workerData: { url: nodeFsUrl, dir, n: N } });
+          w.once("message", resolve);
+          w.once("error", reject);
+        }),
+    );
     await Promise.all(workers);
     const s = new NodeFSStorage(dir);
     assert.equal(new TextDecoder().decode(await s.load(["counter"])), String(3 * N));
@@ -531,7 +616,10 @@ describe("NodeFSStorage", () => {
         await new Promise((r) => setTimeout(r, 2500));
         await unlink(process.env.MARKER);
       });`;
-    const holder = spawn(process.execPath, ["--input-type=module", "-e", child], { env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker }, stdio: ["ignore", "pipe", "inherit"] });
+    const holder = spawn(process.execPath, ["--input-type=module", "-e", child], {
+      env: { ...process.env, NODEFS_URL: nodeFsUrl, DIR: dir, MARKER: marker },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const exited = new Promise((resolve) => holder.on("exit", resolve));
     await new Promise((resolve) => holder.stdout.on("data", (d) => String(d).includes("holding") && resolve()));
     const s = new NodeFSStorage(dir, { lockTimeoutMs: 30_000 });
@@ -566,7 +654,10 @@ describe("NodeFSStorage", () => {
   test("a lock of another thread of this process is waited for, never taken over", async () => {
     const dir = freshDir();
     writeLock(dir, { pid: process.pid, threadId: threadId + 1 });
-    await rejectsWith(new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1), "Storage");
+    await rejectsWith(
+      new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1),
+      "Storage",
+    );
     assert.ok(existsSync(join(dir, ".lock", "owner")), "left alone");
   });
 
@@ -574,7 +665,10 @@ describe("NodeFSStorage", () => {
     const dir = freshDir();
     const dead = spawnSync(process.execPath, ["-e", ""]).pid; // no such process here; maybe alive there
     writeLock(dir, { pid: dead, pidNamespace: "pid:[1]" });
-    await rejectsWith(new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1), "Storage");
+    await rejectsWith(
+      new NodeFSStorage(dir, { lockTimeoutMs: 150 }).lock(async () => 1),
+      "Storage",
+    );
     assert.ok(existsSync(join(dir, ".lock", "owner")), "left alone");
   });
 
@@ -598,7 +692,10 @@ describe("NodeFSStorage", () => {
   test("a lock directory whose holder died before writing its owner is taken over once it is old", async () => {
     const dir = freshDir();
     mkdirSync(join(dir, ".lock"), { recursive: true });
-    await rejectsWith(new NodeFSStorage(dir, { lockTimeoutMs: 100 }).lock(async () => 1), "Storage"); // young: wait
+    await rejectsWith(
+      new NodeFSStorage(dir, { lockTimeoutMs: 100 }).lock(async () => 1),
+      "Storage",
+    ); // young: wait
     const old = new Date(Date.now() - 60_000);
     utimesSync(join(dir, ".lock"), old, old);
     assert.equal(await new NodeFSStorage(dir, { lockTimeoutMs: 5000 }).lock(async () => 1), 1);
@@ -610,20 +707,28 @@ describe("NodeFSStorage", () => {
     const s = new NodeFSStorage(dir, { lockTimeoutMs: 150 });
     let ran = false;
     const t0 = Date.now();
-    await assert.rejects(s.lock(async () => { ran = true; }), (e) => {
-      assert.ok(e instanceof EngramError);
-      assert.equal(e.code, "Storage");
-      assert.match(e.message, new RegExp(`pid ${process.ppid} on host `));
-      assert.match(e.message, /\.lock/);
-      return true;
-    });
+    await assert.rejects(
+      s.lock(async () => {
+        ran = true;
+      }),
+      (e) => {
+        assert.ok(e instanceof EngramError);
+        assert.equal(e.code, "Storage");
+        assert.match(e.message, new RegExp(`pid ${process.ppid} on host `));
+        assert.match(e.message, /\.lock/);
+        return true;
+      },
+    );
     assert.ok(!ran);
     assert.ok(Date.now() - t0 >= 140);
     assert.ok(existsSync(join(dir, ".lock", "owner")), "left alone");
 
     const other = freshDir();
     writeLock(other, { pid: 1, hostname: `not-${hostname()}` });
-    await rejectsWith(new NodeFSStorage(other, { lockTimeoutMs: 50 }).lock(async () => 1), "Storage");
+    await rejectsWith(
+      new NodeFSStorage(other, { lockTimeoutMs: 50 }).lock(async () => 1),
+      "Storage",
+    );
   });
 
   test("a lock released while waiting is acquired", async () => {
@@ -680,7 +785,14 @@ describe("IndexedDBStorage", () => {
     await s.save(["a"], bytes(1));
     await s.load(["a"]);
     await s.flush();
-    assert.deepEqual(spy.transactions.map((t) => [t.mode, t.options?.durability]), [["readwrite", "relaxed"], ["readonly", undefined], ["readwrite", "strict"]]);
+    assert.deepEqual(
+      spy.transactions.map((t) => [t.mode, t.options?.durability]),
+      [
+        ["readwrite", "relaxed"],
+        ["readonly", undefined],
+        ["readwrite", "strict"],
+      ],
+    );
     assert.deepEqual(keysOf(await s.loadRange([])), [["a"]], "flush's marker is no record");
     await s.removeRange([]);
     await s.flush();
@@ -720,7 +832,9 @@ describe("IndexedDBStorage", () => {
     let blocked = false;
     const upgraded = await new Promise((resolve, reject) => {
       const request = factory.open("v", 2);
-      request.onblocked = () => { blocked = true; };
+      request.onblocked = () => {
+        blocked = true;
+      };
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => reject(request.error);
     });
@@ -751,7 +865,10 @@ describe("IndexedDBStorage", () => {
     await new Promise((resolve, reject) => {
       const request = factory.open("foreign", 1);
       request.onupgradeneeded = () => request.result.createObjectStore("other");
-      request.onsuccess = () => { request.result.close(); resolve(); };
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
       request.onerror = () => reject(request.error);
     });
     const s = new IndexedDBStorage("foreign", { indexedDB: factory, IDBKeyRange });
@@ -762,8 +879,19 @@ describe("IndexedDBStorage", () => {
   });
 
   test("constructor checks its arguments", () => {
-    for (const [name, options] of [["", {}], [1, {}], ["x", { durability: "eventual" }], ["x", { indexedDB: {} }], ["x", { durabilty: "strict" }], ["x", null]]) {
-      assert.throws(() => new IndexedDBStorage(name, options), (e) => e instanceof EngramError && e.code === "InvalidInput", JSON.stringify([name, options]));
+    for (const [name, options] of [
+      ["", {}],
+      [1, {}],
+      ["x", { durability: "eventual" }],
+      ["x", { indexedDB: {} }],
+      ["x", { durabilty: "strict" }],
+      ["x", null],
+    ]) {
+      assert.throws(
+        () => new IndexedDBStorage(name, options),
+        (e) => e instanceof EngramError && e.code === "InvalidInput",
+        JSON.stringify([name, options]),
+      );
     }
     assert.equal(new IndexedDBStorage().dbName, "engram");
     assert.equal(new IndexedDBStorage().durability, "relaxed");
@@ -803,9 +931,17 @@ describe("IndexedDBStorage", () => {
       assert.equal(await s.lock(async () => 42), 42);
       assert.deepEqual(calls, [{ name: "engram:web", mode: "exclusive" }]);
       const boom = new Error("boom");
-      await assert.rejects(s.lock(async () => { throw boom; }), (e) => e === boom);
+      await assert.rejects(
+        s.lock(async () => {
+          throw boom;
+        }),
+        (e) => e === boom,
+      );
       refuse = true;
-      await rejectsWith(s.lock(async () => 1), "Storage");
+      await rejectsWith(
+        s.lock(async () => 1),
+        "Storage",
+      );
     } finally {
       if (saved) Object.defineProperty(globalThis, "navigator", saved);
       else delete globalThis.navigator;

@@ -19,7 +19,8 @@ function unit(i) {
 
 async function filled(n, storage) {
   const db = await Engram.open({ embedder: null, ...(storage && { storage }) });
-  for (let i = 0; i < n; i++) await db.add({ content: `note ${i}: the parcel for flat ${i % 37} arrives on day ${i}`, namespace: i % 4 === 0 ? "work" : "home", embedding: unit(i) });
+  for (let i = 0; i < n; i++)
+    await db.add({ content: `note ${i}: the parcel for flat ${i % 37} arrives on day ${i}`, namespace: i % 4 === 0 ? "work" : "home", embedding: unit(i) });
   return db;
 }
 
@@ -41,7 +42,7 @@ function concat(parts) {
 
 async function contents(db) {
   const all = [];
-  for (let page; (page = await db.getAll({ limit: 1000, offset: all.length })).length; ) all.push(...page);
+  for (let page; (page = await db.getAll({ limit: 1000, offset: all.length })).length;) all.push(...page);
   return all.map((m) => `${m.id} ${m.namespace} ${m.content}`).sort();
 }
 
@@ -65,7 +66,7 @@ test("exportStream is one state: a write made while it is read waits for its end
   let added = false;
   const write = db.add({ content: "written during the export" }).then(() => (added = true));
   const rest = [first.value];
-  for (let r; !(r = await reader.read()).done; ) rest.push(r.value);
+  for (let r; !(r = await reader.read()).done;) rest.push(r.value);
   const file = concat(rest);
   await write;
   assert.ok(added);

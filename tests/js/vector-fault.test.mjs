@@ -14,7 +14,9 @@ test("a trap in a vector build, in a worker or in-process: Internal for that rei
   const dir = mkdtempSync(join(tmpdir(), "engram-vector-fault-"));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // The package's build worker, whose instance first traps at its first build while `armed` exists.
-  writeFileSync(join(dir, "trapping-worker.cjs"), `
+  writeFileSync(
+    join(dir, "trapping-worker.cjs"),
+    `
     const { existsSync, rmSync } = require("node:fs");
     const glue = require(${JSON.stringify(join(pkgDir, "dist", "wasm-node", "engram.js"))});
     const armed = ${JSON.stringify(join(dir, "armed"))};
@@ -23,7 +25,8 @@ test("a trap in a vector build, in a worker or in-process: Internal for that rei
       glue.panicOnNextVectorBuildForTests();
     }
     require(${JSON.stringify(join(pkgDir, "dist", "engram.vector-worker.node.cjs"))});
-  `);
+  `,
+  );
   writeFileSync(join(dir, "armed"), "");
   const scenario = `
     import { createRequire } from "node:module";
@@ -62,5 +65,8 @@ test("a trap in a vector build, in a worker or in-process: Internal for that rei
   const out = JSON.parse(stdout);
   assert.deepEqual(out.worker, ["Internal", 300, "segment"], "the trapped worker's reindex fails; a new worker builds");
   assert.deepEqual(out.inProcess, ["Internal", 300, "segment"], "the store comes back on a new instance and builds there");
-  assert.ok(out.escaped.every((name) => name === "RuntimeError"), `only the trap itself escaped: ${out.escaped}`);
+  assert.ok(
+    out.escaped.every((name) => name === "RuntimeError"),
+    `only the trap itself escaped: ${out.escaped}`,
+  );
 });

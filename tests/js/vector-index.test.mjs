@@ -68,8 +68,17 @@ async function overlapWithBruteForce(db, live, queries) {
     const hits = await db.search(null, { embedding: q, limit: 10, dryRun: true });
     const got = hits.map((h) => h.memory.id);
     assert.equal(got.length, 10);
-    assert.ok(got.every((id) => live.has(id)), "a deleted memory was returned");
-    const want = new Set([...live.entries()].map(([id, v]) => [id, dot(v, q)]).sort((a, b) => b[1] - a[1]).slice(0, 10).map(([id]) => id));
+    assert.ok(
+      got.every((id) => live.has(id)),
+      "a deleted memory was returned",
+    );
+    const want = new Set(
+      [...live.entries()]
+        .map(([id, v]) => [id, dot(v, q)])
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 10)
+        .map(([id]) => id),
+    );
     overlaps.push(got.filter((id) => want.has(id)).length / 10);
   }
   return { mean: overlaps.reduce((a, b) => a + b, 0) / overlaps.length, min: Math.min(...overlaps) };
@@ -101,7 +110,10 @@ test("reindex: a calibrated segment built in a worker while queries are answered
     },
   });
   const [build, installed, done] = events;
-  assert.deepEqual(events.map((e) => e.status), ["build", "installed", "done"]);
+  assert.deepEqual(
+    events.map((e) => e.status),
+    ["build", "installed", "done"],
+  );
   assert.deepEqual({ target: build.target, points: build.points, loaded: build.loaded, total: build.total }, { target: "memories", points: 4000, loaded: 0, total: 4000 });
   assert.equal(installed.result, "segment", JSON.stringify(installed));
   assert.equal(installed.target, "memories");
@@ -145,7 +157,10 @@ test("reindex with NodeFSStorage: the segment is persisted and reused when the s
   const vectors = drawn.slice(0, 600);
   const ids = await fill(db, vectors);
   const { steps, stats } = await db.reindex();
-  assert.deepEqual(steps.map((s) => [s.result, s.points]), [["segment", 600]]);
+  assert.deepEqual(
+    steps.map((s) => [s.result, s.points]),
+    [["segment", 600]],
+  );
   assert.deepEqual([stats.memories.segments, stats.memories.indexed, stats.memories.exact], [1, 600, 0]);
   const live = new Map(ids.map((id, i) => [id, vectors[i]]));
   for (const id of ids.slice(0, 50)) {
@@ -213,7 +228,10 @@ test("abort mid-build terminates the worker, rejects with AbortError at once and
 
   // The store is unharmed: a later reindex builds it.
   const { steps } = await db.reindex();
-  assert.deepEqual(steps.map((s) => s.result), ["segment"]);
+  assert.deepEqual(
+    steps.map((s) => s.result),
+    ["segment"],
+  );
   await db.close();
 });
 
@@ -268,7 +286,10 @@ test("a background build's failure goes to onBackgroundError once; automatic bui
   assert.equal(errors.length, 1, "reported once, not after every write");
   // An explicit reindex with the same worker rejects; in-process it succeeds.
   await rejectsWith(db.reindex(), "Internal", EngramError);
-  assert.deepEqual((await db.reindex({ inWorker: false })).steps.map((s) => s.result), ["segment"]);
+  assert.deepEqual(
+    (await db.reindex({ inWorker: false })).steps.map((s) => s.result),
+    ["segment"],
+  );
   await db.close();
 
   await rejectsWith(Engram.open({ embedder: null, vectorIndex: { workerUrl: 3 } }), "InvalidInput", EngramError);
@@ -294,7 +315,9 @@ test("a background build never keeps a Node process alive", async (t) => {
   const dir = tempDir(t);
   const script = join(dir, "child.mjs");
   // 4,000 vectors of 256 dimensions: the build due after the last add takes seconds in the worker.
-  writeFileSync(script, `
+  writeFileSync(
+    script,
+    `
     import { Engram } from ${JSON.stringify(pathToFileURL(join(pkgDir, "dist", "engram.node.mjs")).href)};
     const db = await Engram.open({ embedder: null, vectorIndex: { graphMin: 4000, alwaysGraph: true } });
     let s = 1;
@@ -303,7 +326,8 @@ test("a background build never keeps a Node process alive", async (t) => {
     const stats = await db.vectorIndexStats();
     const last = performance.now();
     process.on("exit", () => console.log(JSON.stringify({ needsBuild: stats.needsBuild, exitAfterMs: performance.now() - last })));
-  `);
+  `,
+  );
   const out = await new Promise((resolve, reject) => {
     execFile(process.execPath, [script], { timeout: 60_000 }, (e, stdout, stderr) => (e ? reject(new Error(`${e.message}\n${stderr}`)) : resolve(stdout)));
   });

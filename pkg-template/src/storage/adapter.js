@@ -79,9 +79,9 @@ export function checkKey(key, what, { prefix = false } = {}) {
 export function copyData(data, what, key) {
   // By tag rather than instanceof, so a Uint8Array from another realm (vm context, iframe) passes.
   if (!ArrayBuffer.isView(data) || Object.prototype.toString.call(data) !== "[object Uint8Array]") {
-    throw invalid(`${what} ${describeKey(key)}: data must be a Uint8Array, got ${data === null ? "null" : data?.constructor?.name ?? typeof data}`);
+    throw invalid(`${what} ${describeKey(key)}: data must be a Uint8Array, got ${data === null ? "null" : (data?.constructor?.name ?? typeof data)}`);
   }
-  return new Uint8Array(data); // copies; also turns a Buffer or a view of a larger buffer into a plain array
+  return new Uint8Array(/** @type {Uint8Array} */ (data)); // copies; also turns a Buffer or a view of a larger buffer into a plain array
 }
 
 /** True when `key` starts with `prefix`, segment by segment. */
@@ -121,9 +121,10 @@ export function isStorageFull(error) {
 export function storageError(operation, key, cause) {
   if (cause instanceof EngramError) return cause;
   const code = isStorageFull(cause) ? "StorageFull" : "Storage";
-  const reason = cause instanceof Error || (cause && typeof cause === "object" && "message" in cause)
-    ? `${cause.name && cause.name !== "Error" ? `${cause.name}: ` : ""}${cause.message}`
-    : String(cause);
+  const reason =
+    cause instanceof Error || (cause && typeof cause === "object" && "message" in cause)
+      ? `${cause.name && cause.name !== "Error" ? `${cause.name}: ` : ""}${cause.message}`
+      : String(cause);
   const what = key === undefined ? operation : `${operation} ${describeKey(key)}`;
   return new EngramError(code, `storage: ${what} failed: ${reason}`, { cause });
 }
@@ -150,8 +151,12 @@ export class Mutex {
     this.#pending++;
     const result = this.#tail.then(() => fn());
     this.#tail = result.then(
-      () => { this.#pending--; },
-      () => { this.#pending--; },
+      () => {
+        this.#pending--;
+      },
+      () => {
+        this.#pending--;
+      },
     );
     return result;
   }

@@ -269,9 +269,12 @@ class EncryptedStorage {
     const made = existing.find((r) => r?.key?.length === 1 && r.key[0] === CHECK[0]);
     if (made) return this.#verify(records, made.data);
     if (existing.length > 0) {
-      throw new EngramError("Corrupt", existing.some((r) => r?.key?.[0] === DATA)
-        ? `encrypted: the store holds encrypted records but no key-check record ${describeKey(CHECK)}: it was removed from outside, so the key cannot be checked`
-        : "encrypted: the store holds records that were not written through encrypted() (an unencrypted store?); open it without encryption, export it and import into an encrypted store");
+      throw new EngramError(
+        "Corrupt",
+        existing.some((r) => r?.key?.[0] === DATA)
+          ? `encrypted: the store holds encrypted records but no key-check record ${describeKey(CHECK)}: it was removed from outside, so the key cannot be checked`
+          : "encrypted: the store holds records that were not written through encrypted() (an unencrypted store?); open it without encryption, export it and import into an encrypted store",
+      );
     }
     if (!forWrite) return; // an empty store: nothing to check yet, nothing written by a read
     const id = globalThis.crypto.getRandomValues(new Uint8Array(STORE_ID_BYTES));
@@ -292,7 +295,9 @@ class EncryptedStorage {
   async #verify(records, stored) {
     if (!isBytes(stored)) throw contract("load", "expected a Uint8Array");
     const text = await unseal(records, stored, CHECK_CONTEXT, "encrypted: the key check").catch((e) => {
-      throw e?.code === "Corrupt" ? new EngramError("Corrupt", "encrypted: this store was encrypted with another key (the key check does not decrypt with the one given)", { cause: e }) : e;
+      throw e?.code === "Corrupt"
+        ? new EngramError("Corrupt", "encrypted: this store was encrypted with another key (the key check does not decrypt with the one given)", { cause: e })
+        : e;
     });
     const starts = (prefix) => text.length >= prefix.length && prefix.every((b, i) => b === text[i]);
     if (text.length === CHECK_TEXT.length && starts(CHECK_TEXT)) {

@@ -44,7 +44,7 @@ export class IndexedDBStorage {
 
   /**
    * @param {string} [dbName] the IndexedDB database ("engram"); one Engram store per database.
-   * @param {{durability?: "relaxed" | "strict", indexedDB?: IDBFactory, IDBKeyRange?: typeof IDBKeyRange}} [options]
+   * @param {{durability?: "relaxed" | "strict", indexedDB?: IDBFactory, IDBKeyRange?: typeof globalThis.IDBKeyRange}} [options]
    *   `durability` of write transactions ("relaxed": acknowledged once the browser has the write,
    *   which survives a tab or browser crash but maybe not a power loss; "strict": once it is on
    *   disk). `indexedDB` / `IDBKeyRange` default to the globals (pass both for e.g. fake-indexeddb).
@@ -159,9 +159,15 @@ export class IndexedDBStorage {
    * is there because a transaction with no writes may complete without touching the log at all.
    */
   async flush() {
-    await this.#transact("readwrite", "flush", undefined, (store) => {
-      store.put(0, FLUSH_KEY);
-    }, "strict");
+    await this.#transact(
+      "readwrite",
+      "flush",
+      undefined,
+      (store) => {
+        store.put(0, FLUSH_KEY);
+      },
+      "strict",
+    );
   }
 
   /**
@@ -210,11 +216,14 @@ export class IndexedDBStorage {
     if (!this.#connecting) {
       const connecting = this.#open();
       this.#connecting = connecting;
-      connecting.then((db) => {
-        if (this.#connecting === connecting) this.#db = db;
-      }, () => {
-        if (this.#connecting === connecting) this.#connecting = null;
-      });
+      connecting.then(
+        (db) => {
+          if (this.#connecting === connecting) this.#db = db;
+        },
+        () => {
+          if (this.#connecting === connecting) this.#connecting = null;
+        },
+      );
     }
     return this.#connecting;
   }

@@ -147,9 +147,7 @@ async function readRecord(path) {
     throw e;
   }
   // A plain Uint8Array over exactly these bytes (never a view into a shared pool).
-  return buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength
-    ? new Uint8Array(buf.buffer, 0, buf.byteLength)
-    : new Uint8Array(buf);
+  return buf.byteOffset === 0 && buf.byteLength === buf.buffer.byteLength ? new Uint8Array(buf.buffer, 0, buf.byteLength) : new Uint8Array(buf);
 }
 
 /** Runs `fn` over `items`, at most `limit` at a time. */
@@ -628,7 +626,10 @@ export class NodeFSStorage {
       }
       const left = deadline - Date.now();
       if (left <= 0) {
-        throw new EngramError("Storage", `storage: lock on ${this.#root} not acquired within ${this.#lockTimeoutMs} ms: held by ${describeOwner(owner)}; if that process is gone (e.g. it ran on another host or container), delete ${lockPath}`);
+        throw new EngramError(
+          "Storage",
+          `storage: lock on ${this.#root} not acquired within ${this.#lockTimeoutMs} ms: held by ${describeOwner(owner)}; if that process is gone (e.g. it ran on another host or container), delete ${lockPath}`,
+        );
       }
       await sleep(Math.min(left, backoff * (0.5 + Math.random())));
       backoff = Math.min(backoff * 2, 200);
