@@ -93,6 +93,14 @@ for (const [ext, format] of [
 ]) {
   await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
 }
+// The storage-adapter conformance suite (engram-wasm/adapter-tests): no glue, any platform.
+await esbuild({
+  ...common,
+  entryPoints: [join(template, "src", "storage", "conformance.js")],
+  outfile: join(out, "dist", "engram.adapter-tests.mjs"),
+  format: "esm",
+  platform: "neutral",
+});
 // The worker imports the browser build as a separate module, so both share one copy of the glue.
 await esbuild({
   ...common,
@@ -201,5 +209,10 @@ for (const [typesExt, jsExt] of [
   cpSync(join(template, "index.d.ts"), join(out, `index.d.${typesExt}`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }
+// The conformance suite is ESM only: one .d.mts beside the .d.ts.
+const adapterTestsTypes = readFileSync(join(template, "adapter-tests.d.ts"), "utf8");
+if (!adapterTestsTypes.includes('from "./index.js"')) throw new Error("build-pkg: adapter-tests.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "adapter-tests.d.ts"), join(out, "adapter-tests.d.ts"));
+writeFileSync(join(out, "adapter-tests.d.mts"), adapterTestsTypes.replaceAll('from "./index.js"', 'from "./index.mjs"'));
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
 console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

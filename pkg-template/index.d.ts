@@ -874,20 +874,29 @@ export interface StorageRecord {
 }
 
 /**
- * Where Engram persists: the automerge-repo storage-adapter shape. Every rejection is an EngramError:
- * `InvalidInput` (malformed key or data), `StorageFull` (quota or disk full), `Storage` (any other
- * I/O failure; `cause` holds the original error).
+ * Where Engram persists: the automerge-repo storage-adapter shape. This is the contract's one text
+ * (the Rust `Storage` trait and the shipped adapters follow it); `engram-wasm/adapter-tests` checks
+ * an adapter against it. Every method returns a promise; every rejection is an EngramError:
+ * `InvalidInput` (malformed key or data), `StorageFull` (quota or disk full: IndexedDB
+ * `QuotaExceededError`, Node `ENOSPC` / `EDQUOT`), `Storage` (any other I/O failure; its message names
+ * the operation and the key, `cause` holds the original error).
  */
 export interface StorageAdapter {
   /** The bytes saved under `key`, or undefined. */
   load(key: StorageKey): Promise<Uint8Array | undefined>;
-  /** Stores a copy of `data` (the caller may reuse its buffer at once); resolves once the write is acknowledged. */
+  /**
+   * Stores a copy of `data` (taken before `save` returns: the caller may reuse its buffer at once)
+   * and resolves once the backend acknowledged the write (an IndexedDB transaction `complete`, a
+   * renamed file). How durable an acknowledged write is depends on the adapter's durability;
+   * `flush()` makes every acknowledged write durable.
+   */
   save(key: StorageKey, data: Uint8Array): Promise<void>;
   /**
-   * Like `save`, but only where nothing is stored, atomically against every other writer: `true`
-   * when it wrote, `false` when the key was taken (nothing written). Engram commits with it, so two
-   * writers never overwrite each other's commit even if `lock` fails; without it, Engram looks, then
-   * saves (exclusive only under `lock`).
+   * Like `save`, but only where nothing is stored, as one atomic step against every other writer
+   * (instances, tabs, threads, processes): `true` when it wrote, `false` when the key was taken
+   * (nothing written); a reader never sees a partial record. Engram commits with it, so two writers
+   * never overwrite each other's commit even if `lock` fails; without it, Engram looks, then saves
+   * (exclusive only under `lock`).
    */
   create?(key: StorageKey, data: Uint8Array): Promise<boolean>;
   /** Resolves also when there was no such key. */
@@ -899,13 +908,14 @@ export interface StorageAdapter {
   loadRange(prefix: StorageKey): Promise<StorageRecord[]>;
   /** Deletes every record `loadRange(prefix)` would return. */
   removeRange(prefix: StorageKey): Promise<void>;
-  /** Releases what the adapter holds open; a later call opens it again. */
+  /** Releases what the adapter holds open (a database connection); the adapter stays usable: a later call opens it again. */
   close?(): Promise<void> | void;
   /** Durability barrier: once it resolves, every write acknowledged before the call survives a power loss. */
   flush?(): Promise<void>;
   /**
    * Runs `fn` holding this store's exclusive writer lock (across tabs in browsers, across processes
-   * in Node) and resolves to its result. Not reentrant.
+   * in Node) and resolves to its result; released however `fn` ends. Not reentrant: `lock` from
+   * inside `fn` on the same store deadlocks.
    */
   lock?<T>(fn: () => Promise<T>): Promise<T>;
   /**

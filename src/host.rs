@@ -81,7 +81,9 @@ impl<E: Embedder + ?Sized> Embedder for std::rc::Rc<E> {
 pub type StorageKey = Vec<String>;
 
 /// Host storage in the automerge-repo adapter shape. Async because browser and Node storage are.
-/// The engine's persistence layer (format, commits) is written against this trait.
+/// The engine's persistence layer (format, commits) is written against this trait. What each method
+/// promises is written once, as `StorageAdapter` in `pkg-template/index.d.ts` (the JS adapters the
+/// wasm build wraps follow it); `engram-wasm/adapter-tests` checks an adapter against it.
 #[allow(async_fn_in_trait)]
 pub trait Storage {
     async fn load(&self, key: &[String]) -> Result<Option<Vec<u8>>>;

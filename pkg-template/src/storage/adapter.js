@@ -1,50 +1,6 @@
-// The storage-adapter contract Engram persists through, and what the shipped adapters share: key
-// validation, the error mapping, and a small in-process async mutex.
-
-/**
- * @typedef {string[]} StorageKey
- * An array of one or more non-empty strings (`loadRange`/`removeRange` also take `[]`, meaning
- * every key). Any string is allowed in a segment: "/", ".", "..", unicode, lone surrogates.
- */
-
-/**
- * @typedef {object} StorageAdapter
- * The automerge-repo storage-adapter shape. Every method returns a promise; every rejection is an
- * `EngramError`: `InvalidInput` for a malformed key or data, `StorageFull` when the quota or the disk
- * is full (IndexedDB `QuotaExceededError`, Node `ENOSPC`/`EDQUOT`), `Storage` for any other I/O
- * failure (its message names the operation and the key; `cause` is the original error).
- *
- * @property {(key: StorageKey) => Promise<Uint8Array | undefined>} load
- *   The bytes saved under `key`, or undefined.
- * @property {(key: StorageKey, data: Uint8Array) => Promise<void>} save
- *   Stores a copy of `data` (taken before `save` returns, so the caller may reuse its buffer at
- *   once) and resolves only when the write is acknowledged by the backend: an IndexedDB transaction
- *   `complete`, a renamed file. How durable an acknowledged write is depends on the adapter's
- *   `durability`; `flush()` makes every acknowledged write durable.
- * @property {(key: StorageKey, data: Uint8Array) => Promise<boolean>} [create]
- *   Like `save`, but only if nothing is stored under `key`, as one atomic step against every other
- *   writer (other instances, tabs, threads, processes): resolves `true` when it wrote, `false` when
- *   the key was taken (nothing written). A reader never sees a partial record. Engram commits its
- *   chunks with it, so two writers can never overwrite each other's commit even if the lock fails.
- *   Without it, Engram looks (`load`) and then saves — exclusive only while `lock` holds.
- * @property {(key: StorageKey) => Promise<void>} remove
- *   Deletes `key`; resolves if it was absent.
- * @property {(prefix: StorageKey) => Promise<{key: StorageKey, data: Uint8Array}[]>} loadRange
- *   Every record whose key starts with `prefix`, segment by segment (`["a"]` matches `["a"]` and
- *   `["a", "b"]`, never `["ab"]`), in key order: segment by segment, by UTF-16 code units.
- * @property {(prefix: StorageKey) => Promise<void>} removeRange
- *   Deletes every record `loadRange(prefix)` would return.
- * @property {() => (Promise<void> | void)} [close]
- *   Releases what the adapter holds open (database connection). The adapter stays usable: a later
- *   call opens again.
- * @property {() => Promise<void>} [flush]
- *   Strict durability barrier: once it resolves, every write acknowledged before it was called
- *   survives a power loss.
- * @property {<T>(fn: () => Promise<T>) => Promise<T>} [lock]
- *   Runs `fn` holding this store's exclusive writer lock (across tabs in browsers, across processes
- *   in Node) and resolves to its result; released however `fn` ends. Not reentrant: calling `lock`
- *   from inside `fn` on the same store deadlocks.
- */
+// What the shipped storage adapters share: key validation, the error mapping, and a small
+// in-process async mutex. The contract itself is written once, as `StorageAdapter` in index.d.ts,
+// and checked by the conformance suite (conformance.js, shipped as engram-wasm/adapter-tests).
 
 import { EngramError, invalid } from "../errors.js";
 
