@@ -11,10 +11,9 @@ echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, w
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features embedder -- -D warnings
-echo "test: the JavaScript (prettier --check, eslint, tsc over the facade's JSDoc)"
+echo "test: the JavaScript (prettier --check, eslint; tsc over the facade's JSDoc runs once pkg/ is built)"
 ./node_modules/.bin/prettier --check --log-level warn "{pkg-template,mcp,www,tests/js,tests/browser,benches,scripts,examples}/**/*.{js,mjs,cjs}" eslint.config.js
 ./node_modules/.bin/eslint pkg-template mcp www tests/js tests/browser benches scripts examples eslint.config.js
-./node_modules/.bin/tsc -p tsconfig.facade.json
 
 echo "test: native core (cargo test)"
 cargo test --quiet 2>&1 | grep -v '^$'
@@ -43,8 +42,10 @@ echo "test: building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh
 
-echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it)"
+echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it) and the facade's JSDoc"
 ./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
+# After the build: it generates pkg-template/src/error-codes.js, which the facade imports.
+./node_modules/.bin/tsc -p tsconfig.facade.json
 
 echo "test: Node and Chromium against pkg/ (also engram-mcp through the MCP SDK's client, and the recipes in examples/)"
 node --test tests/js/ tests/browser/
