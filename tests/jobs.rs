@@ -88,3 +88,18 @@ fn vectors_reach_memories_stored_without_one_and_only_those() {
     let hits = e.search(&engram::SearchRequest { embedding: Some(vec![1.0, 0.0, 0.0]), limit: Some(1), ..Default::default() }).unwrap();
     assert_eq!(hits[0].id(), plain.id);
 }
+
+#[test]
+fn vectors_of_mixed_lengths_are_refused_in_a_store_without_any_yet() {
+    let mut e = engine();
+    e.add(NewMemory { content: "The user likes green tea".into(), ..NewMemory::default() }).unwrap();
+    e.add(NewMemory { content: "The user owns a cat".into(), ..NewMemory::default() }).unwrap();
+    let missing = e.vectorless(10);
+    assert_eq!(missing.len(), 2);
+    // No dims are known yet: the first vector's length binds the rest, and nothing is installed.
+    let mixed = vec![(missing[0].clone(), vec![1.0, 0.0, 0.0]), (missing[1].clone(), vec![1.0, 0.0])];
+    assert_eq!(e.set_vectors(mixed).unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(e.vectorless(10).len(), 2);
+    let same = vec![(missing[0].clone(), vec![1.0, 0.0]), (missing[1].clone(), vec![0.0, 1.0])];
+    assert_eq!(e.set_vectors(same).unwrap(), 2);
+}

@@ -49,19 +49,26 @@ export async function prepareAddMany(items, { vectors, limits }) {
 }
 
 /**
+ * A session's turn count and text size against the store's limits, checked before any work per
+ * turn (a huge list must fail in milliseconds). `label` prefixes the error: `ingest`, `sessions[3]`.
+ */
+function checkSessionBounds(turns, label, { ingestBytes, sessionTurns }) {
+  if (!Array.isArray(turns)) return; // the core reports a missing or malformed `turns`
+  if (turns.length > sessionTurns) throw new EngramError("InvalidInput", `${label}: a session needs 1..${sessionTurns} turns, got ${turns.length}`);
+  const text = turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0);
+  if (text > ingestBytes) throw new EngramError("InvalidInput", `${label}: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
+}
+
+/**
  * The arguments of the core's `ingestMany` (`[json]`); turns without a vector get the host embedder's, in
  * one call for all sessions. Each session's turns and text are bounded as `ingest` bounds them.
  */
 export async function prepareIngestMany(sessions, { vectors, limits }) {
   if (!Array.isArray(sessions)) throw new EngramError("InvalidInput", "ingestMany: expected an array of sessions");
   checkCount(sessions.length, "ingestMany", limits.batchItems);
-  const maxBytes = limits.ingestBytes;
   const checked = sessions.map((s, i) => {
     if (!isPlainObject(s)) throw new EngramError("InvalidInput", `sessions[${i}]: expected a session object`);
-    if (Array.isArray(s.turns) && s.turns.length > limits.sessionTurns)
-      throw new EngramError("InvalidInput", `sessions[${i}]: a session needs 1..${limits.sessionTurns} turns, got ${s.turns.length}`);
-    const text = Array.isArray(s.turns) ? s.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
-    if (text > maxBytes) throw new EngramError("InvalidInput", `sessions[${i}]: the session's text is over ${maxBytes} bytes; split it or drop old turns`);
+    checkSessionBounds(s.turns, `sessions[${i}]`, limits);
     return s;
   });
   return [toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `), "ingestMany")];
@@ -74,11 +81,7 @@ export async function prepareIngestMany(sessions, { vectors, limits }) {
 export async function prepareIngest(session, { vectors, limits }) {
   if (!isPlainObject(session)) throw new EngramError("InvalidInput", "ingest: expected a session object");
   const given = fields(session, "ingest");
-  const { ingestBytes, sessionTurns } = limits;
-  if (Array.isArray(given.turns) && given.turns.length > sessionTurns)
-    throw new EngramError("InvalidInput", `ingest: a session needs 1..${sessionTurns} turns, got ${given.turns.length}`);
-  const text = Array.isArray(given.turns) ? given.turns.reduce((n, t) => n + (typeof t?.content === "string" ? t.content.length : 0), 0) : 0;
-  if (text > ingestBytes) throw new EngramError("InvalidInput", `ingest: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
+  checkSessionBounds(given.turns, "ingest", limits);
   const turns = Array.isArray(given.turns) ? given.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : given.turns;
   const [withVectors] = await vectors.sessions([{ ...given, turns }]);
   return [toJson(withVectors, "ingest")];

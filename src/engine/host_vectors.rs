@@ -47,12 +47,13 @@ impl Engram {
 
     /// Installs vectors for memories `vectorless` listed: each one only while the memory still has
     /// that text and no vector (a memory changed or deleted meanwhile is left alone). Every vector
-    /// is checked before any is installed. Returns how many were installed.
+    /// is checked before any is installed, all against one length (the store's, else the first
+    /// vector's), so vectors of mixed lengths never reach the index. Returns how many were installed.
     pub fn set_vectors(&mut self, items: Vec<(Vectorless, Vec<f32>)>) -> Result<usize> {
-        let dims = self.expected_dims();
+        let dims = self.expected_dims().or_else(|| items.first().map(|(_, v)| v.len()));
         let mut checked = Vec::with_capacity(items.len());
         for (target, v) in items {
-            checked.push((target, validate::embedding(&v, dims.or(Some(v.len())))?));
+            checked.push((target, validate::embedding(&v, dims)?));
         }
         let mut installed = 0;
         for (target, v) in checked {
