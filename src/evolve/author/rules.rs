@@ -399,7 +399,20 @@ fn value_of(s: &str) -> Option<String> {
         }
     }
     let v = clean_value(&s[..cut])?;
-    (!is_pronoun_phrase(&v)).then_some(v)
+    (!is_pronoun_phrase(&v) && !is_predicate_phrase(&v)).then_some(v)
+}
+
+/// A phrase that says how something is rather than what it is: an object pronoun in front ("him
+/// from here on out" points at a value named elsewhere), an intensifier ("so quiet", "too many"), a
+/// lone participle ("finished", "cancelled"). Kept as a value it would answer "who / which / when"
+/// with a judgement; the turn itself stays in the conversation for the reader.
+fn is_predicate_phrase(v: &str) -> bool {
+    let w = words(v);
+    let Some(first) = w.first() else { return true };
+    let object_pronoun = ["him", "her", "them", "me", "us", "it", "himself", "herself", "themselves", "myself"].contains(&first.as_str());
+    let intensifier = w.len() > 1 && ["so", "too", "very", "really", "super", "pretty", "quite", "way", "much", "more", "less"].contains(&first.as_str());
+    let lone_participle = w.len() == 1 && first.len() > 4 && first.ends_with("ed") && v.chars().all(|c| !c.is_uppercase() && !c.is_ascii_digit());
+    object_pronoun || intensifier || lone_participle
 }
 
 fn negated(lower: &str) -> bool {

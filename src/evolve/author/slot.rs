@@ -243,7 +243,24 @@ const TAIL_ADVERBS: &[&str] = &[
     "since",
     "starting",
 ];
-const TAIL_PHRASES: &[&str] = &["these days", "at the moment", "for now", "from now on", "for years", "for a while", "as of now", "right now", "going forward", "by now"];
+const TAIL_PHRASES: &[&str] = &[
+    "these days",
+    "at the moment",
+    "for now",
+    "from now on",
+    "for years",
+    "for a while",
+    "as of now",
+    "right now",
+    "going forward",
+    "by now",
+    "from here on out",
+    "from here on",
+    "until further notice",
+    "for the time being",
+    "for the foreseeable future",
+    "for good",
+];
 
 /// A stated value, cleaned: cut at a trailing subordinate clause, time words stripped, bounded.
 pub fn clean_value(raw: &str) -> Option<String> {

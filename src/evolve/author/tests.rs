@@ -480,3 +480,17 @@ fn an_upstream_named_in_passing_becomes_a_root_that_a_later_turn_can_change() {
     let none = run(&["Rye we take from a local mill; if we ever leave rye, we'd bake spelt."]);
     assert!(none.iter().all(|a| a.rule != "root"), "{none:#?}");
 }
+
+#[test]
+fn judgements_and_pointers_are_not_kept_as_values() {
+    // A value that points elsewhere ("him"), judges ("so loud") or reports a state ("finished") says
+    // nothing a question could be answered with; the sentence stays in the conversation instead.
+    for text in ["The hallway light is on him from here on out.", "My new blender is so loud.", "The kitchen renovation is finished."] {
+        let values: Vec<Option<String>> = run(&[text]).into_iter().map(|a| a.value).collect();
+        for bad in ["him", "so loud", "finished"] {
+            assert!(!values.iter().flatten().any(|v| v.eq_ignore_ascii_case(bad)), "{text:?} → {values:?}");
+        }
+    }
+    // A name after the same frame is a value.
+    assert_eq!(one("The hallway light is on Priya from here on out.").value.as_deref(), Some("Priya"));
+}
