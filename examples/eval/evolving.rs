@@ -16,9 +16,13 @@
 use std::collections::BTreeMap;
 use std::rc::Rc;
 
-use engram::{SessionInput, TurnInput};
+use std::time::Duration;
+
+use engram::engine::ExtractOptions;
+use engram::{Engram, SessionInput, TurnInput};
 use serde_json::Value;
 
+use super::openai::{OpenAiCompatible, Structured};
 use super::{load_json, longmemeval_date, AnyResult};
 
 /// MEME's six task types, then the corpus's own `Cur` (the value that holds now).
@@ -37,12 +41,33 @@ struct Args {
     episode: Option<String>,
     /// `keyword` (no embedder) or `hybrid` (the local embedder: `--features embedder`).
     mode: String,
+    /// `--author llm`: the server's base URL (`http://localhost:11434/v1`), model and options.
+    llm_url: Option<String>,
+    model: Option<String>,
+    api_key_env: Option<String>,
+    structured: Structured,
+    timeout_s: u64,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
-    let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
+    let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--llm-url http://HOST:PORT/v1 --model M [--api-key-env VAR] \
+                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { path, author: "offline".into(), max_tokens: 600, limit: None, show: false, dump: false, episode: None, mode: "keyword".into() };
+    let mut args = Args {
+        path,
+        author: "offline".into(),
+        max_tokens: 600,
+        limit: None,
+        show: false,
+        dump: false,
+        episode: None,
+        mode: "keyword".into(),
+        llm_url: None,
+        model: None,
+        api_key_env: None,
+        structured: Structured::JsonSchema,
+        timeout_s: 120,
+    };
     while let Some(flag) = it.next() {
         if flag == "--show" || flag == "--dump" {
             args.show |= flag == "--show";
@@ -56,12 +81,21 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
             "--limit" => args.limit = Some(value.parse()?),
             "--episode" => args.episode = Some(value),
             "--mode" if value == "keyword" || value == "hybrid" => args.mode = value,
+            "--llm-url" => args.llm_url = Some(value),
+            "--model" => args.model = Some(value),
+            "--api-key-env" => args.api_key_env = Some(value),
+            "--structured" => args.structured = Structured::parse(&value).ok_or(usage)?,
+            "--timeout-s" => args.timeout_s = value.parse()?,
             _ => return Err(usage.into()),
         }
     }
+    if args.llm_url.is_some() {
+        args.author = "llm".into();
+    }
     match args.author.as_str() {
         "offline" => Ok(args),
-        "llm" => Err("--author llm needs a host LLM; this harness drives the offline author only".into()),
+        "llm" if args.llm_url.is_some() && args.model.is_some() => Ok(args),
+        "llm" => Err("--author llm needs --llm-url http://HOST:PORT/v1 and --model NAME (any OpenAI-compatible server)".into()),
         _ => Err(usage.into()),
     }
 }
@@ -122,8 +156,47 @@ fn session_input(ep: &str, ns: &str, s: &Value) -> AnyResult<SessionInput> {
     Ok(SessionInput { id: format!("{ep}-s{idx}"), namespace: Some(ns.to_string()), date: Some(date), turns, allow_secrets: false })
 }
 
+/// The LLM author's calls over a run: what a score with `--author llm` rests on.
+#[derive(Default)]
+struct LlmTally {
+    calls: usize,
+    by_outcome: BTreeMap<&'static str, usize>,
+    input_tokens: u64,
+    output_tokens: u64,
+    /// Turns the rules authored because their call failed or was invalid (as the package does).
+    offline_turns: usize,
+    authored_turns: usize,
+}
+
+fn llm_of(args: &Args) -> AnyResult<Option<OpenAiCompatible>> {
+    let (Some(url), Some(model)) = (&args.llm_url, &args.model) else { return Ok(None) };
+    let key = match &args.api_key_env {
+        Some(var) => Some(std::env::var(var).map_err(|_| format!("--api-key-env {var}: not set"))?),
+        None => None,
+    };
+    Ok(Some(OpenAiCompatible::new(url, model, key, args.structured, Duration::from_secs(args.timeout_s))?))
+}
+
+/// Authors a session's new turns: the offline rules, or the LLM author with the rules over the
+/// turns whose call failed (the package's `llmLevel: "on"`).
+fn author_session(e: &mut Engram, sid: &str, llm: Option<&OpenAiCompatible>, tally: &mut LlmTally) -> AnyResult<engram::engine::AuthorReport> {
+    let Some(llm) = llm else { return Ok(e.author_offline(sid)?) };
+    let report = e.author_with(llm, sid, &ExtractOptions::default(), true)?;
+    for c in &report.calls {
+        tally.calls += 1;
+        *tally.by_outcome.entry(c.outcome.as_str()).or_default() += 1;
+        tally.input_tokens += c.input_tokens;
+        tally.output_tokens += c.output_tokens;
+    }
+    tally.offline_turns += report.offline_turns.len();
+    tally.authored_turns += report.authored_turns.len();
+    Ok(report)
+}
+
 pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let args = parse_args(args)?;
+    let llm = llm_of(&args)?;
+    let mut llm_tally = LlmTally::default();
     let data = load_json(&args.path)?;
     let episodes = data.as_array().ok_or("expected an array of episodes")?;
     let embedder = if args.mode == "hybrid" { Some(Rc::new(super::CachedEmbedder::new(super::local_embedder()?)?)) } else { None };
@@ -148,7 +221,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 clock.set(input.date.unwrap_or(0));
                 let sid = input.id.clone();
                 e.ingest(input)?;
-                let report = e.author_offline(&sid)?;
+                let report = author_session(&mut e, &sid, llm.as_ref(), &mut llm_tally)?;
                 if args.dump {
                     for mid in &report.added {
                         if let Some(m) = e.get(mid) {
@@ -199,6 +272,18 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 }
             }
         }
+    }
+    if llm.is_some() {
+        let outcomes: Vec<String> = llm_tally.by_outcome.iter().map(|(o, n)| format!("{o}={n}")).collect();
+        println!(
+            "llm calls={} {} tokens_in={} tokens_out={} turns={} by_rules={}",
+            llm_tally.calls,
+            outcomes.join(" "),
+            llm_tally.input_tokens,
+            llm_tally.output_tokens,
+            llm_tally.authored_turns,
+            llm_tally.offline_turns
+        );
     }
     // `Cur` is shown only where the data has it, so MEME-layout files print MEME's six.
     let per: Vec<String> = TASKS.iter().filter(|t| **t != "Cur" || tally[*t].1 > 0).map(|t| format!("{t}={}/{}", tally[t].0, tally[t].1)).collect();
