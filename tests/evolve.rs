@@ -476,3 +476,41 @@ fn with_nothing_authored_the_best_user_turn_answers_never_an_assistant_turn() {
     assert_eq!(r.answers[0].evidence, vec!["s1#0".to_string()]);
     assert_eq!(r.answers[0].state, State::Current);
 }
+
+#[test]
+fn a_slot_the_query_does_not_name_follows_the_best_user_turn() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |role: &str, c: &str| TurnInput { role: role.into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let s1 = vec![turn("user", "Tuesday pickups are on Samir now, the school bus stopped running")];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: s1, allow_secrets: false }).unwrap();
+    // A badly cut slot: its label shares no word with the question, only its memory's text does.
+    let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("school-bus".into()), value: Some("stopped running".into()), ..Evolving::default() };
+    e.add(NewMemory { content: "The school bus pickups stopped running".into(), event_at: at(1), derived_from: vec!["s1#0".into()], evolving, ..Default::default() }).unwrap();
+    let r = e.recall("who does the tuesday pickups", None, 600, None).unwrap();
+    assert_eq!(r.route, Route::Trail);
+    assert_eq!(r.answers[0].evidence, vec!["s1#0".to_string()], "{:?}", r.answers);
+    assert_eq!(r.answers[0].thread, None);
+    assert_eq!(r.answers[1].thread.as_deref(), Some("school-bus"));
+    // Asked by the slot's own name, the slot leads.
+    let r = e.recall("is the school bus running", None, 600, None).unwrap();
+    assert_eq!(r.answers[0].thread.as_deref(), Some("school-bus"));
+}
+
+#[test]
+fn a_lone_question_or_a_phrase_kept_verbatim_never_answers_for_a_slot() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |role: &str, c: &str| TurnInput { role: role.into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let s1 = vec![
+        turn("user", "What time should the garden party start?"),
+        turn("user", "Keep this exactly, it's the gate note for the garden party:\nparty <3 gate code {4471} | ring twice"),
+        turn("user", "The garden party starts at 4pm on the lawn"),
+    ];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns: s1, allow_secrets: false }).unwrap();
+    let r = e.recall("when does the garden party start", None, 600, None).unwrap();
+    assert_eq!(r.answers[0].evidence, vec!["s1#2".to_string()], "{:?}", r.answers);
+    // Asked for exactly, the kept phrase is what comes back.
+    let r = e.recall("the gate note for the garden party, exactly", None, 600, None).unwrap();
+    assert!(r.context.text.contains("party <3 gate code {4471} | ring twice"), "{}", r.context.text);
+}

@@ -50,7 +50,8 @@ pub struct OpenAiCompatible {
 impl OpenAiCompatible {
     /// `base_url` as the package takes it: `http://localhost:11434/v1`.
     pub fn new(base_url: &str, model: &str, api_key: Option<String>, structured: Structured, timeout: Duration) -> AnyResult<OpenAiCompatible> {
-        let rest = base_url.strip_prefix("http://").ok_or_else(|| format!("--llm-url {base_url:?}: only http:// URLs (a local server, or a local proxy in front of an https API)"))?;
+        let rest =
+            base_url.strip_prefix("http://").ok_or_else(|| format!("--llm-url {base_url:?}: only http:// URLs (a local server, or a local proxy in front of an https API)"))?;
         let (authority, base_path) = rest.split_once('/').map_or((rest, ""), |(a, p)| (a, p));
         if authority.is_empty() || model.is_empty() {
             return Err(format!("--llm-url {base_url:?} needs a host, and --model a name").into());

@@ -151,6 +151,7 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     }
     if route == Route::Trail {
         later_word_first(hits, &terms, d, &mut answers);
+        unnamed_slot_after_turn(query, hits, &terms, d, &mut answers);
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
@@ -330,11 +331,50 @@ fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answe
         .iter()
         .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
         .filter_map(|h| h.raw())
-        .filter(|r| r.role.eq_ignore_ascii_case("user") && !cited.contains(r.id.as_str()) && r.event_time() > since)
+        .filter(|r| may_answer(r, d) && !cited.contains(r.id.as_str()) && r.event_time() > since)
         .map(|r| (coverage(&r.content, terms), r))
         .filter(|(c, _)| *c >= own)
         .max_by_key(|(c, r)| (*c, r.event_time()));
     if let Some((_, r)) = later {
+        answers.insert(0, said(r));
+    }
+}
+
+/// Whether a turn was kept as a verbatim phrase (a code, a command, a note to copy): an artifact
+/// to hand back when asked for, not a statement that answers what holds now about a slot.
+fn kept_verbatim(r: &RawEntry, d: &Derivation) -> bool {
+    crate::evolve::author::asks_to_keep_verbatim(&r.content) || d.memories().any(|m| m.signature.is_some() && m.derived_from.contains(&r.id))
+}
+
+/// Whether a user turn may stand as an answer: it states something (a lone question asks), and it is
+/// not a phrase kept to be handed back verbatim.
+fn may_answer(r: &RawEntry, d: &Derivation) -> bool {
+    let text = r.content.trim();
+    let only_asks = text.ends_with('?') && !text[..text.len() - 1].contains(['.', '!', '?', '\n']);
+    r.role.eq_ignore_ascii_case("user") && !only_asks && !kept_verbatim(r, d)
+}
+
+/// A slot the query does not name (none of its label's words) was reached through its memory's
+/// other words, often an author frame cut from a longer sentence; the best user turn that matched
+/// by its own words is the better first answer, the slot follows.
+fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>) {
+    let Some(first) = answers.first() else { return };
+    let Some(thread) = first.thread.as_deref() else { return };
+    // A derived state (deleted, cascaded, uncertain) is what the reader must see first.
+    if first.state != State::Current {
+        return;
+    }
+    let qw: HashSet<String> = words(query).into_iter().collect();
+    if label_match(thread, &qw) > 0.0 {
+        return;
+    }
+    let stale = stale_sources(d);
+    let turn = hits
+        .iter()
+        .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
+        .filter_map(|h| h.raw())
+        .find(|r| may_answer(r, d) && !stale.contains(r.id.as_str()) && !first.evidence.contains(&r.id));
+    if let Some(r) = turn {
         answers.insert(0, said(r));
     }
 }
@@ -394,7 +434,7 @@ fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: 
                 }
                 // With nothing authored on the topic, the best user turn is the answer: what was
                 // said, as said (an assistant's words are never taken as the user's facts).
-                if answers.is_empty() && r.role.eq_ignore_ascii_case("user") {
+                if answers.is_empty() && may_answer(r, d) {
                     answers.push(said(r));
                 }
                 items.push(turn_item(r, Section::Conversation));

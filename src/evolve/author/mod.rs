@@ -45,6 +45,7 @@ mod tests;
 use crate::model::time::Millis;
 use crate::model::{DependsOn, Shape};
 
+pub use rules::asks_to_keep_verbatim;
 pub use slot::{is_normalized, label};
 
 /// One conversation turn as the author reads it.

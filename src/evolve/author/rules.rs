@@ -51,6 +51,9 @@ const PRONOUNS: &[&str] = &[
     "here's",
     "what's",
 ];
+/// Words of talk about the talk, never part of a slot's name.
+const DISCOURSE_WORDS: &[&str] =
+    &["ugh", "sorry", "please", "pls", "lol", "oh", "ok", "okay", "yeah", "hey", "hmm", "btw", "fyi", "thanks", "thx", "haha", "wow", "anyway", "honestly", "basically", "oops"];
 const WH_STARTS: &[&str] =
     &["what", "how", "why", "when", "where", "who", "which", "can", "could", "would", "do", "does", "did", "is", "are", "should", "will", "shall", "may", "any", "have", "has"];
 /// Openers of requests and chatter, not statements of fact.
@@ -1143,6 +1146,16 @@ fn strip_relative(s: &str) -> &str {
     s[..cut].trim()
 }
 
+/// Whether a turn asks for something to be kept exactly ("remember this exactly: …", "save exact
+/// pls, `…`"): a keep marker, and a phrase set apart by a line break, quotes or backticks.
+pub fn asks_to_keep_verbatim(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let w = words(&lower);
+    let marked = VERBATIM_MARKERS.iter().any(|m| find_word(&lower, m, 0).is_some())
+        || w.windows(2).any(|p| ["keep", "save", "store", "copy", "note"].contains(&p[0].as_str()) && p[1] == "exact");
+    marked && (text.trim().contains('\n') || text.contains('`') || text.contains('"') || text.contains('“'))
+}
+
 /// A keep-exactly request with its phrase: `(slot phrase, phrase, byte range consumed)`.
 fn verbatim(text: &str) -> Option<(String, String, std::ops::Range<usize>)> {
     let sp = Span::new(text);
@@ -1537,6 +1550,11 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
     let thread = thread.filter(|t| slot::is_normalized(t));
     // A slot named "the user" or "the system" addresses Engram itself, not a fact of the user's.
     if f.slot.as_deref().is_some_and(|s| matches!(slot::slot_words(s).as_slice(), [w] if ["user", "assistant", "system", "ai", "bot", "model"].contains(&w.as_str()))) {
+        return None;
+    }
+    // A slot phrase holding an interjection, an apology or a request ("ugh sorry", "please hang on
+    // to that my inbox") is a sentence's opening mistaken for a noun phrase, not a slot.
+    if !f.retraction && f.signature.is_none() && f.slot.as_deref().is_some_and(|s| words(s).iter().any(|w| DISCOURSE_WORDS.contains(&w.as_str()))) {
         return None;
     }
     let owner = owner_phrase(f.owner, turn.speaker);

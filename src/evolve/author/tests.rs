@@ -494,3 +494,12 @@ fn judgements_and_pointers_are_not_kept_as_values() {
     // A name after the same frame is a value.
     assert_eq!(one("The hallway light is on Priya from here on out.").value.as_deref(), Some("Priya"));
 }
+
+#[test]
+fn an_opening_of_talk_is_not_a_slot_and_a_value_stops_at_the_next_clause() {
+    for a in run(&["Ugh sorry is 25, I misread the box.", "Oh btw the fridge is fine now."]) {
+        let t = a.thread.clone().unwrap_or_default();
+        assert!(!t.contains("ugh") && !t.contains("sorry") && !t.contains("btw"), "{a:?}");
+    }
+    assert_eq!(one("My sister's birthday is in June and I have no gift yet.").value.as_deref(), Some("June"));
+}
