@@ -53,6 +53,13 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTu
 /// dependent at that value's thread; otherwise the name is authored as a value on its own thread.
 pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[KnownThread], history: &[PastTurn]) {
     let mut roots: Vec<Authored> = Vec::new();
+    // Values this same turn put on independent threads ("every pipeline runs on BuildNest"): a name
+    // kept there is that thread's value, not a second root beside it.
+    let this_turn: Vec<KnownThread> = authored
+        .iter()
+        .filter(|b| b.depends_on.is_none() && b.shape == Shape::EvolvingAttribute)
+        .filter_map(|b| Some(KnownThread { thread: b.thread.clone()?, dependent: false, values: vec![b.value.clone()?], order: usize::MAX }))
+        .collect();
     for a in authored.iter_mut() {
         let Some(dep) = a.depends_on.as_ref() else { continue };
         if known.iter().any(|k| k.thread == dep.thread) || roots.iter().any(|r| r.thread.as_deref() == Some(dep.thread.as_str())) {
@@ -63,7 +70,8 @@ pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[Kn
         let words_of = dep.value.as_deref().map(|v| v.to_lowercase()).unwrap_or_else(|| dep.thread.clone());
         let Some((name, sentence, source)) = upstream_name(&words_of, &own, turn, history) else { continue };
         // The name may be a value already kept under another slot.
-        if let Some((k, _, v)) = thread_by_value(&name.to_lowercase(), known).filter(|(k, s, _)| *s >= 0.7 && !k.dependent) {
+        let kept = thread_by_value(&name.to_lowercase(), &this_turn).or_else(|| thread_by_value(&name.to_lowercase(), known));
+        if let Some((k, _, v)) = kept.filter(|(k, s, _)| *s >= 0.7 && !k.dependent && a.thread.as_deref() != Some(k.thread.as_str())) {
             a.depends_on = Some(DependsOn { thread: k.thread.clone(), value: Some(v.to_string()) });
             continue;
         }

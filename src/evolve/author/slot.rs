@@ -262,6 +262,10 @@ const TAIL_PHRASES: &[&str] = &[
     "for good",
 ];
 
+/// Subjects that open a clause of their own after "and".
+const CLAUSE_SUBJECTS: &[&str] =
+    &["i", "i'm", "i've", "i'll", "we", "we're", "we've", "he", "he's", "she", "she's", "they", "they're", "it", "it's", "you", "you're", "that's", "there's"];
+
 /// A stated value, cleaned: cut at a trailing subordinate clause, time words stripped, bounded.
 pub fn clean_value(raw: &str) -> Option<String> {
     let mut v = raw.trim();
@@ -275,13 +279,10 @@ pub fn clean_value(raw: &str) -> Option<String> {
         ", which",
         ", and i",
         ", and we",
-        " and i ",
-        " and we ",
-        " and he ",
-        " and she ",
-        " and they ",
-        " and it's ",
+
         " but ",
+        " if ",
+        " unless ",
         ", though",
         ", although",
         ", when",
@@ -297,6 +298,13 @@ pub fn clean_value(raw: &str) -> Option<String> {
         if let Some(at) = v.to_ascii_lowercase().find(cut) {
             v = &v[..at];
         }
+    }
+    // "… and she's obsessed with fishing": a new clause with its own subject starts after "and".
+    if let Some(at) = v.to_ascii_lowercase().match_indices(" and ").map(|(i, _)| i).find(|&i| {
+        let next = v[i + 5..].split_whitespace().next().unwrap_or("").to_ascii_lowercase();
+        CLAUSE_SUBJECTS.contains(&next.trim_end_matches([',', '.']))
+    }) {
+        v = &v[..at];
     }
     loop {
         let lower = v.to_ascii_lowercase();
