@@ -131,7 +131,7 @@ export interface RawEntry {
   createdAt: string;
   /** The promptId of the extraction that read this turn; absent until it is extracted. */
   extractedBy?: string;
-  /** The author that read this turn ("author-rules@1" offline, "author@1" LLM); absent until authored. */
+  /** The author that read this turn ("author-rules@1" offline, "author@2" LLM); absent until authored. */
   authoredBy?: string;
   /** What the guards found in the content (see `MemoryItem.flags`). */
   flags?: string[];
@@ -773,7 +773,7 @@ export class Engram {
    * Authors typed, dated memories (shape, thread, value, dependsOn, consequent, area, signature,
    * confidence, eventAt, derivedFrom) from the session's turns not yet authored, and marks them.
    * `llmLevel` "off" / "auto": the offline rules for explicit English statements; "on": the
-   * `author@1` prompt through the host LLM, with the rules as fallback for failed calls. An authored
+   * `author@2` prompt through the host LLM, with the rules as fallback for failed calls. An authored
    * retraction removes the thread's values everywhere (see `retract`).
    */
   author(sessionId: string, options?: AuthorOptions): Promise<AuthorReport>;
@@ -1105,7 +1105,7 @@ export interface Retracted {
 
 export interface AuthorReport {
   sessionId: string;
-  /** "author-rules@1" (offline rules) or "author@1" (LLM). */
+  /** "author-rules@1" (offline rules) or "author@2" (LLM). */
   author: string;
   /** Ids of the memories added. */
   added: string[];

@@ -70,7 +70,7 @@ export async function runJob(store, job, { target, options = {}, signal, onProgr
 }
 
 /**
- * Authoring: the offline rules, or (`llmLevel: "on"`) the `author@1` job through the host LLM with
+ * Authoring: the offline rules, or (`llmLevel: "on"`) the `author@2` job through the host LLM with
  * the rules authoring the turns whose call failed or was invalid (`offlineTurns`).
  */
 export async function author(store, sessionId, given) {

@@ -4,7 +4,7 @@
 //!   namespace's known threads; each memory goes through `add_by` (journaled, history naming the rule
 //!   set `author-rules@1`), the turns are marked `authoredBy`.
 //! - `plan_author` / `apply_author` / `author_with`: the same through the host LLM with the
-//!   `author@1` prompt, plan → calls → apply exactly like extraction (see `engine/extract.rs`).
+//!   `author@2` prompt, plan → calls → apply exactly like extraction (see `engine/extract.rs`).
 //! - `retract`: a thread's values leave every place Engram keeps text (below). An authored
 //!   retraction runs it too.
 //!
@@ -64,7 +64,7 @@ pub struct Retracted {
 #[serde(rename_all = "camelCase")]
 pub struct AuthorReport {
     pub session_id: String,
-    /// `author-rules@1` (offline) or `author@1` (LLM).
+    /// `author-rules@1` (offline) or `author@2` (LLM).
     pub author: String,
     /// Ids of the memories stored.
     pub added: Vec<String>,

@@ -52,8 +52,34 @@ const PRONOUNS: &[&str] = &[
     "what's",
 ];
 /// Words of talk about the talk, never part of a slot's name.
-const DISCOURSE_WORDS: &[&str] =
-    &["ugh", "sorry", "please", "pls", "lol", "oh", "ok", "okay", "yeah", "hey", "hi", "hiii", "hmm", "btw", "fyi", "thanks", "thx", "haha", "wow", "anyway", "honestly", "basically", "oops", "naturally", "unrelated", "tbh", "news", "context", "rant", "vent"];
+const DISCOURSE_WORDS: &[&str] = &[
+    "ugh",
+    "sorry",
+    "please",
+    "pls",
+    "lol",
+    "oh",
+    "ok",
+    "okay",
+    "yeah",
+    "hey",
+    "hi",
+    "hiii",
+    "hmm",
+    "btw",
+    "fyi",
+    "thanks",
+    "thx",
+    "haha",
+    "wow",
+    "anyway",
+    "honestly",
+    "basically",
+    "oops",
+    "naturally",
+    "unrelated",
+    "tbh",
+];
 const WH_STARTS: &[&str] =
     &["what", "how", "why", "when", "where", "who", "which", "can", "could", "would", "do", "does", "did", "is", "are", "should", "will", "shall", "may", "any", "have", "has"];
 /// Openers of requests and chatter, not statements of fact.

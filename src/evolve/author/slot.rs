@@ -279,7 +279,6 @@ pub fn clean_value(raw: &str) -> Option<String> {
         ", which",
         ", and i",
         ", and we",
-
         " but ",
         " if ",
         " unless ",
