@@ -74,7 +74,7 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
     out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
     echo "  $split: $out"
     pass=$(sed -E 's/^evolving pass=([0-9]+)\/.*/\1/' <<<"$out")
-    floor=$([ "$split" = dev ] && echo 188 || echo 84)
+    floor=$([ "$split" = dev ] && echo 196 || echo 90)
     [ "$pass" -ge "$floor" ] || { echo "eval: evolving $split corpus fell below its floor ($pass < $floor)" >&2; exit 1; }
   done
   if [ -f "$bench_dir/evolving-dev.json" ]; then

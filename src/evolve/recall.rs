@@ -147,7 +147,8 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     } else if route != Route::Exact || declared(query).is_none() {
         // A route read from the hits' shapes may have read them wrong: the best turns no memory
         // was authored from still follow, as dated conversation.
-        uncited_turns(hits, &terms, d, &mut items);
+        // A question about the past ("over time", "so far") may read the turns of stale values too.
+        uncited_turns(hits, &terms, d, declared(query) == Some(Route::Trail), &mut items);
     }
     if route == Route::Trail {
         later_word_first(hits, &terms, d, &mut answers);
@@ -349,9 +350,13 @@ fn kept_verbatim(r: &RawEntry, d: &Derivation) -> bool {
 /// Whether a user turn may stand as an answer: it states something (a lone question asks), and it is
 /// not a phrase kept to be handed back verbatim.
 fn may_answer(r: &RawEntry, d: &Derivation) -> bool {
+    r.role.eq_ignore_ascii_case("user") && !only_asks(r) && !kept_verbatim(r, d)
+}
+
+/// A turn that is one question and nothing else: it asks, it states nothing to remember.
+fn only_asks(r: &RawEntry) -> bool {
     let text = r.content.trim();
-    let only_asks = text.ends_with('?') && !text[..text.len() - 1].contains(['.', '!', '?', '\n']);
-    r.role.eq_ignore_ascii_case("user") && !only_asks && !kept_verbatim(r, d)
+    text.ends_with('?') && !text[..text.len() - 1].contains(['.', '!', '?', '\n'])
 }
 
 /// A slot the query does not name (none of its label's words) was reached through its memory's
@@ -395,11 +400,11 @@ const UNCITED_TURNS: usize = 5;
 /// After the derived entries, the best matching turns that no memory was authored from: what was
 /// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
 /// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
-fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, items: &mut Vec<ContextItem>) {
-    let cited = stale_sources(d);
+fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, history_asked: bool, items: &mut Vec<ContextItem>) {
+    let cited = if history_asked { HashSet::new() } else { stale_sources(d) };
     let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
     let turns =
-        hits.iter().filter(|h| h.expanded_from.is_none() && matches_itself(h, terms)).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id));
+        hits.iter().filter(|h| h.expanded_from.is_none() && matches_itself(h, terms)).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id) && !only_asks(r));
     for r in turns.take(UNCITED_TURNS) {
         items.push(turn_item(r, Section::Conversation));
     }

@@ -30,8 +30,27 @@ impl Route {
 }
 
 const EXACT_CUES: &[&str] = &["exactly", "exact", "word for word", "verbatim", "recite", "quote", "as is", "character for character"];
-const TRAIL_CUES: &[&str] =
-    &["over time", "history of", "in order", "from the start", "from the beginning", "earliest to latest", "oldest to newest", "changed", "evolved", "timeline", "so far"];
+const TRAIL_CUES: &[&str] = &[
+    "over time",
+    "history of",
+    "in order",
+    "from the start",
+    "from the beginning",
+    "earliest to latest",
+    "oldest to newest",
+    "oldest first",
+    "newest first",
+    "latest first",
+    "first to last",
+    "first to latest",
+    "gone through",
+    "been through",
+    "over the years",
+    "changed",
+    "evolved",
+    "timeline",
+    "so far",
+];
 const GATHER_CUES: &[&str] = &["everything about", "everything you know", "tell me everything", "all of", "all about", "what do you know about", "all the"];
 
 /// Lowercase words of `text` (letters and digits), for phrase matching on word boundaries.
