@@ -753,6 +753,11 @@ export class Engram {
   search(query: string | null, options: SearchOptions & { scope: "memories" }): Promise<MemoryHit[]>;
   search(query: string | null, options: SearchOptions & { scope: "raw" }): Promise<RawHit[]>;
   search(query: string | null, options?: SearchOptions): Promise<SearchHit[]>;
+  /**
+   * A `<memory>` block for a prompt about `query`, by section, within `maxTokens`. A memory on a thread
+   * appears in the state `recall` derives for it (uncertain, cascaded, superseded), never as the plain
+   * fact it was when stated; a value asked to be forgotten appears nowhere.
+   */
   recallContext(query: string, options?: ContextOptions): Promise<MemoryContext>;
   resume(options?: ContextOptions): Promise<MemoryContext>;
   /** One search routed by the shape of its hits: derived states and a `<memory>` block. */

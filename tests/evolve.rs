@@ -514,3 +514,23 @@ fn a_lone_question_or_a_phrase_kept_verbatim_never_answers_for_a_slot() {
     let r = e.recall("the gate note for the garden party, exactly", None, 600, None).unwrap();
     assert!(r.context.text.contains("party <3 gate code {4471} | ring twice"), "{}", r.context.text);
 }
+
+#[test]
+fn recall_context_shows_the_derived_state_not_the_fact_as_stated() {
+    let mut e = engine();
+    team(&mut e);
+    // Before the upstream changes, the memory reads as itself.
+    let plain = e.recall_context("Who reviews our code?", None, 600).unwrap().text;
+    assert!(plain.contains("Code reviews go to Seoyun Choi"), "{plain}");
+    add(&mut e, fact(8, "Jihoon Ryu is our new team lead", Shape::EvolvingAttribute, "team/team-lead", Some("Jihoon Ryu")));
+    // After it, the block `recallContext` builds says what `recall` says: the reviewer is uncertain.
+    let text = e.recall_context("Who reviews our code?", None, 600).unwrap().text;
+    assert!(text.contains("Uncertain: no current value is known. Previously Seoyun Choi"), "{text}");
+    assert!(!text.contains("Code reviews go to Seoyun Choi"), "stated as a plain fact: {text}");
+    let text = e.recall_context("Who receives the weekly report?", None, 600).unwrap().text;
+    assert!(text.contains("James Lee (cascaded on"), "{text}");
+    // A thread asked to be forgotten: its value is nowhere in the block.
+    add(&mut e, fact(9, "Forget who reviews our code", Shape::Retraction, "team/code-reviewer", None));
+    let text = e.recall_context("Who reviews our code?", None, 600).unwrap().text;
+    assert!(!text.contains("Seoyun Choi"), "{text}");
+}

@@ -5,6 +5,9 @@ use std::collections::HashSet;
 
 use super::{resolve_namespace, Engram, HitTarget};
 use crate::error::{Error, Result};
+use crate::evolve::recall::contains_withheld;
+use crate::evolve::render::state_line;
+use crate::evolve::{Derivation, State};
 use crate::model::{validate, Kind, Layer};
 use crate::recall::context::{assemble_with, Context, ContextItem, ContextOptions, Section};
 use crate::recall::score;
@@ -47,6 +50,12 @@ impl Engram {
         check_budget(max_tokens)?;
         let req = SearchRequest { query: Some(query.to_string()), embedding, namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
         let hits: Vec<_> = self.search(&req)?.into_iter().filter(|h| !quarantined(h)).collect();
+        // One truth on every read: a memory on a thread is shown in the state `recall` derives for
+        // that thread (an upstream change makes it uncertain or cascaded; a request to forget,
+        // deleted), never as the plain fact it was when stated.
+        let d = Derivation::new(self.evolving_scope(namespace)?, None);
+        let withheld = d.withheld();
+        let mut seen_threads: HashSet<String> = HashSet::new();
         let mut seen_text: HashSet<String> = HashSet::new();
         let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();
         let mut items = Vec::new();
@@ -55,14 +64,29 @@ impl Engram {
                 continue;
             }
             items.push(match h.target {
-                HitTarget::Memory(m) => ContextItem {
-                    section: memory_section(m.kind),
-                    date: (m.kind == Kind::Episodic).then(|| m.event_time()),
-                    id: m.id,
-                    text: m.content,
-                    speaker: None,
-                    flags: m.flags,
-                },
+                HitTarget::Memory(m) => {
+                    let derived = match m.thread.as_deref().and_then(|t| d.trail(t)) {
+                        Some(tr) => {
+                            if !seen_threads.insert(tr.thread.clone()) {
+                                continue;
+                            }
+                            // A current head that is this very memory reads as itself.
+                            tr.head.as_ref().filter(|a| a.state != State::Current || !a.evidence.contains(&m.id)).map(state_line)
+                        }
+                        None => None,
+                    };
+                    match derived {
+                        Some(text) => ContextItem { section: Section::State, date: None, id: m.id, text, speaker: None, flags: m.flags },
+                        None => ContextItem {
+                            section: memory_section(m.kind),
+                            date: (m.kind == Kind::Episodic).then(|| m.event_time()),
+                            id: m.id,
+                            text: m.content,
+                            speaker: None,
+                            flags: m.flags,
+                        },
+                    }
+                }
                 HitTarget::Raw(r) => {
                     if cited.contains(&r.id) {
                         continue;
@@ -71,6 +95,7 @@ impl Engram {
                 }
             });
         }
+        items.retain(|i| !contains_withheld(&i.text, &withheld));
         Ok(assemble_with(items, max_tokens, options))
     }
 

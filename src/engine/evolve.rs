@@ -55,7 +55,7 @@ impl Engram {
             .collect()
     }
 
-    fn evolving_scope(&self, namespace: Option<&str>) -> Result<Vec<&Memory>> {
+    pub(super) fn evolving_scope(&self, namespace: Option<&str>) -> Result<Vec<&Memory>> {
         let ns = resolve_namespace(namespace)?;
         Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| (m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE) && !m.quarantined).collect())
     }

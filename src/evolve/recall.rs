@@ -25,7 +25,7 @@ pub struct Recall {
 
 /// Whether `text` states a withheld value: case-insensitive, on word boundaries (a withheld `5`
 /// must not hide every text with a 5 in a longer number or word).
-fn contains_withheld(text: &str, withheld: &[String]) -> bool {
+pub(crate) fn contains_withheld(text: &str, withheld: &[String]) -> bool {
     let t = text.to_lowercase();
     withheld.iter().map(|w| w.trim().to_lowercase()).filter(|w| !w.is_empty()).any(|w| {
         t.match_indices(&w).any(|(i, _)| {
@@ -403,8 +403,11 @@ const UNCITED_TURNS: usize = 5;
 fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, history_asked: bool, items: &mut Vec<ContextItem>) {
     let cited = if history_asked { HashSet::new() } else { stale_sources(d) };
     let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
-    let turns =
-        hits.iter().filter(|h| h.expanded_from.is_none() && matches_itself(h, terms)).filter_map(|h| h.raw()).filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id) && !only_asks(r));
+    let turns = hits
+        .iter()
+        .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
+        .filter_map(|h| h.raw())
+        .filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id) && !only_asks(r));
     for r in turns.take(UNCITED_TURNS) {
         items.push(turn_item(r, Section::Conversation));
     }
