@@ -1,6 +1,7 @@
 //! One search, read by the shape of its hits: the answers (derived states with evidence) and the
 //! `<memory>` block that renders them under a token budget.
 
+use std::cell::OnceCell;
 use std::collections::{BTreeMap, HashSet};
 
 use serde::Serialize;
@@ -142,17 +143,18 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
         Route::Search => Route::Search,
     };
     let terms = content_terms(query);
+    let sources = Sources::new(d);
     if route == Route::Search {
-        search_route(hits, &terms, d, &mut answers, &mut items);
+        search_route(hits, &terms, d, &sources, &mut answers, &mut items);
     } else if route != Route::Exact || declared(query).is_none() {
         // A route read from the hits' shapes may have read them wrong: the best turns no memory
         // was authored from still follow, as dated conversation.
         // A question about the past ("over time", "so far") may read the turns of stale values too.
-        uncited_turns(hits, &terms, d, declared(query) == Some(Route::Trail), &mut items);
+        uncited_turns(hits, &terms, &sources, declared(query) == Some(Route::Trail), &mut items);
     }
     if route == Route::Trail {
-        later_word_first(hits, &terms, d, &mut answers);
-        unnamed_slot_after_turn(query, hits, &terms, d, &mut answers);
+        later_word_first(hits, &terms, d, &sources, &mut answers);
+        unnamed_slot_after_turn(query, hits, &terms, &sources, &mut answers);
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
@@ -320,7 +322,7 @@ fn coverage(text: &str, terms: &HashSet<String>) -> usize {
 /// A slot's value was authored on a date; a user turn said after it, never authored, that names
 /// as much of the question as the slot's memory does, may be a change the author did not read. The
 /// later words lead: the newest statement on the topic is the better guess at what holds now.
-fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>) {
+fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sources: &Sources, answers: &mut Vec<Answer>) {
     let Some(first) = answers.first() else { return };
     if first.state != State::Current || first.thread.is_none() {
         return;
@@ -332,7 +334,7 @@ fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answe
         .iter()
         .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
         .filter_map(|h| h.raw())
-        .filter(|r| may_answer(r, d) && !cited.contains(r.id.as_str()) && r.event_time() > since)
+        .filter(|r| !cited.contains(r.id.as_str()) && r.event_time() > since && sources.may_answer(r))
         .map(|r| (coverage(&r.content, terms), r))
         .filter(|(c, _)| *c >= own)
         .max_by_key(|(c, r)| (*c, r.event_time()));
@@ -341,16 +343,41 @@ fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answe
     }
 }
 
-/// Whether a turn was kept as a verbatim phrase (a code, a command, a note to copy): an artifact
-/// to hand back when asked for, not a statement that answers what holds now about a slot.
-fn kept_verbatim(r: &RawEntry, d: &Derivation) -> bool {
-    crate::evolve::author::asks_to_keep_verbatim(&r.content) || d.memories().any(|m| m.signature.is_some() && m.derived_from.contains(&r.id))
+/// What the derivation says of the turns memories were authored from, each set read at most once
+/// per recall (every one is a pass over the namespace's memories).
+struct Sources<'d, 'm> {
+    d: &'d Derivation<'m>,
+    stale: OnceCell<HashSet<&'m str>>,
+    verbatim: OnceCell<HashSet<&'m str>>,
 }
 
-/// Whether a user turn may stand as an answer: it states something (a lone question asks), and it is
-/// not a phrase kept to be handed back verbatim.
-fn may_answer(r: &RawEntry, d: &Derivation) -> bool {
-    r.role.eq_ignore_ascii_case("user") && !only_asks(r) && !kept_verbatim(r, d)
+impl<'d, 'm> Sources<'d, 'm> {
+    fn new(d: &'d Derivation<'m>) -> Self {
+        Sources { d, stale: OnceCell::new(), verbatim: OnceCell::new() }
+    }
+
+    /// The turns a memory no longer current was authored from: quoting them would contradict the
+    /// derived state. The sources of current values may be quoted (the author may have read only
+    /// part of what they say).
+    fn stale(&self) -> &HashSet<&'m str> {
+        let d = self.d;
+        self.stale
+            .get_or_init(|| d.memories().filter(|m| d.answer_for(m).is_none_or(|a| a.state != State::Current)).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect())
+    }
+
+    /// Whether a turn was kept as a verbatim phrase (a code, a command, a note to copy): an artifact
+    /// to hand back when asked for, not a statement that answers what holds now about a slot.
+    fn kept_verbatim(&self, r: &RawEntry) -> bool {
+        let d = self.d;
+        let kept = self.verbatim.get_or_init(|| d.memories().filter(|m| m.signature.is_some()).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect());
+        kept.contains(r.id.as_str()) || crate::evolve::author::asks_to_keep_verbatim(&r.content)
+    }
+
+    /// Whether a user turn may stand as an answer: it states something (a lone question asks), and
+    /// it is not a phrase kept to be handed back verbatim.
+    fn may_answer(&self, r: &RawEntry) -> bool {
+        r.role.eq_ignore_ascii_case("user") && !only_asks(r) && !self.kept_verbatim(r)
+    }
 }
 
 /// A turn that is one question and nothing else: it asks, it states nothing to remember.
@@ -362,7 +389,7 @@ fn only_asks(r: &RawEntry) -> bool {
 /// A slot the query does not name (none of its label's words) was reached through its memory's
 /// other words, often an author frame cut from a longer sentence; the best user turn that matched
 /// by its own words is the better first answer, the slot follows.
-fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>) {
+fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, sources: &Sources, answers: &mut Vec<Answer>) {
     let Some(first) = answers.first() else { return };
     let Some(thread) = first.thread.as_deref() else { return };
     // A derived state (deleted, cascaded, uncertain) is what the reader must see first.
@@ -373,12 +400,12 @@ fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, d
     if label_match(thread, &qw) > 0.0 {
         return;
     }
-    let stale = stale_sources(d);
+    let stale = sources.stale();
     let turn = hits
         .iter()
         .filter(|h| h.expanded_from.is_none() && matches_itself(h, terms))
         .filter_map(|h| h.raw())
-        .find(|r| may_answer(r, d) && !stale.contains(r.id.as_str()) && !first.evidence.contains(&r.id));
+        .find(|r| !stale.contains(r.id.as_str()) && !first.evidence.contains(&r.id) && sources.may_answer(r));
     if let Some(r) = turn {
         answers.insert(0, said(r));
     }
@@ -387,21 +414,15 @@ fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, d
 /// Cosine at which a turn counts as about the query without a shared word.
 const OWN_VECTOR_MIN: f64 = 0.45;
 
-/// The turns a memory no longer current was authored from: quoting them would contradict the
-/// derived state. The sources of current values may be quoted (the author may have read only part
-/// of what they say).
-fn stale_sources<'m>(d: &Derivation<'m>) -> HashSet<&'m str> {
-    d.memories().filter(|m| d.answer_for(m).is_none_or(|a| a.state != State::Current)).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect()
-}
-
 /// How many uncited turns follow the derived entries (the budget decides how many fit).
 const UNCITED_TURNS: usize = 5;
 
 /// After the derived entries, the best matching turns that no memory was authored from: what was
 /// said but never authored still reaches the reader, as dated conversation. Turns a memory cites are
 /// left out: their facts are shown in their derived state, and a quoted stale turn could contradict it.
-fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, history_asked: bool, items: &mut Vec<ContextItem>) {
-    let cited = if history_asked { HashSet::new() } else { stale_sources(d) };
+fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, sources: &Sources, history_asked: bool, items: &mut Vec<ContextItem>) {
+    let none = HashSet::new();
+    let cited = if history_asked { &none } else { sources.stale() };
     let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
     let turns = hits
         .iter()
@@ -413,7 +434,7 @@ fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, history_
     }
 }
 
-fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
+fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sources: &Sources, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) {
     let mut seen_threads: HashSet<String> = HashSet::new();
     let cited: HashSet<&str> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect();
     for h in hits {
@@ -442,7 +463,7 @@ fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, answers: 
                 }
                 // With nothing authored on the topic, the best user turn is the answer: what was
                 // said, as said (an assistant's words are never taken as the user's facts).
-                if answers.is_empty() && may_answer(r, d) {
+                if answers.is_empty() && sources.may_answer(r) {
                     answers.push(said(r));
                 }
                 items.push(turn_item(r, Section::Conversation));
