@@ -198,7 +198,15 @@ writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
 // The types once per module format: TypeScript reads a `.d.ts` in a package without "type" as
 // CommonJS, which misdescribes the ESM entries; `.d.mts` go with `import`, `.d.cts` with `require`
 // (both through "exports"). The `.d.ts` files stay for resolvers that ignore "exports" (node10).
+// reports.d.ts (generated from the Rust types, checked by `cargo test`) and index.d.ts import each
+// other's types: each format's copy names the other's copy of the same format.
+const indexTypes = readFileSync(join(template, "index.d.ts"), "utf8");
+const reportTypes = readFileSync(join(template, "reports.d.ts"), "utf8");
+if (!indexTypes.includes('from "./reports.js"') || !reportTypes.includes('from "./index.js"')) {
+  throw new Error("build-pkg: index.d.ts and reports.d.ts no longer import each other as this script expects");
+}
 cpSync(join(template, "index.d.ts"), join(out, "index.d.ts"));
+cpSync(join(template, "reports.d.ts"), join(out, "reports.d.ts"));
 cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
 const nodeFsTypes = readFileSync(join(template, "node-fs.d.ts"), "utf8");
 if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node-fs.d.ts no longer imports ./index.js as this script expects");
@@ -206,7 +214,8 @@ for (const [typesExt, jsExt] of [
   ["mts", "mjs"],
   ["cts", "cjs"],
 ]) {
-  cpSync(join(template, "index.d.ts"), join(out, `index.d.${typesExt}`));
+  writeFileSync(join(out, `index.d.${typesExt}`), indexTypes.replaceAll('from "./reports.js"', `from "./reports.${jsExt}"`));
+  writeFileSync(join(out, `reports.d.${typesExt}`), reportTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }
 // The conformance suite is ESM only: one .d.mts beside the .d.ts.

@@ -1,93 +1,92 @@
-// Types of engram-wasm's public API (Node and browser entries share them).
-
-/** What sort of knowledge a memory holds. */
-export type MemoryKind = "semantic" | "episodic" | "procedural";
-/** Lifecycle layer: every API write lands in `buffer`; consolidation promotes. */
-export type MemoryLayer = "buffer" | "working" | "core";
+// Types of engram-wasm's public API (Node and browser entries share them). The reports and views the
+// core returns are generated from its Rust types into reports.d.ts (see src/api/ts_types.rs) and
+// re-exported here; what is hand-written below is what only JS has: options, callbacks, classes.
+import type {
+  ErrorCode,
+  MemoryKind,
+  MemoryLayer,
+  MemoryShape,
+  MemoryPin,
+  DependsOn,
+  MemoryLifecycle,
+  MemoryItem,
+  RawEntry,
+  HistoryEventKind,
+  HistoryEvent,
+  LlmOutcome,
+  LlmPurpose,
+  LlmCallRecord,
+  LlmUsage,
+  SkippedTurns,
+  ExtractReport,
+  Retracted,
+  AuthorReport,
+  LlmLevel,
+  ConsolidateActionKind,
+  ConsolidateAction,
+  ConsolidateSkipped,
+  ConsolidateFound,
+  ConsolidatePlannedCall,
+  ConsolidateReport,
+  IngestResult,
+  DeletedSession,
+  Released,
+  ScoreBreakdown,
+  SlotState,
+  SlotChange,
+  SlotReplacement,
+  SlotAnswer,
+  RecallRoute,
+  RecallResult,
+  ThreadResult,
+  GatherResult,
+} from "./reports.js";
+export type {
+  ErrorCode,
+  MemoryKind,
+  MemoryLayer,
+  MemoryShape,
+  MemoryPin,
+  DependsOn,
+  MemoryLifecycle,
+  MemoryItem,
+  RawEntry,
+  HistoryEventKind,
+  HistoryEvent,
+  LlmOutcome,
+  LlmPurpose,
+  LlmCallRecord,
+  LlmUsage,
+  SkippedTurns,
+  ExtractReport,
+  Retracted,
+  AuthorReport,
+  LlmLevel,
+  ConsolidateActionKind,
+  ConsolidateAction,
+  ConsolidateSkipped,
+  ConsolidateFound,
+  ConsolidatePlannedCall,
+  ConsolidateReport,
+  IngestResult,
+  DeletedSession,
+  Released,
+  ScoreBreakdown,
+  SlotState,
+  SlotChange,
+  SlotReplacement,
+  SlotAnswer,
+  RecallRoute,
+  RecallResult,
+  ThreadResult,
+  GatherResult,
+} from "./reports.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
 /** A vector as Engram accepts it. Engram normalizes it to unit length. */
 export type Vector = Float32Array | Float64Array | number[];
-
-/** A memory as stored. Timestamps are ISO-8601 UTC strings. */
-export interface MemoryItem {
-  id: string;
-  namespace: string;
-  content: string;
-  kind: MemoryKind;
-  layer: MemoryLayer;
-  /** 0..1 */
-  importance: number;
-  tags: string[];
-  source: string | null;
-  metadata: JsonObject;
-  createdAt: string;
-  modifiedAt: string;
-  lastAccessed: string;
-  /** Times retrieved with relevance above 0.5. */
-  accessCount: number;
-  /** Times the same content was added again. */
-  repetitionCount: number;
-  /** When the remembered event happened, if given; recency counts from it. */
-  eventAt: string | null;
-  /** Raw entries this memory was authored from. */
-  derivedFrom?: string[];
-  /**
-   * Memories this one was closest to when written (cosine ≥ 0.5, at most 3): found by a bounded
-   * search on add, refined by the first consolidation epoch that compares it with its namespace.
-   */
-  links?: string[];
-  /** Memories this one summarizes or absorbed (distillation, merges). */
-  cites?: string[];
-  /** Consolidation's bookkeeping (epochs count per namespace; see `consolidate`). */
-  lifecycle?: MemoryLifecycle;
-  /** Typed evolving-fact fields (absent when unset); see `EvolvingFields`. */
-  shape?: MemoryShape;
-  thread?: string;
-  value?: string;
-  dependsOn?: DependsOn;
-  consequent?: string;
-  area?: string[];
-  signature?: string;
-  /** Absent means "active". */
-  pin?: MemoryPin;
-  confidence?: number;
-  /** What the guards found in the content: `secret:<kind>` (secrets kept), `injection:<kind>`. Absent when none. */
-  flags?: string[];
-  /** Kept out of `recallContext` / `resume` until `release(id)`; absent when false. */
-  quarantined?: boolean;
-}
-
-export interface MemoryLifecycle {
-  /** The namespace epoch at which it entered its layer. */
-  layerEpoch?: number;
-  /** The epoch its importance was last set; `importance` above is already decayed to now. */
-  decayEpoch?: number;
-  /** Compared with its namespace for near-duplicates (done once). */
-  mergeChecked?: boolean;
-  /** Memories judged to be different facts (never merged with it). */
-  keptApart?: string[];
-  /** Buffer triage decided it (once). */
-  triaged?: boolean;
-  /** Core gate rejections so far (the third is final). */
-  gateRejections?: number;
-  /** The epoch from which the gate may see it again. */
-  gateRetryEpoch?: number;
-}
-
-/** What shape of fact a memory holds. */
-export type MemoryShape = "stable_fact" | "evolving_attribute" | "contingent_value" | "conditional_value" | "retraction" | "event";
-export type MemoryPin = "pinned" | "active" | "deprecated";
-
-/** The thread a value was set by, and the upstream value it was stated under. */
-export interface DependsOn {
-  /** A label, normalized like `thread`. */
-  thread: string;
-  /** 1..1000 characters. */
-  value?: string;
-}
 
 /**
  * The typed fields of evolving facts, writable through `add` and `update`. Labels (`thread`,
@@ -114,31 +113,6 @@ export interface EvolvingFields {
   confidence?: number;
 }
 
-/** A conversation turn kept verbatim. */
-export interface RawEntry {
-  /** `<sessionId>#<turnIndex>` */
-  id: string;
-  namespace: string;
-  sessionId: string;
-  turnIndex: number;
-  role: string;
-  speaker: string | null;
-  /** The caller's own id for the turn. */
-  turnId: string | null;
-  content: string;
-  /** The session's date, if given. */
-  date: string | null;
-  createdAt: string;
-  /** The promptId of the extraction that read this turn; absent until it is extracted. */
-  extractedBy?: string;
-  /** The author that read this turn ("author-rules@1" offline, "author@2" LLM); absent until authored. */
-  authoredBy?: string;
-  /** What the guards found in the content (see `MemoryItem.flags`). */
-  flags?: string[];
-  /** Kept out of context blocks and extraction until `release(id)`. */
-  quarantined?: boolean;
-}
-
 export interface TurnInput {
   /** "user", "assistant", … (1..32 characters). */
   role: string;
@@ -159,20 +133,6 @@ export interface SessionInput {
   turns: TurnInput[];
   /** Keep secrets in the turns where the store's guards would redact or reject them. */
   allowSecrets?: boolean;
-}
-
-export interface IngestResult {
-  sessionId: string;
-  added: number;
-  replaced: number;
-  unchanged: number;
-  entryIds: string[];
-}
-
-export interface DeletedSession {
-  entries: number;
-  /** Memories derived only from this session, deleted with it. */
-  memories: number;
 }
 
 /**
@@ -300,30 +260,6 @@ export interface SearchOptions {
   includeSuperseded?: boolean;
 }
 
-export interface ScoreBreakdown {
-  /** Fused relevance 0..1. */
-  relevance: number;
-  /** BM25 relevance (about 1 when every query term is present). */
-  keyword?: number;
-  /** Cosine similarity. */
-  vector?: number;
-  importance: number;
-  reinforcement: number;
-  kindBias: number;
-  layerBias: number;
-  /** 1 now, halving every 7 days from the event date. */
-  recency: number;
-  /**
-   * Present when the query names a relative time ("5 days ago", "last month", "in the past two
-   * weeks"): how well the event date falls in it, 0..1. The score is multiplied by `1 + timeMatch`.
-   */
-  timeMatch?: number;
-  /** On raw turns: the weight of the speaker's role (assistant turns 0.75, others 1), already in `relevance`. */
-  roleWeight?: number;
-  weight: number;
-  score: number;
-}
-
 interface HitBase {
   /** 0..1, higher is better. */
   score: number;
@@ -343,22 +279,6 @@ export interface RawHit extends HitBase {
 }
 
 export type SearchHit = MemoryHit | RawHit;
-
-export type HistoryEventKind = "ADD" | "UPDATE" | "DELETE" | "REINFORCE" | "PROMOTE" | "DEMOTE" | "DECAY" | "MERGE" | "SUPERSEDE" | "EVICT" | "EXTRACT";
-
-export interface HistoryEvent {
-  memoryId: string;
-  event: HistoryEventKind;
-  at: string;
-  content: string | null;
-  previousContent: string | null;
-  /** The versioned prompt behind an LLM-made change (e.g. "extract@1"); absent for your own calls. */
-  promptId?: string;
-  /** The other memory of a MERGE (survivor or absorbed) or SUPERSEDE (the newer one). */
-  related?: string;
-  /** Why consolidation did it. DECAY events are logged per epoch under `epoch:<namespace>`. */
-  reason?: string;
-}
 
 export interface ContextOptions {
   namespace?: string;
@@ -383,13 +303,6 @@ export interface GuardOptions {
   injection?: InjectionPolicy;
 }
 
-export interface Released {
-  id: string;
-  target: "memory" | "raw";
-  /** False when it was not quarantined (nothing changed). */
-  released: boolean;
-}
-
 export interface RecallOptions extends ContextOptions {
   /** Recall as of this date: only memories and turns dated at or before it count. */
   at?: string | number | Date;
@@ -398,58 +311,6 @@ export interface RecallOptions extends ContextOptions {
 export interface AsOfOptions {
   namespace?: string;
   at?: string | number | Date;
-}
-
-/** A slot's state, derived on read. */
-export type SlotState = "current" | "superseded" | "deleted" | "cascaded" | "uncertain";
-
-/** One value of a slot and its derived state. */
-export interface SlotAnswer {
-  /** null for a memory on no thread (its own slot). */
-  thread: string | null;
-  state: SlotState;
-  /** null when deleted (withheld) or uncertain (see `previous`). */
-  value: string | null;
-  /** Cascaded / uncertain: the value before the upstream changed. */
-  previous: string | null;
-  /** When the value was stated, withdrawn (deleted), or undermined (cascaded, uncertain). */
-  since: string | null;
-  replacedBy: { id: string; value: string; at: string } | null;
-  /** The upstream change behind a cascaded or uncertain value. */
-  because: {
-    thread: string;
-    was: string | null;
-    now: string | null;
-    upstreamState: SlotState;
-    changedAt: string;
-    evidence: string;
-  } | null;
-  consequent: string | null;
-  /** Memory (and raw entry) ids the answer rests on. */
-  evidence: string[];
-  /** The source memory's text; null when withheld. */
-  content: string | null;
-}
-
-export interface RecallResult {
-  /** exact: verbatim; gather: everything of an area; trail: evolving threads; search: plain. */
-  route: "exact" | "gather" | "trail" | "search";
-  /** Best first. Deleted values appear nowhere in the result. */
-  answers: SlotAnswer[];
-  context: MemoryContext;
-}
-
-export interface ThreadResult {
-  thread: string;
-  /** The slot now; null when nothing is on the thread (as of `at`). */
-  state: SlotAnswer | null;
-  /** Oldest first; withdrawn values appear once, as "deleted", withheld. */
-  values: SlotAnswer[];
-}
-
-export interface GatherResult {
-  area: string;
-  answers: SlotAnswer[];
 }
 
 /** A context block for a prompt. */
@@ -696,19 +557,6 @@ export interface ImportResult {
   rawEntries: number;
   historyEvents: number;
 }
-
-/** The stable error codes, the same list as `ERROR_CODES` (the Rust `ErrorCode` variants). */
-export type ErrorCode =
-  | "InvalidInput"
-  | "NotFound"
-  | "Storage"
-  | "StorageFull"
-  | "Corrupt"
-  | "Embedder"
-  | "Llm"
-  | "Aborted"
-  | "Closed"
-  | "Internal";
 
 /** Every rejection from Engram. `name` and `code` are the same stable code. */
 export class EngramError extends Error {
@@ -1007,9 +855,6 @@ export function encryptBytes(key: EncryptionKey, bytes: Uint8Array | ArrayBuffer
 /** The bytes `encryptBytes` encrypted; `Corrupt` for another key or damaged bytes. */
 export function decryptBytes(key: EncryptionKey, bytes: Uint8Array | ArrayBuffer): Promise<Uint8Array>;
 
-/** Which feature an LLM call serves. */
-export type LlmPurpose = "extract" | "author" | "triage" | "gate" | "merge" | "reconcile" | "distill" | "expand" | "topic";
-
 /** One LLM call as the host's function receives it. */
 export interface LlmRequest {
   purpose: LlmPurpose;
@@ -1030,8 +875,6 @@ export type LlmReply = string | { text: string; usage?: { inputTokens?: number; 
 /** The host LLM: one request in, the reply's text out. Abort when `signal` aborts. */
 export type Llm = (request: LlmRequest, options: { signal: AbortSignal }) => Promise<LlmReply>;
 
-export type LlmLevel = "off" | "auto" | "on";
-
 export interface OpenAICompatibleOptions {
   /** The fetch to call through: window.fetch, Node's fetch, Electron's net.fetch, a proxying fetch. */
   fetch: (input: string, init: { method: string; headers: Record<string, string>; body: string; signal?: AbortSignal }) => Promise<{ ok: boolean; status: number; json(): Promise<unknown>; text(): Promise<string> }>;
@@ -1047,31 +890,6 @@ export interface OpenAICompatibleOptions {
 
 /** An `Llm` that POSTs `{baseURL}/chat/completions` through the host's `fetch`. */
 export function openAICompatible(options: OpenAICompatibleOptions): Llm;
-
-export type LlmOutcome = "ok" | "retried" | "invalid" | "error" | "timeout" | "aborted";
-
-export interface LlmCallRecord {
-  purpose: LlmPurpose;
-  promptId: string;
-  outcome: LlmOutcome;
-  /** Requests sent: 1, or 2 with the retry. */
-  attempts: number;
-  durationMs: number;
-  inputTokens: number;
-  outputTokens: number;
-  /** Whether a token count is estimated (the provider reported none). */
-  estimated: boolean;
-}
-
-export interface LlmUsage {
-  calls: number;
-  inputTokens: number;
-  outputTokens: number;
-  durationMs: number;
-  estimatedCalls: number;
-  byOutcome: Partial<Record<LlmOutcome, number>>;
-  byPurpose: Partial<Record<LlmPurpose, number>>;
-}
 
 export interface ExtractOptions {
   /** Aborts the calls in flight; the extraction rejects with `Aborted` and applies nothing. */
@@ -1094,42 +912,6 @@ export interface AuthorOptions {
   maxLlmCalls?: number;
 }
 
-/** What one retraction removed (never the values themselves). */
-export interface Retracted {
-  namespace: string;
-  thread: string;
-  /** Memories that stated the thread's values, deleted. */
-  deleted: string[];
-  /** Other memories whose text repeated a value, redacted. */
-  redactedMemories: string[];
-  /** Raw turns whose text stated a value, redacted in place. */
-  redactedTurns: string[];
-  /** Values too short to scrub from other text safely (their memories were still deleted). */
-  unscrubbed: number;
-}
-
-export interface AuthorReport {
-  sessionId: string;
-  /** "author-rules@1" (offline rules) or "author@2" (LLM). */
-  author: string;
-  /** Ids of the memories added. */
-  added: string[];
-  /** Ids of existing memories the run repeated (reinforced). */
-  reinforced: string[];
-  /** The retractions the run authored and carried out. */
-  retracted: Retracted[];
-  /** Turns now marked as authored. */
-  authoredTurns: string[];
-  /** Of those, the turns the offline rules authored after an LLM call failed. */
-  offlineTurns: string[];
-  /** Steps that changed nothing, and why. */
-  skipped: { turns: string[]; outcome: LlmOutcome | null; reason: string }[];
-  /** Turns not yet authored after this run. */
-  pendingTurns: string[];
-  calls: LlmCallRecord[];
-  usage: LlmUsage;
-}
-
 export interface ConsolidateOptions {
   /** Only this namespace (default: every namespace). */
   namespace?: string;
@@ -1143,69 +925,4 @@ export interface ConsolidateOptions {
   dryRun?: boolean;
   /** Buffer memories kept per namespace (default 200); the lowest weighted beyond it are evicted. */
   bufferCap?: number;
-}
-
-export type ConsolidateActionKind = "promote" | "merge" | "supersede" | "evict" | "distill" | "keep" | "reject" | "distinct" | "decay";
-
-export interface ConsolidateAction {
-  action: ConsolidateActionKind;
-  namespace: string;
-  /**
-   * promote/evict/keep/reject: `[id]`; merge: `[survivor, absorbed]`; supersede: `[older, newer]`;
-   * distill: `[summary, ...sources]`; distinct: the pair; decay: `[]`.
-   */
-  ids: string[];
-  reason: string;
-  /** The prompt behind an LLM decision. */
-  promptId?: string;
-  /** promote: the layer reached. */
-  layer?: MemoryLayer;
-}
-
-export interface ConsolidateFound {
-  /** Memories compared with their namespace this epoch. */
-  scanned: number;
-  /** Near-duplicate pairs, of which `sameFact` the heuristic merges itself. */
-  mergePairs: number;
-  sameFact: number;
-  /** Same-topic pairs with the time gap of an update. */
-  reconcilePairs: number;
-  gateCandidates: number;
-  triageCandidates: number;
-  distillGroups: number;
-}
-
-export interface ConsolidateReport {
-  dryRun: boolean;
-  llmLevel: LlmLevel;
-  /** Each namespace's epoch after the run (now, for a dry run). */
-  epochs: Record<string, number>;
-  actions: ConsolidateAction[];
-  /** Steps that changed nothing, and why. */
-  skipped: { step: "triage" | "gate" | "merge" | "reconcile" | "distill"; namespace: string; ids: string[]; outcome?: LlmOutcome; reason: string }[];
-  calls: LlmCallRecord[];
-  usage: LlmUsage;
-  /** What the epoch found to judge, before batch sizes and `maxLlmCalls` bounded the calls. */
-  found: ConsolidateFound;
-  /** Memories compared this epoch whose links changed (refined from its full vector search). */
-  relinked: number;
-  /** Dry runs: the LLM calls a run would make. */
-  planned?: { step: string; namespace: string; promptId: string; ids: string[] }[];
-}
-
-export interface ExtractReport {
-  sessionId: string;
-  promptId: string;
-  /** Ids of the memories added. */
-  added: string[];
-  /** Ids of existing memories the extraction repeated (reinforced). */
-  reinforced: string[];
-  /** Turns now marked as extracted. */
-  extractedTurns: string[];
-  /** Steps that changed nothing, and why (their turns stay pending). */
-  skipped: { turns: string[]; outcome: LlmOutcome | null; reason: string }[];
-  /** Turns not yet extracted after this run. */
-  pendingTurns: string[];
-  calls: LlmCallRecord[];
-  usage: LlmUsage;
 }

@@ -11,6 +11,7 @@ macro_rules! error_codes {
     ($($(#[doc = $doc:literal])* $code:ident,)*) => {
         /// What went wrong, as a stable machine-readable code.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[cfg_attr(test, derive(ts_rs::TS))]
         pub enum ErrorCode {
             $($(#[doc = $doc])* $code,)*
         }

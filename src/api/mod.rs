@@ -8,6 +8,8 @@ mod guards;
 mod host_vectors;
 mod jobs;
 mod open;
+#[cfg(test)]
+mod ts_types;
 pub mod view;
 
 pub use batch::{parse_add_many, parse_sessions, split_vectors};

@@ -44,6 +44,7 @@ pub const REDACTED: &str = "[retracted]";
 pub const SCRUB_MIN_CHARS: usize = 3;
 
 /// What one retraction removed.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Retracted {
@@ -60,6 +61,7 @@ pub struct Retracted {
 }
 
 /// What an authoring run did.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct AuthorReport {

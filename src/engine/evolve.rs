@@ -18,6 +18,8 @@ use crate::model::{validate, Memory};
 use crate::recall::SearchRequest;
 
 /// A thread as `thread(label)` returns it.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ThreadResult"))]
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ThreadView {
@@ -29,6 +31,8 @@ pub struct ThreadView {
 }
 
 /// An area as `gather(area)` returns it: one answer per slot, oldest first.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "GatherResult"))]
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GatherView {

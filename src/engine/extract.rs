@@ -56,6 +56,8 @@ pub struct ExtractPlan {
 }
 
 /// A step that changed nothing, and why.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "SkippedTurns"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SkippedStep {
@@ -67,6 +69,7 @@ pub struct SkippedStep {
 }
 
 /// What an extraction run did.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExtractReport {

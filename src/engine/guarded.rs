@@ -12,11 +12,13 @@ use crate::model::validate;
 use crate::store::{EventKind, HistoryEvent};
 
 /// What `release` did.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Released {
     pub id: String,
     /// `memory` or `raw`.
+    #[cfg_attr(test, ts(type = "\"memory\" | \"raw\""))]
     pub target: &'static str,
     /// Whether it was quarantined (`false`: it already was not, and nothing changed).
     pub released: bool,

@@ -34,6 +34,8 @@ pub struct SessionInput {
 
 /// What `ingest` did. Re-ingesting a session is idempotent per turn index: unchanged turns are left
 /// alone, changed ones replaced, new ones added.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "IngestResult"))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Ingested {
@@ -46,6 +48,7 @@ pub struct Ingested {
 }
 
 /// What `delete_session` removed.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct DeletedSession {

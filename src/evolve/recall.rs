@@ -15,12 +15,15 @@ use crate::model::{Memory, RawEntry};
 use crate::recall::context::{assemble, Context, ContextItem, Section};
 
 /// What `recall` returns.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "RecallResult"))]
 #[derive(Clone, Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Recall {
     pub route: Route,
     /// Best first; the first is the slot the query is most likely about.
     pub answers: Vec<Answer>,
+    #[cfg_attr(test, ts(type = "MemoryContext"))]
     pub context: Context,
 }
 

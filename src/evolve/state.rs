@@ -5,6 +5,8 @@ use serde::{Serialize, Serializer};
 use crate::model::time::{to_iso, Millis};
 
 /// What a slot's value is, derived from its thread's dated trail.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "SlotState"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum State {
@@ -44,6 +46,8 @@ fn iso_opt<S: Serializer>(ms: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> 
 }
 
 /// The change on an upstream thread that undermined a dependent value.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "SlotChange"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UpstreamChange {
@@ -56,23 +60,29 @@ pub struct UpstreamChange {
     /// The upstream's own state (a two-hop cascade reads `cascaded` or `uncertain` here).
     pub upstream_state: State,
     #[serde(serialize_with = "iso")]
+    #[cfg_attr(test, ts(type = "string"))]
     pub changed_at: Millis,
     /// The memory that stated the change.
     pub evidence: String,
 }
 
 /// What replaced a superseded value.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "SlotReplacement"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Replacement {
     pub id: String,
     pub value: String,
     #[serde(serialize_with = "iso")]
+    #[cfg_attr(test, ts(type = "string"))]
     pub at: Millis,
 }
 
 /// One value on a slot and its derived state. `value` is `None` exactly when the state is
 /// `deleted` (withheld) or `uncertain` (no value can be vouched for; `previous` names the old one).
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "SlotAnswer"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Answer {
@@ -84,6 +94,7 @@ pub struct Answer {
     pub previous: Option<String>,
     /// When the value was stated (current, superseded, cascaded, uncertain) or withdrawn (deleted).
     #[serde(serialize_with = "iso_opt")]
+    #[cfg_attr(test, ts(type = "string | null"))]
     pub since: Option<Millis>,
     pub replaced_by: Option<Replacement>,
     pub because: Option<UpstreamChange>,

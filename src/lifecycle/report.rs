@@ -9,6 +9,7 @@ use crate::llm::{CallRecord, LlmUsage, Outcome};
 
 /// How much consolidation asks the host LLM: `off` never, `auto` where the heuristics are not
 /// confident, `on` for every step that has a prompt.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LlmLevel {
@@ -29,6 +30,8 @@ impl LlmLevel {
     }
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ConsolidateActionKind"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum ActionKind {
@@ -52,6 +55,8 @@ pub enum ActionKind {
     Decay,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ConsolidateAction"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Action {
@@ -61,25 +66,32 @@ pub struct Action {
     pub reason: String,
     /// The prompt behind an LLM decision.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub prompt_id: Option<String>,
     /// Promotions: the layer reached.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub layer: Option<crate::model::Layer>,
 }
 
 /// A step that changed nothing, and why.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ConsolidateSkipped"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Skipped {
     /// `triage`, `gate`, `merge`, `reconcile` or `distill`.
+    #[cfg_attr(test, ts(type = "\"triage\" | \"gate\" | \"merge\" | \"reconcile\" | \"distill\""))]
     pub step: String,
     pub namespace: String,
     pub ids: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub outcome: Option<Outcome>,
     pub reason: String,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ConsolidateReport {
@@ -98,10 +110,13 @@ pub struct ConsolidateReport {
     pub relinked: usize,
     /// Dry runs: the LLM calls a run would make, by step and namespace.
     #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[cfg_attr(test, ts(optional = nullable))]
     pub planned: Vec<PlannedCallSummary>,
 }
 
 /// Counts of what an epoch found to judge (a design with one call per candidate would make this many).
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ConsolidateFound"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Found {
@@ -117,6 +132,8 @@ pub struct Found {
     pub distill_groups: usize,
 }
 
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "ConsolidatePlannedCall"))]
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct PlannedCallSummary {

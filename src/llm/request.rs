@@ -3,6 +3,8 @@
 use serde::{Deserialize, Serialize};
 
 /// Which feature a call serves; closed, so usage can be summed per purpose.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "LlmPurpose"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Purpose {

@@ -10,6 +10,8 @@ use super::request::{LlmRequest, Purpose, ReportedUsage};
 use crate::recall::context::estimate_tokens;
 
 /// How a call ended.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "LlmOutcome"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Outcome {
@@ -44,6 +46,8 @@ impl Outcome {
 }
 
 /// One call (its retry included) as logged.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "LlmCallRecord"))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct CallRecord {
@@ -92,6 +96,7 @@ pub fn estimate_request(r: &LlmRequest) -> u64 {
 }
 
 /// Calls summed (since the store was opened).
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct LlmUsage {
@@ -102,8 +107,10 @@ pub struct LlmUsage {
     /// Calls whose token counts include an estimate.
     pub estimated_calls: u64,
     /// Calls by outcome (`ok`, `retried`, `invalid`, `error`, `timeout`, `aborted`).
+    #[cfg_attr(test, ts(type = "Partial<Record<LlmOutcome, number>>"))]
     pub by_outcome: BTreeMap<String, u64>,
     /// Calls by purpose.
+    #[cfg_attr(test, ts(type = "Partial<Record<LlmPurpose, number>>"))]
     pub by_purpose: BTreeMap<String, u64>,
 }
 

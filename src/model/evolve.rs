@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 /// What shape of fact a memory holds.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryShape"))]
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Shape {
@@ -41,6 +43,8 @@ impl Shape {
 
 /// How a memory is held: `pinned` never decays and is lifted to core by consolidation; `deprecated`
 /// is kept for history but ranks last.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryPin"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Pin {
@@ -68,6 +72,7 @@ impl Pin {
 }
 
 /// The thread a value was set by, and the upstream value it was stated under.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DependsOn {

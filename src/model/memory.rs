@@ -6,6 +6,8 @@ use super::evolve::{DependsOn, Pin, Shape};
 use super::time::Millis;
 
 /// What sort of knowledge a memory holds. Decides decay speed and ranking bias.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryKind"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Kind {
@@ -34,6 +36,8 @@ impl Kind {
 
 /// Where a memory sits in its lifecycle. Every API write lands in `Buffer`; only consolidation moves
 /// memories up, so a caller cannot write straight into long-term memory.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryLayer"))]
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Layer {
@@ -59,6 +63,8 @@ impl Layer {
 
 /// One memory. Persisted with serde; every field added later is `#[serde(default)]` so older records
 /// keep loading (the typed evolving-memory fields — shape, thread, dependsOn, … — arrive that way).
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryItem"))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Memory {
@@ -75,6 +81,7 @@ pub struct Memory {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(type = "JsonObject"))]
     pub metadata: serde_json::Map<String, serde_json::Value>,
     pub created_at: Millis,
     pub modified_at: Millis,
@@ -134,6 +141,8 @@ pub struct Memory {
 }
 
 /// What consolidation remembers of a memory between epochs. Epochs are counted per namespace.
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[cfg_attr(test, ts(rename = "MemoryLifecycle"))]
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Lifecycle {

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use super::time::Millis;
 
 /// One turn of an ingested session.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RawEntry {

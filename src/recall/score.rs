@@ -32,6 +32,7 @@ pub fn layer_bias(layer: Layer) -> f64 {
 }
 
 /// The parts of a hit's score, returned with `explain`.
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ScoreBreakdown {
@@ -39,9 +40,11 @@ pub struct ScoreBreakdown {
     pub relevance: f64,
     /// BM25 relevance (1 ≈ every query term present), if the keyword index matched.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub keyword: Option<f64>,
     /// Cosine similarity, if a vector matched.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub vector: Option<f64>,
     pub importance: f64,
     pub reinforcement: f64,
@@ -51,9 +54,11 @@ pub struct ScoreBreakdown {
     pub recency: f64,
     /// How well the event date falls in the time the query names (0..1), if it names one.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub time_match: Option<f64>,
     /// For a verbatim turn: the weight of its speaker's role (the relevance above includes it).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
     pub role_weight: Option<f64>,
     /// importance + reinforcement + kind bias + layer bias.
     pub weight: f64,

@@ -1,5 +1,6 @@
-// Lists the package keeps in more than one form stay equal: TypeScript types cannot be generated at
-// run time, so index.d.ts is compared here with the lists the code uses.
+// Lists the package keeps in more than one form stay equal. reports.d.ts is generated from the Rust
+// types (and `cargo test` holds it to them); index.d.ts's hand-written parts are compared here with
+// the lists the code uses.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
@@ -7,15 +8,16 @@ import { Engram, ERROR_CODES } from "engram-wasm";
 import { FORWARDED_METHODS } from "../../pkg-template/src/methods.js";
 
 const types = readFileSync(new URL("../../pkg-template/index.d.ts", import.meta.url), "utf8");
+const reports = readFileSync(new URL("../../pkg-template/reports.d.ts", import.meta.url), "utf8");
 
 /** The string literals of the type declared as `export type <name> = …;`. */
 function literals(name, body = new RegExp(`export type ${name} =([^;]*);`).exec(types)?.[1]) {
-  assert.ok(body, `index.d.ts declares ${name}`);
+  assert.ok(body, `the types declare ${name}`);
   return [...body.matchAll(/"([^"]+)"/g)].map((m) => m[1]);
 }
 
-test("index.d.ts's ErrorCode is ERROR_CODES (the Rust ErrorCode variants), in order", () => {
-  assert.deepEqual(literals("ErrorCode"), [...ERROR_CODES]);
+test("the generated ErrorCode type is ERROR_CODES (both from the Rust ErrorCode), in order", () => {
+  assert.deepEqual(literals("ErrorCode", new RegExp(`export type ErrorCode =([^;]*);`).exec(reports)?.[1]), [...ERROR_CODES]);
   assert.ok(Object.isFrozen(ERROR_CODES));
 });
 
@@ -23,4 +25,14 @@ test("the worker forwards Engram methods, and index.d.ts's EngramWorker lists th
   for (const method of FORWARDED_METHODS) assert.equal(typeof Engram.prototype[method], "function", method);
   const pick = /export type EngramWorker = Pick<\s*Engram,([^>]*)>/.exec(types)?.[1];
   assert.deepEqual(literals("EngramWorker", pick).sort(), [...FORWARDED_METHODS, "reindex"].sort());
+});
+
+test("index.d.ts's class Engram declares exactly the facade's public methods", () => {
+  const body = /^export class Engram \{\n([\s\S]*?)^\}/m.exec(types)?.[1];
+  assert.ok(body, "index.d.ts declares class Engram");
+  const declared = new Set([...body.matchAll(/^ {2}(?:static )?(\w+)\(/gm)].map((m) => m[1]).filter((name) => name !== "constructor"));
+  const own = (o) =>
+    Object.getOwnPropertyNames(o).filter((name) => name !== "constructor" && !name.startsWith("_") && typeof Object.getOwnPropertyDescriptor(o, name)?.value === "function");
+  const implemented = new Set([...own(Engram.prototype), ...own(Engram)]);
+  assert.deepEqual([...declared].sort(), [...implemented].sort());
 });
