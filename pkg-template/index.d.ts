@@ -1,8 +1,9 @@
 // Types of engram-wasm's public API (Node and browser entries share them). The reports and views the
-// core returns are generated from its Rust types into reports.d.ts (see src/api/ts_types.rs) and
+// core returns are generated from its Rust types into reports.d.ts (see src/api/generated.rs) and
 // re-exported here; what is hand-written below is what only JS has: options, callbacks, classes.
 import type {
   ErrorCode,
+  Limits,
   MemoryKind,
   MemoryLayer,
   MemoryShape,
@@ -43,6 +44,7 @@ import type {
 } from "./reports.js";
 export type {
   ErrorCode,
+  Limits,
   MemoryKind,
   MemoryLayer,
   MemoryShape,
@@ -567,6 +569,9 @@ export class EngramError extends Error {
 }
 
 export const ERROR_CODES: readonly ErrorCode[];
+
+/** The bounds of what Engram accepts, as the core enforces them: for tool schemas, forms and pre-checks. A fresh copy each call. */
+export function limits(): Limits;
 
 /** Browser: load the wasm module now or from a custom source. Node: resolves at once. */
 export function initWasm(source?: string | URL | Response | BufferSource | WebAssembly.Module): Promise<unknown>;

@@ -1,4 +1,4 @@
-// Generated from the Rust types by `ENGRAM_WRITE_TYPES=1 cargo test --lib reports_d_ts` (src/api/ts_types.rs);
+// Generated from the Rust types by `ENGRAM_WRITE_GENERATED=1 cargo test --lib generated` (src/api/generated.rs);
 // do not edit. `cargo test` fails when this file and the types disagree. index.d.ts re-exports these.
 import type { JsonObject, MemoryContext } from "./index.js";
 
@@ -6,6 +6,77 @@ import type { JsonObject, MemoryContext } from "./index.js";
  * What went wrong, as a stable machine-readable code.
  */
 export type ErrorCode = "InvalidInput" | "NotFound" | "Storage" | "StorageFull" | "Corrupt" | "Embedder" | "Llm" | "Aborted" | "Closed" | "Internal";
+
+/**
+ * The bounds of what Engram accepts (characters are Unicode scalar values; bytes are UTF-8).
+ */
+export type Limits = {
+  /**
+   * A memory's `content`, in characters.
+   */
+  contentChars: number;
+  /**
+   * Tags on one memory (or in one filter, where a memory must carry all of them).
+   */
+  tags: number;
+  tagChars: number;
+  sourceChars: number;
+  /**
+   * A namespace id: any text but control characters, not blank, without surrounding spaces.
+   */
+  namespaceChars: number;
+  /**
+   * A memory's `metadata`, as JSON.
+   */
+  metadataBytes: number;
+  embeddingDims: number;
+  /**
+   * Hits of one `search`.
+   */
+  searchLimit: number;
+  /**
+   * `maxTokens` of a context block.
+   */
+  contextTokens: number;
+  /**
+   * One verbatim turn's content, in characters.
+   */
+  turnChars: number;
+  sessionIdChars: number;
+  sessionTurns: number;
+  roleChars: number;
+  speakerChars: number;
+  turnIdChars: number;
+  /**
+   * The text of one `ingest` call (turns, speakers, roles, ids).
+   */
+  ingestBytes: number;
+  /**
+   * One `import` file.
+   */
+  importBytes: number;
+  /**
+   * Items of one `addMany`, sessions of one `ingestMany`.
+   */
+  batchItems: number;
+  /**
+   * A thread or area label, normalized.
+   */
+  labelChars: number;
+  labelSegments: number;
+  /**
+   * Areas of one memory.
+   */
+  areas: number;
+  /**
+   * An evolving `value` or `consequent`.
+   */
+  valueChars: number;
+  /**
+   * A verbatim phrase kept for exact recall.
+   */
+  signatureChars: number;
+};
 
 /**
  * What sort of knowledge a memory holds. Decides decay speed and ranking bias.

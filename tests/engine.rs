@@ -46,9 +46,9 @@ fn every_limit_is_a_typed_error_that_changes_nothing() {
         NewMemory { content: "ok".into(), tags: vec!["  ".into()], ..Default::default() },
         NewMemory { content: "ok".into(), source: Some("s".repeat(65)), ..Default::default() },
         NewMemory { content: "ok".into(), namespace: Some("".into()), ..Default::default() },
-        NewMemory { content: "ok".into(), namespace: Some("n".repeat(65)), ..Default::default() },
-        NewMemory { content: "ok".into(), namespace: Some("has space".into()), ..Default::default() },
-        NewMemory { content: "ok".into(), namespace: Some("ünïcode".into()), ..Default::default() },
+        NewMemory { content: "ok".into(), namespace: Some("n".repeat(validate::NAMESPACE_MAX_CHARS + 1)), ..Default::default() },
+        NewMemory { content: "ok".into(), namespace: Some(" padded".into()), ..Default::default() },
+        NewMemory { content: "ok".into(), namespace: Some("tab\there".into()), ..Default::default() },
         NewMemory { content: "ok".into(), importance: Some(1.5), ..Default::default() },
         NewMemory { content: "ok".into(), importance: Some(f64::NAN), ..Default::default() },
         NewMemory { content: "ok".into(), importance: Some(-0.1), ..Default::default() },
@@ -194,7 +194,7 @@ fn namespaces_are_isolated_except_default() {
     assert_eq!(e.delete_all(Some("alpha")).unwrap(), 1);
     assert!(search(&mut e, "postgres", Some("alpha")).is_empty());
     assert_eq!(e.stats().memories, 2);
-    assert_eq!(e.get_all(Some("bad ns"), 10, 0).unwrap_err().code, ErrorCode::InvalidInput);
+    assert_eq!(e.get_all(Some("bad\nns"), 10, 0).unwrap_err().code, ErrorCode::InvalidInput);
 }
 
 #[test]

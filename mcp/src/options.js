@@ -12,6 +12,9 @@ Usage: engram-mcp [options]
                        http://localhost:11434/v1 (the key, if any, from ENGRAM_LLM_API_KEY)
   --llm-model MODEL    the model name sent to --llm-url (required with it)
   --llm-structured M   json_schema (default) | json_object | none: how replies are constrained
+  --llm-level L        how much the LLM is asked: auto (default; it extracts plain memories from
+                       conversations and decides where consolidation's heuristics are unsure) |
+                       on (it also authors the typed memories in place of the offline rules) | off
   --no-sampling        never ask the MCP client's own model (sampling) to act as the LLM
   --llm-timeout-ms N   how long one LLM call may take (default 60000; a client that asks the
                        person to approve each sampling request may need more)
@@ -41,13 +44,14 @@ const VALUED = new Map([
   ["--llm-url", "llmUrl"],
   ["--llm-model", "llmModel"],
   ["--llm-structured", "llmStructured"],
+  ["--llm-level", "llmLevel"],
   ["--durability", "durability"],
   ["--llm-timeout-ms", "llmTimeoutMs"],
   ["--max-message-mib", "maxMessageMib"],
 ]);
 
 /**
- * `{dir, namespace, llmUrl, llmModel, llmStructured, llmTimeoutMs, maxMessageMib, sampling, keywordOnly, durability, help, version}`
+ * `{dir, namespace, llmUrl, llmModel, llmStructured, llmLevel, llmTimeoutMs, maxMessageMib, sampling, keywordOnly, durability, help, version}`
  * from argv; throws an Error whose message is for the person who typed the command.
  */
 export function parseArgs(argv, env = process.env) {
@@ -57,6 +61,7 @@ export function parseArgs(argv, env = process.env) {
     llmUrl: null,
     llmModel: null,
     llmStructured: "json_schema",
+    llmLevel: "auto",
     sampling: true,
     keywordOnly: false,
     durability: "strict",
@@ -87,8 +92,11 @@ export function parseArgs(argv, env = process.env) {
   }
   if ((out.llmUrl === null) !== (out.llmModel === null)) throw new Error("--llm-url and --llm-model go together");
   if (!["json_schema", "json_object", "none"].includes(out.llmStructured)) throw new Error("--llm-structured must be json_schema, json_object or none");
+  if (!["off", "auto", "on"].includes(out.llmLevel)) throw new Error("--llm-level must be off, auto or on");
   if (!["strict", "relaxed"].includes(out.durability)) throw new Error("--durability must be strict or relaxed");
-  if (out.namespace !== null && !/^[A-Za-z0-9._/-]{1,64}$/.test(out.namespace)) throw new Error("--namespace must be 1..64 characters of A-Z a-z 0-9 . _ / -");
+  if (out.namespace !== null && !(out.namespace.length > 0 && out.namespace.trim() === out.namespace && !/\p{Cc}/u.test(out.namespace))) {
+    throw new Error("--namespace must be non-empty, without control characters or spaces at either end");
+  }
   if (out.llmTimeoutMs !== null) {
     if (!/^[1-9][0-9]{0,8}$/.test(out.llmTimeoutMs)) throw new Error("--llm-timeout-ms must be a positive whole number of milliseconds");
     out.llmTimeoutMs = Number(out.llmTimeoutMs);

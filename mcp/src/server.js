@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from "@modelcontextprotocol/sdk/types.js";
+import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
 import { Engram, EngramError, openAICompatible } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
@@ -98,7 +98,7 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
       const db = await open({
         storage: new NodeFSStorage(options.dir, { durability: options.durability }),
         embedder,
-        ...(llm ? { llm, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}),
+        ...(llm ? { llm, llmLevel: options.llmLevel, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}),
       });
       opened = db;
       log(`store ${options.dir} open (${embedder === null ? "keyword-only" : "local embedder"}; LLM: ${llmMode})`);
@@ -122,13 +122,14 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const tool = byName.get(request.params.name);
-    if (!tool) throw new McpError(ErrorCode.InvalidParams, `unknown tool ${request.params.name} (tools: ${[...byName.keys()].join(", ")})`);
+    // A tool result, not a protocol error: the agent's model reads it and can pick a listed tool.
+    if (!tool) return toolError("NotFound", `unknown tool ${request.params.name} (tools: ${[...byName.keys()].join(", ")})`);
     const args = request.params.arguments ?? {};
     const verdict = validators.get(tool.name)(args);
     if (!verdict.valid) return toolError("InvalidInput", `${tool.name}: ${verdict.errorMessage}`);
     try {
       const db = await engine();
-      return await tool.run(db, args, { namespace: options.namespace, hasLlm: llmMode !== "none", llmMode, dir: options.dir, signal: extra.signal });
+      return await tool.run(db, args, { namespace: options.namespace, hasLlm: llmMode !== "none", llmLevel: options.llmLevel, llmMode, dir: options.dir, signal: extra.signal });
     } catch (e) {
       const code = typeof e?.code === "string" ? e.code : "Internal";
       if (code === "Internal") log(`${tool.name} failed: ${e?.stack ?? e}`);

@@ -1,19 +1,52 @@
-// The tools engram-mcp offers: each a name, a description an agent can act on, a JSON Schema for its
+// The tools engram-wasm offers: each a name, a description an agent can act on, a JSON Schema for its
 // arguments (checked before the call; Engram checks again) and `run(engram, args, context)`, which
-// resolves to an MCP tool result. Errors thrown by `run` become tool errors in server.js.
+// resolves to an MCP tool result. Errors thrown by `run` become tool errors in server.js. Every bound
+// in a schema is the package's own (`limits()`), so the schema and the engine never disagree.
+import { limits } from "engram-wasm";
+
+const LIMITS = limits();
 
 const NAMESPACE = {
   type: "string",
   minLength: 1,
-  maxLength: 64,
-  pattern: "^[A-Za-z0-9._/-]+$",
-  description: 'The memory space to use (letters, digits, . _ / -). Left out: the server\'s default namespace. Searches also see the shared "default" namespace.',
+  maxLength: LIMITS.namespaceChars,
+  // No control characters (`.` stops at line breaks) and no spaces at either end, as Engram checks.
+  pattern: "^\\S(?:.*\\S)?$",
+  description:
+    'The memory space to use: your own id for a user, tenant or project (e.g. "user:42", "org/team", "ana@example.com"). Left out: the server\'s default namespace. ' +
+    'Reads also see the shared "default" namespace.',
 };
-const MAX_TOKENS = { type: "integer", minimum: 1, maximum: 200000, description: "Token budget of the block (default 1000)." };
+const MAX_TOKENS = { type: "integer", minimum: 1, maximum: LIMITS.contextTokens, description: "Token budget of the block (default 1000)." };
 const KIND = {
   type: "string",
   enum: ["semantic", "episodic", "procedural"],
   description: "semantic: a lasting fact or preference; episodic: something that happened at a time; procedural: how to do something.",
+};
+const TAG = { type: "string", minLength: 1, maxLength: LIMITS.tagChars };
+const LABEL = { type: "string", minLength: 1, maxLength: LIMITS.labelChars };
+const VALUE = { type: "string", minLength: 1, maxLength: LIMITS.valueChars };
+/** The typed fields of an evolving fact, as `add` takes them. */
+const EVOLVING = {
+  shape: {
+    type: "string",
+    enum: ["stable_fact", "evolving_attribute", "contingent_value", "conditional_value", "retraction", "event"],
+    description:
+      "evolving_attribute: a value that changes over time (home city, package manager); retraction: the user withdrew the thread's value; " +
+      "contingent_value / conditional_value: a value that depends on another thread (see dependsOn); stable_fact; event.",
+  },
+  thread: { ...LABEL, description: 'The slot the value lives on, e.g. "user/home-city" or "team/package-manager". A later value on the same thread supersedes this one.' },
+  value: { ...VALUE, description: 'The slot\'s value as stated, e.g. "Lisbon".' },
+  dependsOn: {
+    type: "object",
+    properties: { thread: LABEL, value: VALUE },
+    required: ["thread"],
+    additionalProperties: false,
+    description: "The thread this value depends on (and the upstream value it was stated under): when that thread changes, this value reads as cascaded or uncertain.",
+  },
+  consequent: { ...VALUE, description: "The value this one becomes if its upstream (dependsOn) changes." },
+  area: { type: "array", items: LABEL, maxItems: LIMITS.areas, description: 'Labels for gathering everything of an area, e.g. ["hobbies"].' },
+  signature: { type: "string", minLength: 1, maxLength: LIMITS.signatureChars, description: "A verbatim phrase to hand back exactly when asked (a code, a quote)." },
+  pin: { type: "string", enum: ["pinned", "active", "deprecated"], description: "pinned: never decays; deprecated: kept for history, ranks last." },
 };
 
 /** A text result with its structured form (MCP: structured content comes with its JSON as text too). */
@@ -70,15 +103,18 @@ export const CORE_TOOLS = [
     description:
       "Store one durable memory: a fact, preference, decision, event or procedure worth knowing in later sessions. " +
       "Write it as a self-contained sentence about the user or the work (third person, with the date of the event when known), one memory per call. " +
-      "Saying the same thing again reinforces the existing memory instead of storing a copy. Returns the memory's id.",
+      "Saying the same thing again reinforces the existing memory instead of storing a copy. For a value that changes over time, give its " +
+      "`thread` and `value` (and `shape: evolving_attribute`): a later value on the same thread supersedes it, and `recall` answers from the current one. " +
+      "Returns the memory's id.",
     inputSchema: {
       type: "object",
       properties: {
-        content: { type: "string", minLength: 1, maxLength: 8192, description: 'The memory, e.g. "Ana prefers answers under 100 words".' },
+        content: { type: "string", minLength: 1, maxLength: LIMITS.contentChars, description: 'The memory, e.g. "Ana prefers answers under 100 words".' },
         kind: KIND,
         importance: { type: "number", minimum: 0, maximum: 1, description: "0..1 (default 0.5); 0.8+ for things that should rarely be forgotten." },
-        tags: { type: "array", maxItems: 20, items: { type: "string", minLength: 1, maxLength: 32 }, description: "Short labels to filter by." },
+        tags: { type: "array", maxItems: LIMITS.tags, items: TAG, description: "Short labels to filter by." },
         eventAt: { type: "string", description: "When the remembered event happened, as an ISO date or date-time (e.g. 2025-03-14)." },
+        ...EVOLVING,
         namespace: NAMESPACE,
       },
       required: ["content"],
@@ -123,10 +159,10 @@ export const CORE_TOOLS = [
       type: "object",
       properties: {
         query: { type: "string", minLength: 1, description: "What to look for." },
-        limit: { type: "integer", minimum: 1, maximum: 100, description: "At most this many hits (default 10)." },
+        limit: { type: "integer", minimum: 1, maximum: Math.min(100, LIMITS.searchLimit), description: "At most this many hits (default 10)." },
         scope: { type: "string", enum: ["memories", "raw", "all"], description: "memories: stored memories only; raw: conversation turns only; all (default): both." },
         kinds: { type: "array", items: KIND, minItems: 1, uniqueItems: true, description: "Only memories of these kinds." },
-        tags: { type: "array", items: { type: "string", minLength: 1, maxLength: 32 }, minItems: 1, description: "Only memories with one of these tags." },
+        tags: { type: "array", items: TAG, minItems: 1, maxItems: LIMITS.tags, description: "Only memories carrying every one of these tags." },
         namespace: NAMESPACE,
       },
       required: ["query"],
@@ -168,23 +204,25 @@ export const CORE_TOOLS = [
   {
     name: "ingest_conversation",
     description:
-      "Keep a conversation verbatim so later `recall` finds what was said. Send the whole conversation so far under one sessionId each time: " +
-      "turns already stored are skipped, new ones are added. Where the server has a language model (an endpoint, or this client's model through " +
-      "sampling), the new turns are also distilled into typed memories unless extract is false.",
+      "Keep a conversation verbatim so later `recall` finds what was said, and author typed memories from its new turns: facts and values that " +
+      "change over time on threads (so `recall` answers from what holds now), deletions the user asked for, verbatim phrases to keep. Send the " +
+      "whole conversation so far under one sessionId each time: turns already stored are skipped, new ones are added. The server's language " +
+      "model (an endpoint, or this client's model through sampling) authors at --llm-level on, and otherwise extracts plain memories beside " +
+      "what the offline rules author.",
     inputSchema: {
       type: "object",
       properties: {
-        sessionId: { type: "string", minLength: 1, maxLength: 128, description: "A stable id for this conversation." },
+        sessionId: { type: "string", minLength: 1, maxLength: LIMITS.sessionIdChars, description: "A stable id for this conversation." },
         turns: {
           type: "array",
           minItems: 1,
-          maxItems: 10000,
+          maxItems: LIMITS.sessionTurns,
           items: {
             type: "object",
             properties: {
-              role: { type: "string", minLength: 1, maxLength: 32, description: "user, assistant, …" },
-              content: { type: "string", minLength: 1 },
-              speaker: { type: "string", minLength: 1, description: "The speaker's name, if known." },
+              role: { type: "string", minLength: 1, maxLength: LIMITS.roleChars, description: "user, assistant, …" },
+              content: { type: "string", minLength: 1, maxLength: LIMITS.turnChars },
+              speaker: { type: "string", minLength: 1, maxLength: LIMITS.speakerChars, description: "The speaker's name, if known." },
             },
             required: ["role", "content"],
             additionalProperties: false,
@@ -195,7 +233,11 @@ export const CORE_TOOLS = [
           description:
             "When the conversation happened (ISO date or date-time); recency counts from it. Send the same date on every call for a session: a changed date re-stores its turns.",
         },
-        extract: { type: "boolean", description: "Distill memories with the language model (default true where the server has one)." },
+        author: { type: "boolean", description: "Author typed memories from the new turns (default true)." },
+        extract: {
+          type: "boolean",
+          description: "Also extract plain memories with the language model (default: true where the server has one and does not author with it).",
+        },
         namespace: NAMESPACE,
       },
       required: ["sessionId", "turns"],
@@ -204,15 +246,19 @@ export const CORE_TOOLS = [
     annotations: { title: "Ingest a conversation", readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     async run(engram, args, context) {
       const session = defined({ id: args.sessionId, turns: args.turns, date: args.date, namespace: ns(args, context) });
-      const extract = args.extract ?? context.hasLlm;
-      const out = extract ? await engram.ingest(session, { extract: true, signal: context.signal }) : await engram.ingest(session);
+      const author = args.author ?? true;
+      // The LLM authors at `--llm-level on`; below that the rules author and the LLM extracts.
+      const extract = (args.extract ?? context.llmLevel !== "on") && context.hasLlm;
+      const out = await engram.ingest(session, defined({ author: author || undefined, extract: extract || undefined, signal: author || extract ? context.signal : undefined }));
       let text = `Session ${out.sessionId}: ${out.added} turns added, ${out.replaced} replaced, ${out.unchanged} unchanged`;
-      if (out.extracted) {
-        const e = out.extracted;
-        text += context.hasLlm
-          ? `; extracted ${e.added.length} new memories, reinforced ${e.reinforced.length}${e.skipped.length ? `, skipped ${e.skipped.length} step(s): ${e.skipped.map((s) => s.reason).join("; ")}` : ""}`
-          : "; no language model is configured, so nothing was extracted (the turns are searchable)";
+      const steps = (report) => (report.skipped.length ? `, skipped ${report.skipped.length} step(s): ${report.skipped.map((s) => s.reason).join("; ")}` : "");
+      if (out.authored) {
+        const a = out.authored;
+        const by = a.author.startsWith("author-rules") ? "offline rules" : "the language model";
+        text += `; authored ${a.added.length} new memories (${by}), reinforced ${a.reinforced.length}, retracted ${a.retracted.length} thread(s)${steps(a)}`;
       }
+      if (out.extracted) text += `; extracted ${out.extracted.added.length} new memories, reinforced ${out.extracted.reinforced.length}${steps(out.extracted)}`;
+      if (args.extract && !context.hasLlm) text += "; no language model is configured, so nothing was extracted";
       return result(text, out);
     },
   },
@@ -283,17 +329,43 @@ export const OPTIONAL_TOOLS = [
     requires: "thread",
     description:
       "The dated trail of one evolving value (a thread such as `team/package-manager`): every value it had, oldest to newest, which one is " +
-      "current, and what superseded or retracted the others.",
+      "current, and what superseded, retracted or undermined the others.",
     inputSchema: {
       type: "object",
-      properties: { label: { type: "string", minLength: 1, description: "The thread's label, e.g. user/home-city." } },
+      properties: {
+        label: { ...LABEL, description: "The thread's label, e.g. user/home-city." },
+        at: { type: "string", description: "Read the trail as it stood at this date (ISO date or date-time)." },
+        namespace: NAMESPACE,
+      },
       required: ["label"],
       additionalProperties: false,
     },
     annotations: { title: "Thread trail", readOnlyHint: true, openWorldHint: false },
-    async run(engram, args) {
-      const trail = await engram.thread(args.label);
-      return result(json(trail), Array.isArray(trail) ? { trail } : trail);
+    async run(engram, args, context) {
+      const trail = await engram.thread(args.label, defined({ at: args.at, namespace: ns(args, context) }));
+      return result(json(trail), trail);
+    },
+  },
+  {
+    name: "gather",
+    requires: "gather",
+    description:
+      "Everything memory holds of one area (e.g. `hobbies`, `release-process`): one answer per slot with its derived state (current, " +
+      "superseded, cascaded, uncertain), oldest first. For questions like 'what do I do for fun?' that need every item, not the best few.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        area: { ...LABEL, description: "The area's label, e.g. hobbies." },
+        at: { type: "string", description: "Read the area as it stood at this date (ISO date or date-time)." },
+        namespace: NAMESPACE,
+      },
+      required: ["area"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Gather an area", readOnlyHint: true, openWorldHint: false },
+    async run(engram, args, context) {
+      const gathered = await engram.gather(args.area, defined({ at: args.at, namespace: ns(args, context) }));
+      return result(gathered.answers.length ? json(gathered) : `(nothing in area ${gathered.area})`, gathered);
     },
   },
 ];

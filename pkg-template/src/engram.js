@@ -5,6 +5,7 @@
 // (open-options.js, options.js), host embedder vectors (host-vectors.js), LLM jobs (jobs.js),
 // batches (batch.js), vector index builds (build-scheduler.js), exports (streams.js).
 
+import { LIMITS } from "./limits.js";
 import { EngramError, asEngramError, closedError, prepared, rejectingTyped } from "./errors.js";
 import { optionsJson, requireString, searchArgs, splitEmbedding } from "./wire.js";
 import { flushAdapter, withLock } from "./storage-bridge.js";
@@ -42,8 +43,6 @@ export class Engram {
   /** What opening did, to do it again on a new instance after an internal fault (open-options.js). */
   #reopen;
   #builds;
-  /** The core's limits on large inputs (`limits` in the wasm module), checked before copying. */
-  #limits;
   #glue;
   #vectors;
   /** `{llm, level, concurrency, timeoutMs}` from open, and the Engram's side of an LLM job (jobs.js). */
@@ -59,7 +58,6 @@ export class Engram {
     this.#glue = glue;
     this.#reopen = reopen;
     this.#storage = reopen.storage;
-    this.#limits = JSON.parse(glue.limits());
     this.#faults = faultsOf(glue);
     this.#llm = llm;
     this.#outOfBand = new OutOfBand(background);
@@ -197,11 +195,11 @@ export class Engram {
   }
 
   addMany(items) {
-    return this.#call("addMany", () => prepareAddMany(items, { vectors: this.#vectors, limits: this.#limits }));
+    return this.#call("addMany", () => prepareAddMany(items, { vectors: this.#vectors, limits: LIMITS }));
   }
 
   ingestMany(sessions) {
-    return this.#call("ingestMany", () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: this.#limits }));
+    return this.#call("ingestMany", () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: LIMITS }));
   }
 
   get(id) {
@@ -246,7 +244,7 @@ export class Engram {
   ingest(session, options) {
     const { extract, author, ...rest } = readOptions(options, "ingest", INGEST_OPTIONS, "{extract: true}");
     if (extract || author) return ingestThenRun(() => this.ingest(session), this, { extract, author, ...rest });
-    return this.#call("ingest", () => prepareIngest(session, { vectors: this.#vectors, limits: this.#limits }));
+    return this.#call("ingest", () => prepareIngest(session, { vectors: this.#vectors, limits: LIMITS }));
   }
 
   extract(sessionId, options) {
@@ -352,7 +350,7 @@ export class Engram {
   }
 
   import(source) {
-    return importExport((prepare, commit) => this.#write(prepare, commit), source, this.#glue, this.#limits.importBytes);
+    return importExport((prepare, commit) => this.#write(prepare, commit), source, this.#glue, LIMITS.importBytes);
   }
 
   /** Writes what is pending, then releases the wasm memory and the storage adapter. Closing twice is harmless. */
@@ -398,3 +396,8 @@ const resultOf = (out) => (typeof out === "string" ? JSON.parse(out) : out);
 
 export { EngramError, Embedder };
 export { ERROR_CODES } from "./errors.js";
+
+/** The bounds of what Engram accepts, as the core enforces them (a fresh copy each call). */
+export function limits() {
+  return { ...LIMITS };
+}

@@ -140,7 +140,7 @@ async function freshGlue() {
 
 registerEnvironment({ loadCore: () => initWasm(), freshCore: freshGlue, readSource, vectorBuilder: typeof Worker === "function" ? browserVectorBuilder : null });
 
-export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { Engram, EngramError, ERROR_CODES, Embedder, limits } from "./engram.js";
 export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";

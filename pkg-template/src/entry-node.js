@@ -129,7 +129,7 @@ registerEnvironment({
   vectorBuilder: nodeVectorBuilder,
 });
 
-export { Engram, EngramError, ERROR_CODES, Embedder } from "./engram.js";
+export { Engram, EngramError, ERROR_CODES, Embedder, limits } from "./engram.js";
 export { openAICompatible } from "./llm.js";
 export { MemoryStorage } from "./storage/memory.js";
 export { IndexedDBStorage } from "./storage/indexeddb.js";

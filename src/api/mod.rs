@@ -4,12 +4,13 @@
 mod batch;
 mod evolve;
 mod fields;
+#[cfg(test)]
+mod generated;
 mod guards;
 mod host_vectors;
 mod jobs;
+mod limits;
 mod open;
-#[cfg(test)]
-mod ts_types;
 pub mod view;
 
 pub use batch::{parse_add_many, parse_sessions, split_vectors};
@@ -21,6 +22,7 @@ pub use fields::Fields;
 pub use guards::{parse_context_options, CONTEXT_FIELDS};
 pub use host_vectors::{parse_to_embed, parse_vectorless};
 pub use jobs::{parse_call_results, parse_consolidate, parse_job_request};
+pub use limits::{Limits, LIMITS};
 pub use open::{parse_handle_options, parse_storage_options, HandleOptions, StorageOptions};
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};

@@ -14,7 +14,7 @@ use crate::recall::score;
 use crate::recall::SearchRequest;
 use crate::store::dedup::normalize;
 
-pub const MAX_CONTEXT_TOKENS: usize = 200_000;
+pub const MAX_CONTEXT_TOKENS: usize = crate::model::validate::CONTEXT_TOKENS_MAX;
 
 pub(super) fn check_budget(max_tokens: usize) -> Result<()> {
     if max_tokens == 0 || max_tokens > MAX_CONTEXT_TOKENS {

@@ -7,12 +7,15 @@ pub const CONTENT_MAX_CHARS: usize = 8192;
 pub const TAGS_MAX: usize = 20;
 pub const TAG_MAX_CHARS: usize = 32;
 pub const SOURCE_MAX_CHARS: usize = 64;
-pub const NAMESPACE_MAX_CHARS: usize = 64;
+/// Room for the ids tenants already have: emails, URLs, `org/team/user`, UUIDs.
+pub const NAMESPACE_MAX_CHARS: usize = 256;
 pub const METADATA_MAX_BYTES: usize = 16 * 1024;
 /// Dimensions of a vector: above every sentence embedder in use (3,072 is the widest common one).
 pub const EMBEDDING_DIMS_MAX: usize = 16_384;
 pub const DEFAULT_NAMESPACE: &str = "default";
 pub const SEARCH_LIMIT_MAX: usize = 1000;
+/// `maxTokens` of a context block.
+pub const CONTEXT_TOKENS_MAX: usize = 200_000;
 /// Verbatim turns may be longer than a memory: assistants write long answers.
 pub const RAW_CONTENT_MAX_CHARS: usize = 65_536;
 pub const SESSION_ID_MAX_CHARS: usize = 128;
@@ -45,13 +48,20 @@ pub fn content(content: &str) -> Result<()> {
     text(content, "content", CONTENT_MAX_CHARS)
 }
 
+/// A namespace is the host's own id for a tenant, user or space (`user:42`, `org/team`,
+/// `a@b.com`, a UUID), so any text is accepted but what would make two ids look alike or break a
+/// line: control characters, and spaces at either end. Namespaces live inside records, never in
+/// storage keys, so no character needs escaping.
 pub fn namespace(ns: &str) -> Result<()> {
     let n = ns.chars().count();
     if n == 0 || n > NAMESPACE_MAX_CHARS {
         return Err(Error::invalid(format!("namespace must be 1..{NAMESPACE_MAX_CHARS} characters, got {n}")));
     }
-    if let Some(c) = ns.chars().find(|c| !(c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '/' | '-'))) {
-        return Err(Error::invalid(format!("namespace may only contain A-Z a-z 0-9 . _ / - (found {c:?})")));
+    if let Some(c) = ns.chars().find(|c| c.is_control()) {
+        return Err(Error::invalid(format!("namespace must not contain control characters (found {c:?})")));
+    }
+    if ns.trim() != ns {
+        return Err(Error::invalid(format!("namespace must not start or end with whitespace (got {:?})", super::time::truncate(ns, 40))));
     }
     Ok(())
 }
@@ -188,6 +198,16 @@ pub fn raw_content(content: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn namespaces_are_the_hosts_own_ids() {
+        for ok in ["default", "user:42", "org/team", "a@b.com", "3f2c9e1a-7b4d-4c1e-9f00-2a6b8c0d1e2f", "Acme Corp", "équipe/北京", &"n".repeat(NAMESPACE_MAX_CHARS)] {
+            assert!(namespace(ok).is_ok(), "{ok}");
+        }
+        for bad in ["", " a", "a ", "a\nb", "a\u{0}b", "\t", &"n".repeat(NAMESPACE_MAX_CHARS + 1)] {
+            assert_eq!(namespace(bad).unwrap_err().code, crate::error::ErrorCode::InvalidInput, "{bad:?}");
+        }
+    }
 
     #[test]
     fn a_million_tags_are_refused_at_the_first_one_past_the_limit() {

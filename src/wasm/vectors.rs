@@ -19,19 +19,6 @@ pub fn build_vector_graph(input: &[u8]) -> std::result::Result<Vec<u8>, JsValue>
     BuildInput::from_bytes(input).map(|i| i.build().to_bytes()).map_err(to_js)
 }
 
-/// The byte budgets the facade checks before it copies a large input into wasm memory (the core
-/// checks them again), and the list lengths it checks before work per entry (embedding each item
-/// or turn): `{ingestBytes, importBytes, batchItems, sessionTurns}`.
-#[wasm_bindgen]
-pub fn limits() -> String {
-    use crate::model::validate;
-    serde_json::json!({
-        "ingestBytes": validate::INGEST_BYTES_MAX, "importBytes": validate::IMPORT_BYTES_MAX,
-        "batchItems": crate::engine::BATCH_MAX, "sessionTurns": validate::SESSION_TURNS_MAX,
-    })
-    .to_string()
-}
-
 /// `{target, points, replaces}` of a planned build (for progress reports).
 #[wasm_bindgen(js_name = describeVectorBuild)]
 pub fn describe_vector_build(input: &[u8]) -> std::result::Result<String, JsValue> {

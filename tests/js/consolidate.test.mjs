@@ -176,7 +176,7 @@ test("bad options are InvalidInput", async () => {
   for (const options of [{ dryrun: true }, { maxLlmCalls: -1 }, { bufferCap: 0 }, { namespace: 3 }, { onProgress: "x" }, "x"]) {
     await rejectsWith(memory.consolidate(options), "InvalidInput", EngramError);
   }
-  await rejectsWith(memory.consolidate({ namespace: "bad namespace!" }), "InvalidInput", EngramError);
+  await rejectsWith(memory.consolidate({ namespace: "bad\nnamespace" }), "InvalidInput", EngramError);
   for (const autoConsolidate of [{}, { everyWrites: 0 }, { everyMs: 10 }, { every: 3 }, 5]) {
     await rejectsWith(Engram.open({ embedder: null, autoConsolidate }), "InvalidInput", EngramError);
   }

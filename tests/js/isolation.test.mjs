@@ -15,8 +15,9 @@ import { repo } from "./helpers.mjs";
 
 // Each namespace's records carry a marker word no other namespace uses.
 const SPACES = [
-  ["alice", "xylophone"],
-  ["bob", "quokka"],
+  // Tenant-style ids, as hosts already have them.
+  ["alice@example.com", "xylophone"],
+  ["user:42", "quokka"],
   ["default", "marmalade"],
 ];
 const TOPICS = ["tea in the morning", "the pharmacy on 5th", "the weekly report"];
@@ -92,19 +93,19 @@ test("deleteAll({namespace}) leaves nothing of it in any read, export or stored 
   const dir = tempDir(t);
   const db = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
   await fill(db);
-  const aliceBefore = await everyRead(db, "alice");
-  assert.equal(await db.deleteAll({ namespace: "bob" }), TOPICS.length);
+  const aliceBefore = await everyRead(db, "alice@example.com");
+  assert.equal(await db.deleteAll({ namespace: "user:42" }), TOPICS.length);
   for (const [ns] of SPACES) {
     const reads = await everyRead(db, ns);
     for (const [what, value] of Object.entries(reads))
       assert.ok(!JSON.stringify(value).includes("quokka") && !new TextDecoder().decode(reads.export).includes("quokka"), `${what} in ${ns} still shows the deleted namespace`);
   }
-  assert.deepEqual(await db.sessions({ namespace: "bob" }), [], "its sessions went with it");
+  assert.deepEqual(await db.sessions({ namespace: "user:42" }), [], "its sessions went with it");
   assert.ok(!new TextDecoder().decode(await db.export()).includes("quokka"), "the whole store's export");
   // Another namespace is untouched.
-  const aliceAfter = await everyRead(db, "alice");
+  const aliceAfter = await everyRead(db, "alice@example.com");
   assert.deepEqual(aliceAfter.getAll.map((m) => m.id).sort(), aliceBefore.getAll.map((m) => m.id).sort());
-  assert.deepEqual(aliceAfter.sessions, ["alice-chat"]);
+  assert.deepEqual(aliceAfter.sessions, ["alice@example.com-chat"]);
   await db.compact();
   await db.close();
   const files = [];
@@ -114,8 +115,8 @@ test("deleteAll({namespace}) leaves nothing of it in any read, export or stored 
   for (const file of files) assert.ok(!readFileSync(file).toString("latin1").includes("quokka"), `${file} still holds the deleted namespace's text`);
   // And it reopens without it.
   const again = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
-  assert.equal((await again.getAll({ namespace: "bob" })).length, 0);
-  assert.equal((await again.getAll({ namespace: "alice" })).length, TOPICS.length);
+  assert.equal((await again.getAll({ namespace: "user:42" })).length, 0);
+  assert.equal((await again.getAll({ namespace: "alice@example.com" })).length, TOPICS.length);
   await again.close();
 });
 

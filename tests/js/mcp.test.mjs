@@ -14,7 +14,7 @@ import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { Engram } from "engram-wasm";
+import { Engram, limits } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 import { repo } from "./helpers.mjs";
 import { defaultStoreDir, parseArgs } from "../../mcp/src/options.js";
@@ -70,7 +70,7 @@ test("engram-mcp lists its tools with JSON Schemas and descriptions", async (t) 
   const { tools } = await client.listTools();
   const names = tools.map((x) => x.name);
   const expected = ["remember", "recall", "search", "forget", "ingest_conversation", "resume", "stats"];
-  for (const optional of ["consolidate", "thread"]) if (typeof Engram.prototype[optional] === "function") expected.push(optional);
+  for (const optional of ["consolidate", "thread", "gather"]) if (typeof Engram.prototype[optional] === "function") expected.push(optional);
   assert.deepEqual(names.sort(), expected.sort());
   for (const tool of tools) {
     assert.equal(tool.inputSchema.type, "object", tool.name);
@@ -82,6 +82,58 @@ test("engram-mcp lists its tools with JSON Schemas and descriptions", async (t) 
   assert.deepEqual(remember.inputSchema.properties.kind.enum, ["semantic", "episodic", "procedural"]);
   assert.equal(tools.find((x) => x.name === "recall").annotations.readOnlyHint, true);
   assert.equal(tools.find((x) => x.name === "forget").annotations.destructiveHint, true);
+  // Every bound is the package's own.
+  const bounds = limits();
+  assert.equal(remember.inputSchema.properties.content.maxLength, bounds.contentChars);
+  assert.equal(remember.inputSchema.properties.tags.maxItems, bounds.tags);
+  assert.equal(remember.inputSchema.properties.namespace.maxLength, bounds.namespaceChars);
+  assert.equal(remember.inputSchema.properties.value.maxLength, bounds.valueChars);
+  const search = tools.find((x) => x.name === "search");
+  assert.match(search.inputSchema.properties.tags.description, /every one/);
+  const ingest = tools.find((x) => x.name === "ingest_conversation");
+  assert.equal(ingest.inputSchema.properties.turns.maxItems, bounds.sessionTurns);
+  assert.equal(tools.find((x) => x.name === "recall").inputSchema.properties.maxTokens.maximum, bounds.contextTokens);
+});
+
+test("remember takes the evolving fields; thread, gather and recall answer from what holds now, in the server's --namespace", async (t) => {
+  const { client } = await connect(t, tempDir(t), { args: ["--namespace", "user:42"] });
+  const home = { shape: "evolving_attribute", thread: "user/home-city", area: ["home"] };
+  await call(client, "remember", { content: "Ana lives in Lisbon", value: "Lisbon", eventAt: "2024-01-05", ...home });
+  await call(client, "remember", { content: "Ana moved to Porto", value: "Porto", eventAt: "2025-03-01", ...home });
+  const trail = (await call(client, "thread", { label: "user/home-city" })).structuredContent;
+  assert.equal(trail.state.value, "Porto");
+  assert.deepEqual(
+    trail.values.map((v) => [v.value, v.state]),
+    [
+      ["Lisbon", "superseded"],
+      ["Porto", "current"],
+    ],
+  );
+  const asOf = (await call(client, "thread", { label: "user/home-city", at: "2024-06-01" })).structuredContent;
+  assert.equal(asOf.state.value, "Lisbon", "as it stood then");
+  const area = (await call(client, "gather", { area: "home" })).structuredContent;
+  assert.deepEqual(
+    area.answers.filter((a) => a.state === "current").map((a) => a.value),
+    ["Porto"],
+  );
+  const recalled = textOf(await call(client, "recall", { query: "where does Ana live?" }));
+  assert.match(recalled, /Porto/);
+  // The thread lives in the server's namespace: another namespace does not see it.
+  assert.equal((await call(client, "thread", { label: "user/home-city", namespace: "user:7" })).structuredContent.state, null);
+  const stored = (await call(client, "search", { query: "Porto", scope: "memories" })).structuredContent.hits[0];
+  assert.equal(stored.namespace, "user:42");
+});
+
+test("ingest_conversation authors typed memories with the offline rules when there is no LLM", async (t) => {
+  const { client } = await connect(t, tempDir(t));
+  const out = await call(client, "ingest_conversation", { sessionId: "bank-1", date: "2024-03-01", turns: [{ role: "user", content: "My bank is Northfield Credit Union." }] });
+  assert.equal(out.structuredContent.authored.author, "author-rules@1", textOf(out));
+  assert.match(textOf(out), /authored 1 new memories \(offline rules\)/);
+  assert.equal(out.structuredContent.extracted, undefined);
+  const trail = (await call(client, "thread", { label: "bank" })).structuredContent;
+  assert.equal(trail.state.value, "Northfield Credit Union");
+  const skipped = await call(client, "ingest_conversation", { sessionId: "bank-2", author: false, turns: [{ role: "user", content: "My gym is FitHub." }] });
+  assert.equal(skipped.structuredContent.authored, undefined);
 });
 
 test("remember → recall, search and resume find it; dedup reinforces; forget removes it", async (t) => {
@@ -172,7 +224,7 @@ test("bad arguments and Engram's errors are tool errors with Engram's codes; the
   await callError(client, "remember", { content: "x", importance: 5 }, "InvalidInput");
   await callError(client, "remember", { content: "x", color: "blue" }, "InvalidInput");
   await callError(client, "remember", { content: 42 }, "InvalidInput");
-  await callError(client, "remember", { content: "x", namespace: "no spaces allowed" }, "InvalidInput");
+  await callError(client, "remember", { content: "x", namespace: " padded " }, "InvalidInput");
   // Past the schema, Engram's own checks answer.
   await callError(client, "remember", { content: "   " }, "InvalidInput");
   await callError(client, "remember", { content: "x", eventAt: "not a date" }, "InvalidInput");
@@ -183,8 +235,9 @@ test("bad arguments and Engram's errors are tool errors with Engram's codes; the
   await callError(client, "forget", { sessionId: "no-such-session" }, "NotFound");
   await callError(client, "ingest_conversation", { sessionId: "s", turns: [] }, "InvalidInput");
   await callError(client, "ingest_conversation", { sessionId: "s", turns: [{ role: "user" }] }, "InvalidInput");
-  // An unknown tool is a protocol error (MCP: -32602), not a tool result.
-  await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), (e) => e.code === -32602);
+  // An unknown tool is a tool result the agent's model reads, naming the tools there are.
+  const unknown = await callError(client, "no_such_tool", {}, "NotFound");
+  assert.match(textOf(unknown), /tools: remember, recall/);
   const stats = await call(client, "stats", {});
   assert.equal(stats.structuredContent.memories, 0, "nothing was written by the failed calls");
 });
@@ -311,6 +364,34 @@ test("--llm-url: ingest_conversation extracts typed memories through the endpoin
   assert.match((await call(client, "stats", {})).structuredContent.llm, /^openai-compatible /);
 });
 
+test("--llm-level on: ingest_conversation authors through the endpoint (author@2) and extracts nothing", async (t) => {
+  const authored = JSON.stringify({
+    memories: [
+      {
+        content: "The user's cat is named Miso",
+        shape: "evolving_attribute",
+        thread: "user/cat-name",
+        value: "Miso",
+        dependsOn: null,
+        consequent: null,
+        area: ["pets"],
+        signature: null,
+        confidence: 0.9,
+        eventAt: "2025-05-01",
+        derivedFrom: ["pets-1#0"],
+      },
+    ],
+  });
+  const llm = await chatServer(t, authored);
+  const { client } = await connect(t, tempDir(t), { args: ["--llm-url", llm.url, "--llm-model", "test-model", "--llm-level", "on"] });
+  const out = await call(client, "ingest_conversation", { sessionId: "pets-1", turns: chat, date: "2025-05-02" });
+  assert.equal(out.structuredContent.authored.author, "author@2", textOf(out));
+  assert.equal(out.structuredContent.extracted, undefined);
+  assert.match(textOf(out), /authored 1 new memories \(the language model\)/);
+  assert.equal(llm.requests.length, 1);
+  assert.equal((await call(client, "thread", { label: "user/cat-name" })).structuredContent.state.value, "Miso");
+});
+
 test("MCP sampling: the client's own model is the LLM when the client offers sampling", async (t) => {
   const asked = [];
   const { client } = await connect(t, tempDir(t), {
@@ -386,7 +467,12 @@ test("options: the default store directory follows the platform's data directory
   assert.throws(() => parseArgs(["--dir"]), /needs a value/);
   assert.throws(() => parseArgs(["--frobnicate"]), /unknown option/);
   assert.throws(() => parseArgs(["--durability", "sometimes"]), /strict or relaxed/);
-  assert.throws(() => parseArgs(["--namespace", "has spaces"]), /--namespace must be/);
+  assert.throws(() => parseArgs(["--namespace", " padded"]), /--namespace must be/);
+  assert.throws(() => parseArgs(["--namespace", "a\nb"]), /--namespace must be/);
+  assert.equal(parseArgs(["--namespace", "org/team:a@b.com"]).namespace, "org/team:a@b.com");
+  assert.equal(parseArgs([]).llmLevel, "auto");
+  assert.equal(parseArgs(["--llm-level", "on"]).llmLevel, "on");
+  assert.throws(() => parseArgs(["--llm-level", "always"]), /off, auto or on/);
   assert.equal(parseArgs(["--llm-timeout-ms", "300000"]).llmTimeoutMs, 300000);
   assert.throws(() => parseArgs(["--llm-timeout-ms", "-5"]), /positive whole number/);
 });

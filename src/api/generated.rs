@@ -1,14 +1,18 @@
-//! `pkg-template/reports.d.ts`: the TypeScript form of the reports and views the boundary returns,
-//! generated from the Rust types (their serde shape and doc comments) so the package's types cannot
-//! drift from what the core renders. The derive (`ts-rs`) is a dev-dependency, active under
-//! `cfg(test)` only: the product carries no code for it. This test writes nothing unless asked;
-//! it fails when the checked-in file differs from what the types generate, with the one command
-//! that rewrites it (`ENGRAM_WRITE_TYPES=1 cargo test --lib reports_d_ts`).
+//! The package files generated from the Rust types, so the package cannot drift from the core:
+//! - `pkg-template/reports.d.ts`: the TypeScript form of the reports and views the boundary
+//!   returns (their serde shape and doc comments);
+//! - `pkg-template/src/limits.js`: the values of `limits()`, the bounds the core enforces.
+//!
+//! The derive (`ts-rs`) is a dev-dependency, active under `cfg(test)` only: the product carries no
+//! code for it. These tests write nothing unless asked; they fail when a checked-in file differs
+//! from what the types generate, naming the one command that rewrites both
+//! (`ENGRAM_WRITE_GENERATED=1 cargo test --lib generated`).
 
 use ts_rs::{Config, TS};
 
 use serde_json::Value;
 
+use super::limits::{Limits, LIMITS};
 use super::view::{self, Shape};
 
 use crate::engine::{AuthorReport, DeletedSession, ExtractReport, GatherView, Ingested, Released, Retracted, SkippedStep, ThreadView};
@@ -21,9 +25,12 @@ use crate::model::{DependsOn, Kind, Layer, Lifecycle, Memory, Pin, RawEntry, Sha
 use crate::recall::score::ScoreBreakdown;
 use crate::store::{EventKind, HistoryEvent};
 
-const PATH: &str = "pkg-template/reports.d.ts";
+const TYPES_PATH: &str = "pkg-template/reports.d.ts";
+const LIMITS_PATH: &str = "pkg-template/src/limits.js";
 
-const HEADER: &str = "// Generated from the Rust types by `ENGRAM_WRITE_TYPES=1 cargo test --lib reports_d_ts` (src/api/ts_types.rs);\n\
+const WRITE: &str = "ENGRAM_WRITE_GENERATED=1 cargo test --lib generated";
+
+const HEADER: &str = "// Generated from the Rust types by `ENGRAM_WRITE_GENERATED=1 cargo test --lib generated` (src/api/generated.rs);\n\
 // do not edit. `cargo test` fails when this file and the types disagree. index.d.ts re-exports these.\n\
 import type { JsonObject, MemoryContext } from \"./index.js\";\n\
 ";
@@ -113,6 +120,7 @@ fn generate() -> String {
     let cfg = Config::new().with_large_int("number");
     let mut out = String::from(HEADER);
     declare::<ErrorCode>(&cfg, &mut out, None);
+    declare::<Limits>(&cfg, &mut out, None);
     declare::<Kind>(&cfg, &mut out, None);
     declare::<Layer>(&cfg, &mut out, None);
     declare::<MemoryShape>(&cfg, &mut out, None);
@@ -153,16 +161,31 @@ fn generate() -> String {
     out
 }
 
-#[test]
-fn reports_d_ts() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(PATH);
-    let generated = generate();
-    if std::env::var_os("ENGRAM_WRITE_TYPES").is_some() {
-        std::fs::write(&path, &generated).expect("write reports.d.ts");
+/// `generated` at `path` under the crate root: written when asked, else compared.
+fn check_or_write(path: &str, generated: &str) {
+    let full = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
+    if std::env::var_os("ENGRAM_WRITE_GENERATED").is_some() {
+        std::fs::write(&full, generated).unwrap_or_else(|e| panic!("write {path}: {e}"));
         return;
     }
-    let on_disk = std::fs::read_to_string(&path).unwrap_or_default();
-    assert!(on_disk == generated, "{PATH} is not what the Rust types generate; rewrite it with `ENGRAM_WRITE_TYPES=1 cargo test --lib reports_d_ts`");
+    let on_disk = std::fs::read_to_string(&full).unwrap_or_default();
+    assert!(on_disk == generated, "{path} is not what the Rust types generate; rewrite it with `{WRITE}`");
+}
+
+#[test]
+fn reports_d_ts() {
+    check_or_write(TYPES_PATH, &generate());
+}
+
+#[test]
+fn limits_js() {
+    let values = serde_json::to_string_pretty(&LIMITS).expect("limits serialize");
+    let text = format!(
+        "// Generated from the Rust limits by `{WRITE}` (src/api/generated.rs); do not edit.\n\
+         /** @type {{Readonly<import(\"../index.js\").Limits>}} */\n\
+         export const LIMITS = Object.freeze({values});\n"
+    );
+    check_or_write(LIMITS_PATH, &text);
 }
 
 /// The members type `name` declares in `generated`, each with whether it may be absent.
