@@ -1,7 +1,9 @@
 // What a host embedder is shown, and when: the one place that decides it. A host embedder
 // (LangChain's shape `{embedDocuments, embedQuery}`, awaited outside the core) is asked for
 // - a memory's vector when an add, an update or an addMany item gives none and has content;
-// - a turn's vector when an ingest gives none, embedded as the core indexes it (`speaker: content`);
+// - a turn's vector when an ingest gives none, embedded as the core indexes it (`speaker: content`),
+//   unless the store holds that turn unchanged with its vector (a chat re-ingested whole as it grows
+//   has only its new turns embedded);
 // - the query's vector on every read that searches: search, recall, recallContext;
 // - after a job (extract, author, consolidate) wrote memories of its own text, theirs (`catchUp`).
 // It always sees the text as the store's guards keep it, never the caller's, and the core composes
@@ -70,8 +72,9 @@ export class HostVectors {
     const where = [];
     sessions.forEach((s, si) => {
       if (!Array.isArray(s?.turns) || !s.turns.every(isPlainObject)) return;
+      const kept = this.#unchanged(s);
       s.turns.forEach((t, ti) => {
-        if (t.embedding !== undefined || typeof t.content !== "string" || t.content.trim() === "") return;
+        if (kept.has(ti) || t.embedding !== undefined || typeof t.content !== "string" || t.content.trim() === "") return;
         items.push({ content: t.content, speaker: typeof t.speaker === "string" ? t.speaker : undefined, allowSecrets: s.allowSecrets === true });
         where.push([si, ti]);
       });
@@ -107,6 +110,21 @@ export class HostVectors {
       list.map((m) => m.text),
     );
     return write(JSON.stringify(list), made);
+  }
+
+  /**
+   * Indices of the session's turns the store holds unchanged with a vector (the core compares them
+   * as its ingest would, guards applied). Empty for a session the core cannot read: the ingest
+   * then reports why.
+   */
+  #unchanged(session) {
+    let json;
+    try {
+      json = JSON.stringify({ ...session, turns: session.turns.map(({ embedding: _, ...turn }) => turn) });
+    } catch {
+      return new Set();
+    }
+    return new Set(JSON.parse(this.#core().unchangedTurns(json)));
   }
 
   /** What the core would embed for each item: a string, or `{error}` where the guards refuse it. */

@@ -62,6 +62,25 @@ fn same_turn(e: &RawEntry, t: &TurnInput, date: Option<Millis>) -> bool {
 }
 
 impl Engram {
+    /// Turn indices an `ingest` of `session` would leave as they are stored, each with its vector
+    /// there already: what a host embedder need not embed again (a chat re-ingested whole as it grows
+    /// would otherwise have every earlier turn embedded on every call). Reads only; a session the
+    /// ingest would refuse answers none, and the ingest says why.
+    pub fn unchanged_turns(&self, mut session: SessionInput) -> Vec<u32> {
+        let Ok(namespace) = resolve_namespace(session.namespace.as_deref()) else { return Vec::new() };
+        let raw = self.tables.raw();
+        if raw.session_namespace(&session.id).is_none_or(|ns| ns != namespace) || self.guard_turns(&mut session).is_err() {
+            return Vec::new();
+        }
+        (0..session.turns.len())
+            .filter_map(|i| {
+                let slot = raw.turn(&session.id, i as u32)?;
+                let same = raw.get(slot).is_some_and(|e| same_turn(e, &session.turns[i], session.date));
+                (same && self.tables.raw_vectors().get(slot).is_some()).then_some(i as u32)
+            })
+            .collect()
+    }
+
     /// Keeps a conversation verbatim: each turn becomes a raw entry `<session>#<index>`, searchable
     /// with `scope: raw | all`, that memories can cite in `derivedFrom`.
     pub fn ingest(&mut self, mut session: SessionInput) -> Result<Ingested> {

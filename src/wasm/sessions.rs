@@ -28,6 +28,14 @@ impl EngramCore {
         .await)
     }
 
+    /// `[index]` of the turns an `ingest` of this session would leave as stored, vectors included
+    /// (see `Engram::unchanged_turns`); `[]` for a session the ingest would refuse.
+    #[wasm_bindgen(js_name = unchangedTurns)]
+    pub fn unchanged_turns(&self, session: &str) -> std::result::Result<String, JsValue> {
+        let Ok(input) = parse(session, "ingest").and_then(|v| api::parse_session(&v)) else { return Ok("[]".into()) };
+        Ok(to_json(&serde_json::json!(borrow(&self.inner)?.engine().unchanged_turns(input))))
+    }
+
     /// The turns of a session, in order.
     pub fn session(&self, id: &str) -> std::result::Result<String, JsValue> {
         let entries = borrow(&self.inner)?.engine().session(id).map_err(to_js)?;

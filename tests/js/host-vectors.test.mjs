@@ -116,3 +116,25 @@ test("a failure to embed what a job wrote is reported; the job's report stands",
   );
   await db.close();
 });
+
+test("a chat re-ingested whole as it grows has only its new or changed turns embedded", async () => {
+  const { seen, embedder } = topicEmbedder();
+  const db = await Engram.open({ embedder });
+  const turns = [];
+  for (let i = 0; i < 50; i++) {
+    turns.push({ role: i % 2 ? "assistant" : "user", content: `turn ${i}: the sedan needs a service` });
+    await db.ingest({ id: "chat", date: "2025-01-02", turns: [...turns] });
+  }
+  assert.equal(seen.documents.length, 50, "each turn once, not 1 + 2 + … + 50");
+  // A changed turn is embedded again; the others are not.
+  turns[3] = { ...turns[3], content: "turn 3: the bank called about the loan" };
+  await db.ingest({ id: "chat", date: "2025-01-02", turns: [...turns] });
+  assert.deepEqual(seen.documents.slice(50), ["turn 3: the bank called about the loan"]);
+  // Another date changes every turn (recency counts from it): all are embedded again.
+  await db.ingest({ id: "chat", date: "2025-02-02", turns: [...turns] });
+  assert.equal(seen.documents.length, 51 + 50);
+  // The stored vectors are the host's: the changed turn is found by meaning.
+  const hits = await db.search(null, { embedding: [0, 1, 0], scope: "raw", limit: 1 });
+  assert.equal(hits[0].raw.turnIndex, 3);
+  await db.close();
+});
