@@ -595,7 +595,8 @@ export class Engram {
   addMany(items: Array<AddInput | string>): Promise<AddResult[]>;
   get(id: string): Promise<MemoryItem | null>;
   getAll(options?: PageOptions): Promise<MemoryItem[]>;
-  update(id: string, patch: MemoryPatch): Promise<MemoryItem>;
+  /** `patch` as a string is the new content (mem0's `update(id, text)`). */
+  update(id: string, patch: MemoryPatch | string): Promise<MemoryItem>;
   delete(id: string): Promise<void>;
   /**
    * Empties a namespace (`default` when left out): its memories and its raw sessions, with memories

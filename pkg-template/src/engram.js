@@ -216,6 +216,8 @@ export class Engram {
   update(id, patch) {
     return this.#call("update", async () => {
       requireString(id, "update: id");
+      // mem0's form: the new text alone.
+      if (typeof patch === "string") patch = { content: patch };
       const { json, vector } = splitEmbedding(patch, "update");
       return [id, json, await this.#vectors.vector(patch.content, patch.allowSecrets, vector)];
     });

@@ -30,6 +30,16 @@ export const is = Object.freeze({
   passed: rule("", () => true),
 });
 
+/** Keys other memory libraries scope by (mem0's user, agent and run ids). */
+const SCOPE_KEYS = new Set(["userId", "user_id", "agentId", "agent_id", "runId", "run_id"]);
+
+/** For a caller porting code that scopes by `userId` and the like: the Engram form, with its value. */
+function scopeHint(key, value) {
+  if (!SCOPE_KEYS.has(key)) return "";
+  const id = typeof value === "string" || typeof value === "number" ? String(value).slice(0, 40) : "…";
+  return `. Engram scopes memories by namespace, any id of yours: { namespace: ${JSON.stringify(id)} }`;
+}
+
 /**
  * The caller's `options` (undefined or null: none given) as a plain copy, each field read once,
  * every key one of `spec`'s and every value accepted by its rule (an `undefined` value counts as
@@ -41,7 +51,7 @@ export function readOptions(options, what, spec, example) {
   const given = fields(options, what);
   for (const [key, value] of Object.entries(given)) {
     const check = spec[key];
-    if (check === undefined) throw invalid(`${what}: unknown option \`${key}\` (allowed: ${Object.keys(spec).join(", ")})`);
+    if (check === undefined) throw invalid(`${what}: unknown option \`${key}\` (allowed: ${Object.keys(spec).join(", ")})${"namespace" in spec ? scopeHint(key, value) : ""}`);
     if (value !== undefined && !check(value)) throw invalid(`${what}: \`${key}\` must be ${check.expected}`);
   }
   return given;

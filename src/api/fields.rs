@@ -25,6 +25,22 @@ fn type_name(v: &Value) -> &'static str {
     }
 }
 
+/// Keys other memory libraries scope by (mem0's user, agent and run ids): what to write instead.
+const SCOPE_KEYS: &[&str] = &["userId", "user_id", "agentId", "agent_id", "runId", "run_id"];
+
+/// For a caller porting code that scopes by `userId` and the like: the Engram form, with its value.
+fn scope_hint(key: &str, value: &Value) -> String {
+    if !SCOPE_KEYS.contains(&key) {
+        return String::new();
+    }
+    let id = match value {
+        Value::String(s) => crate::model::time::truncate(s, 40),
+        Value::Number(n) => n.to_string(),
+        _ => "…".to_string(),
+    };
+    format!(". Engram scopes memories by namespace, any id of yours: {{ namespace: \"{id}\" }}")
+}
+
 impl<'a> Fields<'a> {
     /// `value` must be an object (or null/absent when `optional`) whose keys are all in `allowed`.
     pub fn of(value: Option<&'a Value>, what: &'static str, allowed: &'static [&'static str]) -> Result<Option<Self>> {
@@ -34,7 +50,8 @@ impl<'a> Fields<'a> {
             Some(other) => return Err(Error::invalid(format!("{what}: expected an object, got {}", type_name(other)))),
         };
         if let Some(k) = obj.keys().find(|k| !allowed.contains(&k.as_str())) {
-            return Err(Error::invalid(format!("{what}: unknown field `{}` (allowed: {})", crate::model::time::truncate(k, 40), allowed.join(", "))));
+            let hint = if allowed.contains(&"namespace") { scope_hint(k, &obj[k]) } else { String::new() };
+            return Err(Error::invalid(format!("{what}: unknown field `{}` (allowed: {}){hint}", crate::model::time::truncate(k, 40), allowed.join(", "))));
         }
         Ok(Some(Fields { obj, what, allowed }))
     }
@@ -149,5 +166,24 @@ impl<'a> Fields<'a> {
             },
             Some(v) => Err(self.wrong(key, "an ISO date string or milliseconds", v)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn an_unknown_scope_key_names_the_namespace_form_with_its_value() {
+        const ALLOWED: &[&str] = &["content", "namespace"];
+        let e = Fields::of(Some(&json!({"content": "x", "userId": "alice"})), "add", ALLOWED).err().expect("refused");
+        assert!(e.message.contains("unknown field `userId`"), "{}", e.message);
+        assert!(e.message.contains(r#"{ namespace: "alice" }"#), "{}", e.message);
+        let e = Fields::of(Some(&json!({"user_id": 42})), "search options", ALLOWED).err().expect("refused");
+        assert!(e.message.contains(r#"{ namespace: "42" }"#), "{}", e.message);
+        // Other unknown keys, and readers that take no namespace, get no hint.
+        assert!(!Fields::of(Some(&json!({"colour": 1})), "add", ALLOWED).err().expect("refused").message.contains("namespace:"));
+        assert!(!Fields::of(Some(&json!({"userId": "a"})), "x", &["content"]).err().expect("refused").message.contains("Engram scopes"));
     }
 }

@@ -92,3 +92,26 @@ test("add(messages) with an llm ingests and extracts typed memories citing the t
     await db.close();
   }
 });
+
+test("mem0 habits: update(id, text) is the new content; userId-style scopes are answered with the namespace form", async () => {
+  const db = await Engram.open({ embedder: null });
+  const added = await db.add("Ana drinks green tea", { namespace: "user:42" });
+  const updated = await db.update(added.id, "Ana drinks oolong now");
+  assert.equal(updated.content, "Ana drinks oolong now");
+  assert.equal((await db.get(added.id)).content, "Ana drinks oolong now");
+  for (const [call, what] of [
+    [() => db.add("Ana likes jazz", { userId: "alice" }), /\{ namespace: "alice" \}/],
+    [() => db.add({ content: "Ana likes jazz", user_id: 7 }), /\{ namespace: "7" \}/],
+    [() => db.add([{ role: "user", content: "hi" }], { userId: "alice" }), /\{ namespace: "alice" \}/],
+    [() => db.search("jazz", { agentId: "bot-1" }), /\{ namespace: "bot-1" \}/],
+  ]) {
+    const e = await call().then(
+      () => assert.fail("accepted"),
+      (err) => err,
+    );
+    assert.equal(e.code, "InvalidInput");
+    assert.match(e.message, what);
+  }
+  assert.equal((await db.getAll({ namespace: "alice" })).length, 0, "nothing was written under a guessed scope");
+  await db.close();
+});
