@@ -37,11 +37,11 @@ pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, Plann
 pub use guarded::Released;
 pub use host_vectors::{ToEmbed, Vectorless};
 pub use jobs::{Job, JobPlan, JobReport, JobRequest};
-pub use journal::Changes;
+pub(crate) use journal::Changes;
 pub use merge::Merged;
-pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
+pub(crate) use prebuilt::{Counted, PersistedSegment, Prebuilt};
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
-pub use replay::RecordChange;
+pub(crate) use replay::RecordChange;
 pub use search::{Hit, HitTarget};
 pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;

@@ -49,22 +49,25 @@
 //! - **Bytes from storage are untrusted:** every read is bounds-checked, no allocation is sized by
 //!   a header beyond the bytes present, and a decoded state is validated before the engine is built.
 
-pub mod block_on;
+pub(crate) mod block_on;
 mod bytes;
 pub mod export;
 mod export_reader;
 mod export_stream;
-pub mod graphs;
+pub(crate) mod graphs;
 mod identity;
 mod image;
-pub mod keys;
-pub mod load;
+pub(crate) mod keys;
+pub(crate) mod load;
 mod memory_storage;
-pub mod ops;
-pub mod record;
+pub(crate) mod ops;
+pub(crate) mod record;
 mod store;
+#[cfg(test)]
+mod tests;
 
 pub use block_on::block_on;
 pub use identity::EmbedderIdentity;
+pub use load::{Damage, Skipped};
 pub use memory_storage::MemoryStorage;
 pub use store::{GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
