@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
+pub use author::{AuthorReport, Retracted, REDACTED, RULES_ID};
 pub use author_llm::AuthorPlan;
 pub use batch::BATCH_MAX;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
