@@ -70,7 +70,7 @@ pub struct Calibration {
     /// recall and evaluation figures are then 0).
     pub trial: bool,
     /// The sample's relative contrast, where it was measured (batches of at least twice
-    /// [`TRIAL_POINTS`]); 0 otherwise.
+    /// `TRIAL_POINTS`); 0 otherwise.
     pub contrast: f32,
 }
 
@@ -336,7 +336,7 @@ pub struct BuildOptions {
     /// distance fixes it per graph (there is no per-query ef), so it also bounds how selective a
     /// filter can be before the index falls back to an exact scan of the accepted set.
     pub ef_search: usize,
-    /// Use every core (rayon) in [`super::VectorIndex::rebuild`]. Faster, but the graph then varies
+    /// Use every core (rayon) in the index's blocking `rebuild` (tests). Faster, but the graph then varies
     /// slightly between runs.
     pub parallel: bool,
     /// Keep the graph whatever the calibration found (to measure the graph tier itself).
