@@ -4,7 +4,7 @@
 //! `add_many` figure is timed twice: the engine call alone (inputs built beforehand), and the JSON
 //! path the wasm binding takes (parse the items, add, render each result as JSON).
 //!
-//! `cargo bench --profile bench-native --bench add_many_native -- [PATH] [--n 100000] [--reps 3] [--only scans|add|engine]`
+//! `cargo bench --profile bench-native --features internals --bench add_many_native -- [PATH] [--n 100000] [--reps 3] [--only scans|add|engine]`
 //! (`--only engine`: the engine call with the default guards alone, for a profiler)
 //!
 //! PATH defaults to `longmemeval-s-dev.json.gz` in `$ENGRAM_BENCH_DIR` or `../shared/bench`. The lines
@@ -18,8 +18,9 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use engram::guard::{self, GuardOptions, InjectionPolicy, SecretPolicy};
+use engram::guard::{GuardOptions, InjectionPolicy, SecretPolicy};
 use engram::host::ManualClock;
+use engram::internals::guard;
 use engram::{EngineOptions, Engram, NewMemory};
 use serde_json::Value;
 
@@ -175,7 +176,7 @@ fn scan_times(lines: &[String], reps: usize) {
         ("find_secrets (all secret scanners)", |t| guard::find_secrets(t).len()),
         ("injection::find", |t| guard::injection::find(t).len()),
         ("GuardOptions::default().apply", |t| GuardOptions::default().apply(t, false, "content").map_or(0, |g| g.flags.len() + g.text.len())),
-        ("dedup normalize", |t| engram::store::dedup::normalize(t).len()),
+        ("dedup normalize", |t| engram::internals::normalize(t).len()),
     ];
     for (name, f) in scans {
         let (best, median) = timed(reps, || lines.iter().map(|l| f(l)).sum());

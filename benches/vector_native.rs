@@ -1,7 +1,7 @@
 //! Vector tier benchmark: per size, query latency (p50/p95) of the exact int8 scan, the HNSW tier and
 //! a plain f32 brute force in the same run, HNSW build time, recall@10 of HNSW, and bytes per vector.
 //!
-//! `cargo bench --profile bench-native --bench vector_native -- [sizes…] [--real PATH]`
+//! `cargo bench --profile bench-native --features internals --bench vector_native -- [sizes…] [--real PATH]`
 //! (default sizes 10000 50000 100000, 384 dims, clustered synthetic vectors; `--real` reads the eval
 //! harness's embedding cache — u64 key + 384 f32 per record — and samples queries from it).
 
@@ -11,7 +11,8 @@ mod vectors;
 #[path = "../tests/support/real_vectors.rs"]
 mod real_vectors;
 
-use engram::index::{BuildOptions, VectorIndex, VectorOptions};
+use engram::index::{BuildOptions, VectorOptions};
+use engram::internals::index::{VectorIndex, GRAPH_EVAL_COST};
 use std::time::{Duration, Instant};
 use vectors::*;
 
@@ -105,7 +106,7 @@ fn run(label: &str, data: &[Vec<f32>], queries: &[Vec<f32>], parallel: bool) {
         cal.recall_min,
         cal.evals,
         cal.points,
-        if cal.evals * engram::index::vector::GRAPH_EVAL_COST < cal.points as f32 && cal.recall_mean >= 0.97 { "graph" } else { "scan" }
+        if cal.evals * GRAPH_EVAL_COST < cal.points as f32 && cal.recall_mean >= 0.97 { "graph" } else { "scan" }
     );
     println!(
         "  bytes/vector: f32+int8 {:.0}, int8 only {:.0}, f32+int8+graph {:.0} (plain f32 today: {})",

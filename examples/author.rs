@@ -1,10 +1,10 @@
-//! What the offline author makes of some turns: `cargo run --example author -- "turn one" "turn two" …`
+//! What the offline author makes of some turns: `cargo run --features internals --example author -- "turn one" "turn two" …`
 //! (each argument one user turn, in order; later turns see the threads earlier ones authored).
 //! Prints every memory with its shape, thread, value, dependency, confidence and doubts, and each
 //! sentence's intent scores.
 
-use engram::evolve::author::intent::{self, Intent, Scores};
-use engram::evolve::author::{author_in, sentence_features, KnownThread, PastTurn, Turn};
+use engram::internals::author::intent::{self, Intent, Scores};
+use engram::internals::author::{author_in, sentence_features, KnownThread, PastTurn, Turn};
 
 fn main() {
     let texts: Vec<String> = std::env::args().skip(1).collect();

@@ -2,7 +2,7 @@
 //! `tests/fixtures/guards`), as reported in BENCHMARKS.md, plus scan throughput.
 //!
 //! ```text
-//! cargo run --release --example guards -- [DIR] [--verbose]
+//! cargo run --release --features internals --example guards -- [DIR] [--verbose]
 //! ```
 //!
 //! Without `--verbose` only totals are printed: a held-out split is measured that way, so its

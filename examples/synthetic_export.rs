@@ -10,11 +10,10 @@
 //! `--uniform` gives every memory the same kind and time, so search ranks them by similarity alone
 //! (what a vector-index benchmark compares against an exact nearest-neighbour answer).
 //!
-//! `cargo run --release --example synthetic_export -- N OUT [--vectors FILE [--skip K]] [--uniform]`
+//! `cargo run --release --features internals --example synthetic_export -- N OUT [--vectors FILE [--skip K]] [--uniform]`
 
+use engram::internals::persist::{encode, OpWriter, RecordKind};
 use engram::model::{Kind, Layer, Memory};
-use engram::persist::ops::OpWriter;
-use engram::persist::record::{self, RecordKind};
 use engram::store::{EventKind, HistoryEvent};
 
 struct Rng(u64);
@@ -121,7 +120,7 @@ fn main() {
     for h in &history {
         w.history(h);
     }
-    let bytes = record::encode(RecordKind::Export, 0, &w.into_bytes());
+    let bytes = encode(RecordKind::Export, 0, &w.into_bytes());
     std::fs::write(out, &bytes).unwrap_or_else(|e| {
         eprintln!("synthetic_export: cannot write {out}: {e}");
         std::process::exit(1);

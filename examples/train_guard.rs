@@ -1,13 +1,13 @@
 //! Trains the guards' instruction model (`src/guard/instruction.bin`) and picks its threshold.
 //!
-//! `cargo run --release --example train_guard [-- --check]`
+//! `cargo run --release --features internals --example train_guard [-- --check]`
 //!
 //! Training texts: `tests/fixtures/guards-train/` (written for training), the guard corpus
 //! (`tests/fixtures/guards/`: its injections and benign texts), and the conversation turns of the
 //! evolving corpus's filler chats as ordinary memories. The threshold is chosen on five held-out
 //! folds of those: the lowest probability at which at most 1 % of held-out benign texts would be
 //! flagged. The unseen corpora (`tests/fixtures/guards-unseen/`) are never trained on; measure
-//! them with `cargo run --example guards -- tests/fixtures/guards-unseen/test`.
+//! them with `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
 //! `--check` trains and compares with the committed weights without writing (exit 1 on a
 //! difference), so a change to the features cannot ship with stale weights.
 
@@ -15,7 +15,7 @@
 #[allow(dead_code)] // the loader only: the rates are the guards example's
 mod guard_corpus;
 
-use engram::guard::instruction_model::{features, train, Example, Model};
+use engram::internals::guard::instruction_model::{features, train, Example, Model};
 
 const WEIGHTS: &str = "src/guard/instruction.bin";
 const EPOCHS: usize = 30;
@@ -90,7 +90,7 @@ fn main() {
     if check {
         let committed = std::fs::read(WEIGHTS).unwrap_or_default();
         if committed != bytes {
-            eprintln!("{WEIGHTS} is stale: run `cargo run --release --example train_guard`");
+            eprintln!("{WEIGHTS} is stale: run `cargo run --release --features internals --example train_guard`");
             std::process::exit(1);
         }
         println!("{WEIGHTS} matches the training data");

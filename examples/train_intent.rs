@@ -1,7 +1,7 @@
 //! Trains the offline author's intent model (`src/evolve/author/intent.bin`) on the corpus's `dev`
 //! split and reports its sentence accuracy on both splits.
 //!
-//! `cargo run --release --example train_intent [-- --check]`
+//! `cargo run --release --features internals --example train_intent [-- --check]`
 //!
 //! Labels come from the episode sources (`tests/fixtures/evolving/episodes/`), not from the rules:
 //! a sentence carrying a fact's value is `verbatim` (an ER fact), `change` (the slot had another
@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use engram::evolve::author::intent::{self, Example, Intent, Scores};
-use engram::evolve::author::{sentence_features, KnownThread};
+use engram::internals::author::intent::{self, Example, Intent, Scores};
+use engram::internals::author::{sentence_features, KnownThread};
 use serde_json::Value;
 
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
@@ -193,7 +193,7 @@ fn main() -> AnyResult<()> {
     if check {
         let committed = std::fs::read(WEIGHTS).unwrap_or_default();
         if committed != bytes {
-            eprintln!("{WEIGHTS} differs from what the corpus trains: run `cargo run --release --example train_intent`");
+            eprintln!("{WEIGHTS} differs from what the corpus trains: run `cargo run --release --features internals --example train_intent`");
             std::process::exit(1);
         }
         println!("{WEIGHTS} matches the corpus");

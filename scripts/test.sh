@@ -7,10 +7,12 @@ cd "$(dirname "$0")/.."
 start=$(date +%s)
 bash scripts/setup.sh --browser
 
-echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, with and without the embedder)"
+echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, with and without the embedder and the internals door)"
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features embedder -- -D warnings
+# The repository's tools that reach crate internals (examples/train_*.rs, native benches): feature `internals`.
+cargo clippy --quiet --all-targets --features embedder,internals -- -D warnings
 echo "test: the JavaScript (prettier --check, eslint; tsc over the facade's JSDoc runs once pkg/ is built)"
 ./node_modules/.bin/prettier --check --log-level warn "{pkg-template,mcp,www,tests/js,tests/browser,benches,scripts,examples}/**/*.{js,mjs,cjs}" eslint.config.js
 ./node_modules/.bin/eslint pkg-template mcp www tests/js tests/browser benches scripts examples eslint.config.js
@@ -24,7 +26,9 @@ export ENGRAM_REQUIRE_MODEL=1
 # The native vectors are kept for the wasm parity test (tests/js/embedder.test.mjs).
 export ENGRAM_NATIVE_VECTORS_DIR="$PWD/target/embed-native-vectors"
 rm -rf "$ENGRAM_NATIVE_VECTORS_DIR"
-cargo test --quiet --features embedder --lib 2>&1 | grep -v '^$'
+# The integration tests moved into the crate (they need internals) ran above and do not depend on
+# the embedder: skipped here, as they were before the move.
+cargo test --quiet --features embedder --lib -- --skip index::vector::tests::vector_ --skip guard::tests::guard_ --skip persist::tests:: 2>&1 | grep -v '^$'
 # The model runs optimized: a debug build takes minutes per pass over the reference inputs.
 cargo test --quiet --profile bench-native --features embedder --test embedder 2>&1 | grep -v '^$'
 
@@ -64,11 +68,11 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   # what the dev split trains, and the offline author holds its floor on both splits (dev is tuned on;
   # test is reported, never tuned on: see tests/fixtures/evolving/FORMAT.md).
   python3 scripts/evolving_corpus.py build --check-only
-  cargo build --quiet --profile bench-native --example train_intent
+  cargo build --quiet --profile bench-native --features internals --example train_intent
   ./target/bench-native/examples/train_intent --check | tail -n 1
   # The guards' instruction model matches what its training texts train (the unseen guard corpora
-  # hold their floors in tests/guard_corpus.rs).
-  cargo build --quiet --profile bench-native --example train_guard
+  # hold their floors in src/guard/tests/guard_corpus.rs).
+  cargo build --quiet --profile bench-native --features internals --example train_guard
   ./target/bench-native/examples/train_guard --check | tail -n 1
   for split in dev test; do
     out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
@@ -91,10 +95,11 @@ else
 fi
 
 echo "test: vector index at scale (optimized build): 10^5-operation model runs, recall against an exact oracle at 10k and 50k"
-cargo test --quiet --profile bench-native --test persist_vectors --test vector_index -- --ignored model_based 2>&1 | grep -v '^$'
+# (The index's own tests live in the crate, src/index/vector/tests/: `--lib`.)
+cargo test --quiet --profile bench-native --test persist_vectors --lib -- --ignored model_based 2>&1 | grep -v '^$'
 # Random vectors here; real MiniLM vectors need the embedding cache the eval harness fills (hours on
-# a fresh machine): run those with `cargo test --profile bench-native --features embedder --test
-# vector_oracle -- --ignored real`.
-cargo test --quiet --profile bench-native --test vector_oracle -- --ignored random 2>&1 | grep -v '^$'
+# a fresh machine): run those with `cargo test --profile bench-native --features embedder --lib --
+# --ignored vector_oracle::real`.
+cargo test --quiet --profile bench-native --lib -- --ignored vector_oracle::random 2>&1 | grep -v '^$'
 
 echo "test: all passed in $(( $(date +%s) - start )) s"

@@ -489,7 +489,7 @@ fn an_epoch_refines_links_to_the_nearest_memories_written_before_and_never_past_
 
 #[test]
 fn a_dry_run_leaves_the_vector_index_as_it_was() {
-    use engram::index::vector::{BuildOptions, VectorOptions};
+    use engram::index::{BuildOptions, VectorOptions};
     let clock = Rc::new(ManualClock::new(T0));
     // Cheap graph builds (debug) from 100 vectors, whatever the data's contrast.
     let build = BuildOptions { ef_construction: 16, ef_search: 64, always_graph: true, ..BuildOptions::default() };

@@ -152,7 +152,7 @@ fn failed_reset_ingest_and_session_delete_are_undone_exactly() {
 /// cut short (a crash mid-write, never acknowledged) is still left out silently.
 #[test]
 fn a_damaged_newest_chunk_is_refused_or_reported_never_skipped_silently() {
-    use engram::persist::load::Damage;
+    use engram::persist::Damage;
     use engram::persist::{block_on, MemoryStorage, OpenOptions, Store};
     use engram::NewMemory;
     let storage = std::rc::Rc::new(MemoryStorage::new());

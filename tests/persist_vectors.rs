@@ -12,7 +12,7 @@ mod vectors;
 use std::collections::BTreeMap;
 
 use engram::engine::VectorTarget;
-use engram::index::vector::Installed;
+use engram::index::Installed;
 use engram::index::{BuildOptions, VectorOptions};
 use engram::persist::{block_on, OpenOptions, Store};
 use engram::{EngineOptions, NewMemory, Scope, SearchRequest};
@@ -21,7 +21,7 @@ use persist_common::*;
 const DIMS: usize = 16;
 
 fn vector_options(graph_min: usize) -> VectorOptions {
-    // Cheap builds (debug): correctness is under test here, recall in tests/vector_index.rs.
+    // Cheap builds (debug): correctness is under test here, recall in src/index/vector/tests/vector_index.rs.
     let build = BuildOptions { ef_construction: 16, ef_search: 64, always_graph: true, ..BuildOptions::default() };
     VectorOptions { graph_min, build, ..VectorOptions::default() }
 }

@@ -201,7 +201,7 @@ fn the_users_own_words_outrank_the_assistants_at_equal_match() {
     let ids: Vec<&str> = hits.iter().map(|h| h.id()).collect();
     assert_eq!(ids, ["u#0", "a#0"]);
     let weights: Vec<Option<f64>> = hits.iter().map(|h| h.explain.as_ref().unwrap().role_weight).collect();
-    assert_eq!(weights, [Some(1.0), Some(engram::recall::score::ASSISTANT_TURN_WEIGHT)]);
+    assert_eq!(weights, [Some(1.0), Some(engram::recall::ASSISTANT_TURN_WEIGHT)]);
     // A clearly better match by the assistant still wins: the weight is a prior, not a filter.
     e.ingest(SessionInput {
         id: "b".into(),

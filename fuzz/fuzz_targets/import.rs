@@ -13,7 +13,7 @@
 use engram::engine::EngineState;
 use engram::error::ErrorCode;
 use engram::host::ManualClock;
-use engram::digest::crc32c;
+use engram::internals::crc32c;
 use engram::persist::export::decode_export;
 use engram::persist::{block_on, MemoryStorage, OpenOptions, Store};
 use libfuzzer_sys::fuzz_target;

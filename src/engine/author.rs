@@ -170,7 +170,7 @@ fn scrub_forms(values: &[String]) -> Vec<String> {
 
 impl Engram {
     /// The namespace's threads with their values oldest → newest (a retraction empties a thread).
-    pub fn known_threads(&self, namespace: &str) -> Vec<KnownThread> {
+    pub(crate) fn known_threads(&self, namespace: &str) -> Vec<KnownThread> {
         let mut on: Vec<(Millis, Millis, &crate::model::Memory)> =
             self.tables.table().iter().filter(|(_, m)| m.namespace == namespace && m.thread.is_some()).map(|(_, m)| (m.event_time(), m.created_at, m)).collect();
         on.sort_by_key(|a| (a.0, a.1));

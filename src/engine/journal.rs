@@ -115,7 +115,7 @@ impl Engram {
     }
 
     /// What changed since the last call (empty when not recording).
-    pub fn take_changes(&mut self) -> Changes {
+    pub(crate) fn take_changes(&mut self) -> Changes {
         match &mut self.journal {
             Some(j) => std::mem::take(j).changes,
             None => Changes::default(),
@@ -124,7 +124,7 @@ impl Engram {
 
     /// Puts back every before-value of `changes`, newest first: the state returns to what it was
     /// when the journal was last taken (ids drawn meanwhile stay drawn).
-    pub fn undo(&mut self, changes: Changes) {
+    pub(crate) fn undo(&mut self, changes: Changes) {
         let mut sessions: BTreeSet<String> = BTreeSet::new();
         for step in changes.steps.into_iter().rev() {
             match step {

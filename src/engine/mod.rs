@@ -28,7 +28,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-pub use author::{redact, AuthorReport, Retracted, REDACTED, RULES_ID};
+pub use author::{AuthorReport, Retracted, REDACTED, RULES_ID};
 pub use author_llm::AuthorPlan;
 pub use batch::BATCH_MAX;
 pub use consolidate::{ConsolidateOptions, ConsolidatePlan, PlannedDecision, PlannedMemory, Step as ConsolidateStep};
@@ -37,11 +37,11 @@ pub use extract::{ExtractOptions, ExtractPlan, ExtractReport, PlannedCall, Plann
 pub use guarded::Released;
 pub use host_vectors::{ToEmbed, Vectorless};
 pub use jobs::{Job, JobPlan, JobReport, JobRequest};
-pub use journal::Changes;
+pub(crate) use journal::Changes;
 pub use merge::Merged;
-pub use prebuilt::{Counted, PersistedSegment, Prebuilt};
+pub(crate) use prebuilt::{Counted, PersistedSegment, Prebuilt};
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
-pub use replay::RecordChange;
+pub(crate) use replay::RecordChange;
 pub use search::{Hit, HitTarget};
 pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;

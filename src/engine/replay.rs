@@ -33,7 +33,7 @@ pub enum RecordChange {
 impl Engram {
     /// Applies changes persisted by another writer, in order. Every record is checked first (as on
     /// load); if one fails, nothing is applied and the error is `Corrupt` or `Embedder`.
-    pub fn replay(&mut self, changes: Vec<RecordChange>) -> Result<()> {
+    pub(crate) fn replay(&mut self, changes: Vec<RecordChange>) -> Result<()> {
         self.check_replay(&changes)?;
         let journal = self.journal.take();
         let mut sessions: BTreeSet<String> = BTreeSet::new();

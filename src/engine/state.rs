@@ -67,7 +67,7 @@ impl Engram {
     }
 
     /// [`Engram::load_state`] reusing keyword entries a snapshot persisted for its records.
-    pub fn load_state_with(&mut self, state: EngineState, prebuilt: Prebuilt) -> Result<()> {
+    pub(crate) fn load_state_with(&mut self, state: EngineState, prebuilt: Prebuilt) -> Result<()> {
         state.check()?;
         for (dims, what) in [(first_dims(&state.memories), "memory"), (first_dims(&state.raw), "raw")] {
             if let (Some(d), Some(e)) = (dims, self.embedder.as_deref()) {
@@ -94,12 +94,12 @@ impl Engram {
     /// A keyword index and the slots of the records it covers, in the order
     /// [`Engram::memories_with_vectors`] (or [`Engram::raw_with_vectors`]) lists them: what a
     /// snapshot persists beside those records.
-    pub fn memory_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
+    pub(crate) fn memory_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
         (self.tables.keyword(), self.tables.table().iter().map(|(s, _)| s))
     }
 
     /// See [`Engram::memory_keywords`].
-    pub fn raw_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
+    pub(crate) fn raw_keywords(&self) -> (&KeywordIndex, impl Iterator<Item = DocId> + '_) {
         (self.tables.raw_keyword(), self.tables.raw().iter().map(|(s, _)| s))
     }
 }

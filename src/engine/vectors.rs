@@ -71,13 +71,13 @@ impl Engram {
     }
 
     /// The installed segments of one index as (id, graph).
-    pub fn vector_segments(&self, target: VectorTarget) -> Vec<(u64, &BuiltGraph)> {
+    pub(crate) fn vector_segments(&self, target: VectorTarget) -> Vec<(u64, &BuiltGraph)> {
         self.tables.vector_index(target).segments().collect()
     }
 
     /// The record id of each point of a segment (empty for a point whose slot holds nothing now), so
     /// the segment can be matched to records when the store is opened again.
-    pub fn vector_segment_ids(&self, target: VectorTarget, graph: &BuiltGraph) -> Vec<String> {
+    pub(crate) fn vector_segment_ids(&self, target: VectorTarget, graph: &BuiltGraph) -> Vec<String> {
         graph
             .point_docs()
             .iter()
@@ -91,7 +91,7 @@ impl Engram {
 
     /// Installs a persisted segment whose points are given by record id: each point serves the
     /// record of that id if the record's vector still has exactly the point's code.
-    pub fn install_vector_segment(&mut self, target: VectorTarget, id: u64, ids: &[String], graph: BuiltGraph) -> Result<Installed> {
+    pub(crate) fn install_vector_segment(&mut self, target: VectorTarget, id: u64, ids: &[String], graph: BuiltGraph) -> Result<Installed> {
         let docs: Vec<DocId> = ids
             .iter()
             .map(|rid| match target {

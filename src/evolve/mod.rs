@@ -9,13 +9,13 @@
 //! - `recall`: one search read through the derivation: route, answers, context
 //! - `author`: the offline rules that author typed memories from conversation turns (write side)
 
-pub mod author;
-pub mod derive;
-pub mod fields;
-pub mod recall;
-pub mod render;
-pub mod route;
-pub mod state;
+pub(crate) mod author;
+pub(crate) mod derive;
+pub(crate) mod fields;
+pub(crate) mod recall;
+pub(crate) mod render;
+pub(crate) mod route;
+pub(crate) mod state;
 
 pub use derive::{Derivation, Trail};
 pub use recall::Recall;

@@ -7,7 +7,7 @@
 //! words, word pairs, and character 4-grams within words (they carry inflections and scripts
 //! written without spaces). Features are binary and the vector is scaled to unit length, so a long
 //! text is not more suspect for its length. Weights are one byte each (`instruction.bin`, 32 KB),
-//! trained by `cargo run --example train_guard` on `tests/fixtures/guards-train/` and the guard
+//! trained by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/` and the guard
 //! corpus; the unseen corpora (`tests/fixtures/guards-unseen/`) are only measured. The threshold
 //! in the file was chosen on held-out folds of the training data to keep benign texts unflagged.
 
@@ -97,6 +97,7 @@ impl Model {
         1.0 / (1.0 + (-z).exp())
     }
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(8 + 12 + self.weights.len());
         out.extend_from_slice(MAGIC);
@@ -129,12 +130,14 @@ pub fn instructs(text: &str) -> bool {
 }
 
 /// One labelled text for training.
+#[cfg(any(test, feature = "internals"))]
 pub struct Example {
     pub features: Vec<u32>,
     pub instructs: bool,
 }
 
 /// Logistic regression by AdaGrad over the examples (float weights), then quantized to one byte.
+#[cfg(any(test, feature = "internals"))]
 pub fn train(examples: &[Example], epochs: usize, rate: f32, l2: f32) -> Model {
     let mut w = vec![0f32; BUCKETS];
     let mut g2 = vec![1e-6f32; BUCKETS];
@@ -210,6 +213,6 @@ mod tests {
 
     #[test]
     fn the_shipped_model_loads() {
-        assert!(model().is_some(), "instruction.bin does not parse: run `cargo run --example train_guard`");
+        assert!(model().is_some(), "instruction.bin does not parse: run `cargo run --features internals --example train_guard`");
     }
 }

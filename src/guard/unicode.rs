@@ -102,6 +102,7 @@ pub fn find(text: &str) -> Vec<Invisible> {
 }
 
 /// The ASCII that tag characters in `text` spell (empty when there are none).
+#[cfg(test)]
 pub fn hidden_tag_text(text: &str) -> String {
     text.chars().filter(|c| ('\u{E0020}'..='\u{E007E}').contains(c)).map(|c| char::from_u32(c as u32 - 0xE0000).unwrap_or(' ')).collect()
 }

@@ -95,14 +95,17 @@ fn is_function_word(term: &str) -> bool {
 }
 
 impl KeywordIndex {
+    #[cfg(test)]
     pub fn new() -> Self {
         Self::default()
     }
 
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.doc_count as usize
     }
 
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.doc_count == 0
     }
@@ -112,6 +115,7 @@ impl KeywordIndex {
         self.postings.iter().filter(|p| !p.is_empty()).count()
     }
 
+    #[cfg(test)]
     pub fn contains(&self, doc: DocId) -> bool {
         self.docs.get(doc as usize).is_some_and(Option::is_some)
     }
@@ -192,6 +196,7 @@ impl KeywordIndex {
         true
     }
 
+    #[cfg(test)]
     pub fn clear(&mut self) {
         *self = KeywordIndex::default();
     }

@@ -1,12 +1,17 @@
 //! Indexes over memories, addressed by slot number: keyword (BM25) and vectors.
+//!
+//! Public: the vector tier's options and the build a host may run off the engine's thread
+//! ([`persist::Store::plan_vector_build`](crate::persist::Store::plan_vector_build) → [`BuildInput::build`]
+//! → `install_vector_build`). The indexes themselves are crate-private.
 
-pub mod keyword;
-pub mod stem;
-pub mod tokenize;
-pub mod vector;
+pub(crate) mod keyword;
+pub(crate) mod stem;
+pub(crate) mod tokenize;
+pub(crate) mod vector;
 
-pub use keyword::{DocId, KeywordHit, KeywordIndex, KeywordQuery};
-pub use vector::{BuildInput, BuildOptions, BuiltGraph, VectorHit, VectorIndex, VectorOptions, VectorStats};
+pub(crate) use keyword::{DocId, KeywordIndex, KeywordQuery};
+pub use vector::{BuildInput, BuildOptions, BuildOutput, Calibration, Installed, VectorOptions, VectorStats};
+pub(crate) use vector::{BuiltGraph, VectorIndex};
 
 /// Keeps the `limit` best of `hits` under `better_first`, sorted: a partial selection, then a sort of
 /// only what is kept.

@@ -48,6 +48,7 @@ fn ends_cvc(w: &[u8]) -> bool {
 }
 
 /// The stem of a lowercase word (unchanged unless it is ASCII letters, longer than 3).
+#[cfg(test)]
 pub fn stem(word: &str) -> std::borrow::Cow<'_, str> {
     let mut w = word.to_string();
     stem_in_place(&mut w);

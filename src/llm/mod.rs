@@ -12,18 +12,19 @@
 //! - `consolidate`: the lifecycle's prompts (`triage@1`, `gate@1`, `merge@1`, `reconcile@1`, `distill@1`).
 //! - `author`: the `author@2` prompt: typed evolving memories (shape, thread, value, dependsOn, …).
 
-pub mod author;
+pub(crate) mod author;
 mod call;
-pub mod consolidate;
-pub mod extract;
+pub(crate) mod consolidate;
+pub(crate) mod extract;
 mod prompt;
 mod reply;
 mod request;
 mod schema;
-pub mod usage;
+pub(crate) mod usage;
 
 pub use call::{run_call, CallResult};
 pub use reply::{retry_request, validate_reply, REPLY_MAX_BYTES};
 pub use request::{LlmFailure, LlmMessage, LlmReply, LlmRequest, Purpose, ReportedUsage, Role};
-pub use schema::{check_schema_supported, validate as validate_schema};
+#[cfg(test)]
+pub(crate) use schema::check_schema_supported;
 pub use usage::{CallRecord, LlmUsage, Outcome};

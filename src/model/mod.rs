@@ -1,7 +1,7 @@
 //! The data model: memories, their kinds and layers, ids, timestamps and input limits.
 
-pub mod evolve;
-pub mod ids;
+pub(crate) mod evolve;
+pub(crate) mod ids;
 mod memory;
 mod raw;
 pub mod time;

@@ -147,7 +147,7 @@ fn days_in_month(y: i64, m: i64) -> i64 {
 }
 
 /// Shortens untrusted text for an error message without splitting a character.
-pub fn truncate(text: &str, max_chars: usize) -> String {
+pub(crate) fn truncate(text: &str, max_chars: usize) -> String {
     match text.char_indices().nth(max_chars) {
         Some((i, _)) => format!("{}…", &text[..i]),
         None => text.to_string(),

@@ -44,7 +44,7 @@ fn text(text: &str, what: &str, max_chars: usize) -> Result<()> {
     Ok(())
 }
 
-pub fn content(content: &str) -> Result<()> {
+pub(crate) fn content(content: &str) -> Result<()> {
     text(content, "content", CONTENT_MAX_CHARS)
 }
 
@@ -52,7 +52,7 @@ pub fn content(content: &str) -> Result<()> {
 /// `a@b.com`, a UUID), so any text is accepted but what would make two ids look alike or break a
 /// line: control characters, and spaces at either end. Namespaces live inside records, never in
 /// storage keys, so no character needs escaping.
-pub fn namespace(ns: &str) -> Result<()> {
+pub(crate) fn namespace(ns: &str) -> Result<()> {
     let n = ns.chars().count();
     if n == 0 || n > NAMESPACE_MAX_CHARS {
         return Err(Error::invalid(format!("namespace must be 1..{NAMESPACE_MAX_CHARS} characters, got {n}")));
@@ -68,7 +68,7 @@ pub fn namespace(ns: &str) -> Result<()> {
 
 /// Trims each tag, drops exact repeats (order kept) and checks the limits. Stops at the first
 /// distinct tag past the limit, so a huge list costs one pass, never a pass per tag kept.
-pub fn tags(tags: &[String]) -> Result<Vec<String>> {
+pub(crate) fn tags(tags: &[String]) -> Result<Vec<String>> {
     let mut out: Vec<String> = Vec::with_capacity(tags.len().min(TAGS_MAX + 1));
     for t in tags {
         let t = t.trim();
@@ -89,7 +89,7 @@ pub fn tags(tags: &[String]) -> Result<Vec<String>> {
     Ok(out)
 }
 
-pub fn source(source: &str) -> Result<()> {
+pub(crate) fn source(source: &str) -> Result<()> {
     let n = source.chars().count();
     if n > SOURCE_MAX_CHARS {
         return Err(Error::invalid(format!("source is {n} characters; the limit is {SOURCE_MAX_CHARS}")));
@@ -97,14 +97,14 @@ pub fn source(source: &str) -> Result<()> {
     Ok(())
 }
 
-pub fn importance(x: f64) -> Result<()> {
+pub(crate) fn importance(x: f64) -> Result<()> {
     if !x.is_finite() || !(0.0..=1.0).contains(&x) {
         return Err(Error::invalid(format!("importance must be a number from 0 to 1, got {x}")));
     }
     Ok(())
 }
 
-pub fn metadata(map: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
+pub(crate) fn metadata(map: &serde_json::Map<String, serde_json::Value>) -> Result<()> {
     let bytes = serde_json::to_vec(map).map(|v| v.len()).unwrap_or(usize::MAX);
     if bytes > METADATA_MAX_BYTES {
         return Err(Error::invalid(format!("metadata is {bytes} bytes as JSON; the limit is {METADATA_MAX_BYTES}")));
@@ -113,7 +113,7 @@ pub fn metadata(map: &serde_json::Map<String, serde_json::Value>) -> Result<()> 
 }
 
 /// Checks a vector is non-empty and finite, and returns it scaled to unit length (cosine = dot).
-pub fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
+pub(crate) fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
     if v.is_empty() {
         return Err(Error::invalid("embedding must not be empty"));
     }
@@ -135,7 +135,7 @@ pub fn embedding(v: &[f32], expected_dims: Option<usize>) -> Result<Vec<f32>> {
     Ok(v.iter().map(|x| (f64::from(*x) / norm) as f32).collect())
 }
 
-pub fn limit(n: usize, what: &str) -> Result<()> {
+pub(crate) fn limit(n: usize, what: &str) -> Result<()> {
     if n == 0 || n > SEARCH_LIMIT_MAX {
         return Err(Error::invalid(format!("{what} must be 1..{SEARCH_LIMIT_MAX}, got {n}")));
     }
@@ -143,7 +143,7 @@ pub fn limit(n: usize, what: &str) -> Result<()> {
 }
 
 /// A bounded, non-empty identifier-like string (session ids, roles, speakers, turn ids).
-pub fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
+pub(crate) fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
     let n = value.chars().count();
     if value.trim().is_empty() || n > max_chars {
         return Err(Error::invalid(format!("{what} must be 1..{max_chars} characters and not only whitespace, got {n}")));
@@ -155,7 +155,7 @@ pub fn label(value: &str, what: &str, max_chars: usize) -> Result<()> {
 }
 
 /// An instant ISO 8601 can write (years 0000–9999).
-pub fn timestamp(ms: i64, what: &str) -> Result<()> {
+pub(crate) fn timestamp(ms: i64, what: &str) -> Result<()> {
     if !(super::time::MIN_MS..=super::time::MAX_MS).contains(&ms) {
         return Err(Error::invalid(format!("{what} {ms} is outside the years 0000–9999")));
     }
@@ -163,7 +163,7 @@ pub fn timestamp(ms: i64, what: &str) -> Result<()> {
 }
 
 /// The bytes of one `ingest` call's text.
-pub fn ingest_bytes(n: usize) -> Result<()> {
+pub(crate) fn ingest_bytes(n: usize) -> Result<()> {
     if n > INGEST_BYTES_MAX {
         return Err(Error::invalid(format!("the session's text is {n} bytes; one ingest takes at most {INGEST_BYTES_MAX}")));
     }
@@ -171,7 +171,7 @@ pub fn ingest_bytes(n: usize) -> Result<()> {
 }
 
 /// The size of one import file.
-pub fn import_bytes(n: usize) -> Result<()> {
+pub(crate) fn import_bytes(n: usize) -> Result<()> {
     if n > IMPORT_BYTES_MAX {
         return Err(Error::invalid(format!("the import file is {n} bytes; the limit is {IMPORT_BYTES_MAX}")));
     }
@@ -179,7 +179,7 @@ pub fn import_bytes(n: usize) -> Result<()> {
 }
 
 /// The fields of one conversation turn, as `ingest` accepts them (and imports must hold to).
-pub fn turn(role: &str, content: &str, speaker: Option<&str>, turn_id: Option<&str>) -> Result<()> {
+pub(crate) fn turn(role: &str, content: &str, speaker: Option<&str>, turn_id: Option<&str>) -> Result<()> {
     label(role, "role", ROLE_MAX_CHARS)?;
     raw_content(content)?;
     if let Some(s) = speaker {
@@ -191,7 +191,7 @@ pub fn turn(role: &str, content: &str, speaker: Option<&str>, turn_id: Option<&s
     Ok(())
 }
 
-pub fn raw_content(content: &str) -> Result<()> {
+pub(crate) fn raw_content(content: &str) -> Result<()> {
     text(content, "turn content", RAW_CONTENT_MAX_CHARS)
 }
 

@@ -14,7 +14,8 @@ use crate::error::Result;
 
 /// The operations that rebuild `engine`'s state (or one namespace of it) from empty. For a
 /// namespace, history is that of the memories exported (events do not carry a namespace).
-pub fn state_ops(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>) -> OpWriter {
+#[cfg(test)]
+pub(crate) fn state_ops(engine: &Engram, identity: Option<&EmbedderIdentity>, namespace: Option<&str>) -> OpWriter {
     state_ops_into(engine, identity, namespace, OpWriter::default())
 }
 
@@ -38,12 +39,13 @@ fn state_ops_into(engine: &Engram, identity: Option<&EmbedderIdentity>, namespac
 }
 
 /// A snapshot body: the whole state, then its keyword indexes (so opening need not rebuild them).
-pub fn snapshot_ops(engine: &Engram, identity: Option<&EmbedderIdentity>) -> OpWriter {
+#[cfg(test)]
+pub(crate) fn snapshot_ops(engine: &Engram, identity: Option<&EmbedderIdentity>) -> OpWriter {
     snapshot_ops_into(engine, identity, OpWriter::default())
 }
 
 /// [`snapshot_ops`] appended to `w` (a writer with room for the record header: [`OpWriter::framed`]).
-pub fn snapshot_ops_into(engine: &Engram, identity: Option<&EmbedderIdentity>, w: OpWriter) -> OpWriter {
+pub(crate) fn snapshot_ops_into(engine: &Engram, identity: Option<&EmbedderIdentity>, w: OpWriter) -> OpWriter {
     let mut w = state_ops_into(engine, identity, None, w);
     let (index, slots) = engine.memory_keywords();
     w.keyword_terms(IndexTarget::Memories, index, slots);

@@ -10,14 +10,14 @@
 //!   equals storage again and the call rejects with the adapter's `Storage` / `StorageFull` error.
 //!   Journaling befores (rather than computing a change before applying it) keeps every engine rule
 //!   in one place — the engine — and the driver ignorant of them. The same pieces
-//!   (`take_changes` / `undo`, [`ops`], [`record`], [`load`]) serve a driver written elsewhere (the
+//!   (`take_changes` / `undo`, `ops`, `record`, `load`) serve a driver written elsewhere (the
 //!   wasm binding, where storage is a JS promise).
 //! - **Cost of a write is O(what it changed):** one `save` of one chunk holding the changed records
 //!   (a memory with its vector, its history event). A single `add` is exactly one storage write.
-//! - **Records** (see [`record`]) are framed with magic, format version, kind, sequence number and
+//! - **Records** (see `record`) are framed with magic, format version, kind, sequence number and
 //!   length, and end in a CRC-32C. The checksum is each record's commit marker: a torn write fails
-//!   it. The key layout is in [`keys`].
-//! - **Load** (see [`load`]) takes the newest valid snapshot and applies the chunks after it in
+//!   it. The key layout is in `keys`.
+//! - **Load** (see `load`) takes the newest valid snapshot and applies the chunks after it in
 //!   sequence while they are present and valid. Everything a crash can leave (a torn last chunk, a
 //!   torn snapshot whose chunks are still there, stale records) is ignored; anything that would
 //!   drop committed data silently is `Corrupt`.
@@ -37,7 +37,7 @@
 //!   only those counters.
 //! - **Indexes are derived data.** A snapshot carries its records' keyword entries (term counts), so
 //!   opening re-counts only what later chunks changed; vector graph segments are stored beside the
-//!   chain ([`graphs`]) and skipped if missing or damaged. Either way the records alone rebuild
+//!   chain (`graphs`) and skipped if missing or damaged. Either way the records alone rebuild
 //!   every index.
 //! - **Embedder identity** (model id, dims) is stored with the data; opening with a different
 //!   embedder is an `Embedder` error unless [`OpenOptions::reembed`] asks to re-embed everything
@@ -49,22 +49,25 @@
 //! - **Bytes from storage are untrusted:** every read is bounds-checked, no allocation is sized by
 //!   a header beyond the bytes present, and a decoded state is validated before the engine is built.
 
-pub mod block_on;
+pub(crate) mod block_on;
 mod bytes;
 pub mod export;
 mod export_reader;
 mod export_stream;
-pub mod graphs;
+pub(crate) mod graphs;
 mod identity;
 mod image;
-pub mod keys;
-pub mod load;
+pub(crate) mod keys;
+pub(crate) mod load;
 mod memory_storage;
-pub mod ops;
-pub mod record;
+pub(crate) mod ops;
+pub(crate) mod record;
 mod store;
+#[cfg(test)]
+mod tests;
 
 pub use block_on::block_on;
 pub use identity::EmbedderIdentity;
+pub use load::{Damage, Skipped};
 pub use memory_storage::MemoryStorage;
 pub use store::{GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};

@@ -68,9 +68,11 @@ pub struct OpWriter {
 }
 
 impl OpWriter {
+    #[cfg(test)]
     pub fn len(&self) -> usize {
         self.count
     }
+    #[cfg(test)]
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -175,6 +177,7 @@ impl OpWriter {
         self.w.buf[count_at..count_at + 4].copy_from_slice(&count.to_le_bytes());
     }
     /// Any operation (tests and tools re-encode decoded bodies with it).
+    #[cfg(test)]
     pub fn op(&mut self, op: &Op) {
         match op {
             Op::Reset => self.reset(),

@@ -157,12 +157,12 @@ fn section_header(s: Section) -> String {
 
 /// Picks entries best-first while they fit `max_tokens` (skipping any that do not), then renders
 /// them grouped by section.
-pub fn assemble(items: Vec<ContextItem>, max_tokens: usize) -> Context {
+pub(crate) fn assemble(items: Vec<ContextItem>, max_tokens: usize) -> Context {
     assemble_with(items, max_tokens, ContextOptions::default())
 }
 
 /// `assemble` with options for flagged entries.
-pub fn assemble_with(items: Vec<ContextItem>, max_tokens: usize, options: ContextOptions) -> Context {
+pub(crate) fn assemble_with(items: Vec<ContextItem>, max_tokens: usize, options: ContextOptions) -> Context {
     let base = estimate_tokens(OPEN) + estimate_tokens(CLOSE);
     let mut chosen: Vec<(ContextItem, String)> = Vec::new();
     let mut used = base;

@@ -1,11 +1,11 @@
 //! The read side: candidates from every index, fused into one relevance, scored and ranked.
 
 pub mod context;
-pub mod fusion;
-pub mod score;
-pub mod timeframe;
+pub(crate) mod fusion;
+pub(crate) mod score;
+pub(crate) mod timeframe;
 
-pub use score::ScoreBreakdown;
+pub use score::{ScoreBreakdown, ASSISTANT_TURN_WEIGHT};
 
 use crate::model::{Kind, Layer};
 
@@ -65,11 +65,11 @@ impl Scope {
 }
 
 /// Score of an expanded neighbour relative to the hit that pulled it in, per step of distance.
-pub const EXPANSION_DECAY: f64 = 0.5;
+pub(crate) const EXPANSION_DECAY: f64 = 0.5;
 /// Links are made to at most this many earlier memories, each at least this similar.
-pub const LINKS_MAX: usize = 3;
-pub const LINK_MIN_COSINE: f32 = 0.5;
+pub(crate) const LINKS_MAX: usize = 3;
+pub(crate) const LINK_MIN_COSINE: f32 = 0.5;
 
 /// Relevance above which a retrieved memory counts as used (its access count goes up).
-pub const TOUCH_RELEVANCE: f64 = 0.5;
-pub const DEFAULT_LIMIT: usize = 10;
+pub(crate) const TOUCH_RELEVANCE: f64 = 0.5;
+pub(crate) const DEFAULT_LIMIT: usize = 10;

@@ -142,14 +142,6 @@ impl HistoryLog {
         }
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
-    pub fn clear(&mut self) {
-        *self = HistoryLog::default();
-    }
-
     /// Every event, oldest first (what persistence and export write).
     pub fn events(&self) -> &[HistoryEvent] {
         &self.events

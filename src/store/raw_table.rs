@@ -21,10 +21,6 @@ impl RawTable {
         self.by_id.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
-
     pub fn session_count(&self) -> usize {
         self.sessions.len()
     }
@@ -143,9 +139,5 @@ impl RawTable {
         let mut v: Vec<String> = self.sessions.iter().filter(|(_, (ns, _))| ns == namespace).map(|(id, _)| id.clone()).collect();
         v.sort();
         v
-    }
-
-    pub fn clear(&mut self) {
-        *self = RawTable::default();
     }
 }

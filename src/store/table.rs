@@ -37,10 +37,6 @@ impl MemoryTable {
         self.by_id.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.by_id.is_empty()
-    }
-
     pub fn slot_of(&self, id: &str) -> Option<DocId> {
         self.by_id.get(id).copied()
     }
@@ -121,13 +117,8 @@ impl MemoryTable {
         self.slots.iter().enumerate().filter_map(|(i, m)| m.as_ref().map(|m| (i as DocId, m)))
     }
 
-    /// The live memory in `namespace` whose normalized content equals that of `content`.
-    pub fn find_duplicate(&self, namespace: &str, content: &str) -> Option<DocId> {
-        self.find_duplicate_where(namespace, content, |_| true)
-    }
-
-    /// Like [`MemoryTable::find_duplicate`], among the memories `same` accepts (the same fact, not
-    /// only the same words).
+    /// The live memory in `namespace` whose normalized content equals that of `content`, among the
+    /// memories `same` accepts (the same fact, not only the same words).
     pub fn find_duplicate_where(&self, namespace: &str, content: &str, same: impl Fn(&Memory) -> bool) -> Option<DocId> {
         let key = (self.namespace_number(namespace)?, normalized_hash(content));
         let candidates = self.by_content.get(&key)?;
@@ -194,11 +185,5 @@ impl MemoryTable {
                 self.by_content.remove(&key);
             }
         }
-    }
-
-    pub fn clear(&mut self) {
-        let tracking = self.touched.is_some();
-        *self = MemoryTable::default();
-        self.track_touches(tracking);
     }
 }

@@ -8,11 +8,11 @@
 //! corpus is read, so the repository holds no key-shaped literal and every key is synthetic.
 //! Charsets: `an` (A-Z a-z 0-9), `au` (an, `_`, `-`), `up` (A-Z 0-9), `hx` (0-9 a-f), `al` (A-Z a-z),
 //! `b64` (an, `/`, `+`).
-//! Shared by `tests/guard_corpus.rs` (thresholds) and `examples/guards.rs` (the rates in BENCHMARKS.md).
+//! Shared by `src/guard/tests/guard_corpus.rs` (thresholds) and `examples/guards.rs` (the rates in BENCHMARKS.md).
 
 use std::path::Path;
 
-use engram::guard::{find_secrets, injection};
+use engram::internals::guard::{find_secrets, injection};
 
 #[derive(Debug)]
 pub struct Payload {

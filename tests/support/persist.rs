@@ -324,3 +324,16 @@ pub fn assert_same(got: EngineState, want: EngineState, what: &str) {
         want.history.len()
     );
 }
+
+/// A compacted store of a few dozen records: one snapshot record.
+pub fn reference_snapshot() -> (StorageKey, Vec<u8>) {
+    let storage = Faulty::default();
+    let mut store = open(storage.clone(), 1000).unwrap();
+    for step in workload(77, 60) {
+        run(&mut store, &step).unwrap();
+    }
+    block_on(store.compact()).unwrap();
+    let mut records: Vec<_> = storage.inner.dump().into_iter().filter(|(k, _)| k[1] == "snapshot").collect();
+    assert_eq!(records.len(), 1);
+    records.remove(0)
+}

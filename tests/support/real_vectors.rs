@@ -1,4 +1,4 @@
-//! Real sentence embeddings for the vector-index oracle tests (`tests/vector_oracle.rs`):
+//! Real sentence embeddings for the vector-index oracle tests (`src/index/vector/tests/vector_oracle.rs`):
 //! all-MiniLM-L6-v2 (int8 ONNX, 384 dims, unit length) vectors of real conversation texts from the
 //! public benchmark files beside the repository.
 //!

@@ -1,6 +1,7 @@
 //! Seeded synthetic embeddings for the vector-index tests and benchmark: iid gaussian directions
 //! (the hard case for HNSW) and mixtures of gaussian clusters on the sphere (closer to real text
-//! embeddings, which bunch by topic). Shared by `tests/vector_index.rs` and `benches/vector_native.rs`.
+//! embeddings, which bunch by topic). Shared by the index's tests (`src/index/vector/tests/`), `tests/persist_vectors.rs` and the native
+//! benches.
 #![allow(dead_code)]
 
 /// SplitMix64: tiny, seedable, good enough for test data.

@@ -10,7 +10,7 @@
 //!   model weighs, not the decision;
 //! - what it shares with memory already kept: a known thread's value repeated, a known slot's words.
 //!
-//! The weights (`intent.bin`, a few KB) are trained by `cargo run --example train_intent` on the
+//! The weights (`intent.bin`, a few KB) are trained by `cargo run --features internals --example train_intent` on the
 //! labelled sentences of the corpus's `dev` split only (`tests/fixtures/evolving/`); the `test`
 //! split is for reporting. The model runs without the embedder, so keyword-only stores get it too.
 
@@ -38,6 +38,7 @@ pub enum Intent {
 impl Intent {
     pub const ALL: [Intent; 5] = [Intent::None, Intent::State, Intent::Change, Intent::Delete, Intent::Verbatim];
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn as_str(self) -> &'static str {
         match self {
             Intent::None => "none",
@@ -48,6 +49,7 @@ impl Intent {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn parse(s: &str) -> Option<Intent> {
         Intent::ALL.into_iter().find(|i| i.as_str() == s)
     }
@@ -220,6 +222,7 @@ impl Model {
 
     /// Serialized as `ENGINT01`, a f32 scale, `N` f32 biases, then `BUCKETS × N` i8 weights
     /// (weight = i8 × scale): small enough to compile in.
+    #[cfg(any(test, feature = "internals"))]
     pub fn to_bytes(&self) -> Vec<u8> {
         let max = self.weights.iter().flat_map(|r| r.iter()).fold(0f32, |m, w| m.max(w.abs())).max(1e-6);
         let scale = max / 127.0;
@@ -276,6 +279,7 @@ impl Scores {
         self.0[i.index()]
     }
 
+    #[cfg(any(test, feature = "internals"))]
     pub fn best(&self) -> (Intent, f32) {
         Intent::ALL.into_iter().map(|i| (i, self.get(i))).fold((Intent::None, -1.0), |b, x| if x.1 > b.1 { x } else { b })
     }
@@ -283,6 +287,7 @@ impl Scores {
 
 /// One labelled sentence for training.
 #[derive(Clone, Debug)]
+#[cfg(any(test, feature = "internals"))]
 pub struct Example {
     pub features: Vec<u32>,
     pub intent: Intent,
@@ -290,6 +295,7 @@ pub struct Example {
 
 /// Trains the model by full-batch gradient descent on the cross-entropy with L2, classes weighted
 /// by inverse frequency (deletions are rare; missing one costs more than a spare `none`).
+#[cfg(any(test, feature = "internals"))]
 pub fn train(examples: &[Example], epochs: usize, rate: f32, l2: f32) -> Model {
     let mut m = Model { weights: vec![[0.0; N]; BUCKETS], bias: [0.0; N] };
     let mut counts = [0usize; N];

@@ -46,7 +46,7 @@ use crate::model::time::Millis;
 use crate::model::{DependsOn, Shape};
 
 pub use rules::asks_to_keep_verbatim;
-pub use slot::{is_normalized, label};
+pub use slot::is_normalized;
 
 /// One conversation turn as the author reads it.
 #[derive(Clone, Debug)]
@@ -101,6 +101,7 @@ pub struct Authored {
 
 /// Authors the memories stated in `turns` (in order), given the namespace's known threads. Threads
 /// and values authored from earlier turns are known to later ones.
+#[cfg(test)]
 pub fn author(turns: &[Turn], known: &[KnownThread]) -> Vec<Authored> {
     author_in(turns, known, &[])
 }
@@ -141,6 +142,7 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
 
 /// The sentences of a user turn with the intent model's features for each, given the known threads
 /// (what the model scores; the trainer labels these).
+#[cfg(any(test, feature = "internals"))]
 pub fn sentence_features(text: &str, known: &[KnownThread]) -> Vec<(String, Vec<u32>)> {
     text::sentences(text).into_iter().map(|s| (s.to_string(), intent::features(s, &rules::hits(s), known))).collect()
 }

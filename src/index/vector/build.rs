@@ -46,7 +46,7 @@ pub struct BuildOutput {
     pub label: u8,
     /// Identifies the segment (a hash of its points), e.g. as its storage key.
     pub id: u64,
-    pub graph: Option<BuiltGraph>,
+    pub(crate) graph: Option<BuiltGraph>,
     pub calibration: Calibration,
 }
 
@@ -70,7 +70,7 @@ pub struct Calibration {
     /// recall and evaluation figures are then 0).
     pub trial: bool,
     /// The sample's relative contrast, where it was measured (batches of at least twice
-    /// [`TRIAL_POINTS`]); 0 otherwise.
+    /// `TRIAL_POINTS`); 0 otherwise.
     pub contrast: f32,
 }
 
@@ -205,7 +205,7 @@ fn build_graph(dims: usize, docs: Vec<DocId>, codes: Vec<Code>, options: &BuildO
 /// Points of the sample looked at before a large batch's build.
 pub const TRIAL_POINTS: usize = 2048;
 /// Below this relative contrast (see [`relative_contrast`]) a batch has no structure a graph could
-/// navigate. Measured with `tests/vector_trial.rs` (`trial_contrast`, batches of 4,096 384-d vectors):
+/// navigate. Measured with `src/index/vector/tests/vector_trial.rs` (`trial_contrast`, batches of 4,096 384-d vectors):
 /// uniform random 1.10; clustered synthetic sets 1.75 (64 clusters), 1.60 (500), 1.44 (2,000
 /// clusters, two points each). A trial graph over 4,096 points could not tell them apart (uniform
 /// reached recall 0.98 at 0.80 of a scan, 500 clusters at 0.71): the recall a graph loses at scale
@@ -336,7 +336,7 @@ pub struct BuildOptions {
     /// distance fixes it per graph (there is no per-query ef), so it also bounds how selective a
     /// filter can be before the index falls back to an exact scan of the accepted set.
     pub ef_search: usize,
-    /// Use every core (rayon) in [`super::VectorIndex::rebuild`]. Faster, but the graph then varies
+    /// Use every core (rayon) in the index's blocking `rebuild` (tests). Faster, but the graph then varies
     /// slightly between runs.
     pub parallel: bool,
     /// Keep the graph whatever the calibration found (to measure the graph tier itself).

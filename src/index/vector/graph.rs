@@ -31,6 +31,8 @@ impl BuiltGraph {
     pub fn len(&self) -> usize {
         self.docs.len()
     }
+    // Beside `len` where the graph is exported (through `internals`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.docs.is_empty()
     }

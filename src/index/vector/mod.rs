@@ -32,9 +32,14 @@ mod graph;
 mod quantize;
 mod recent;
 
-pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration, GRAPH_EVAL_COST, TRIAL_MIN_CONTRAST, TRIAL_POINTS};
+#[cfg(any(test, feature = "internals"))]
+pub use build::GRAPH_EVAL_COST;
+pub use build::{BuildInput, BuildOptions, BuildOutput, Calibration};
+#[cfg(test)]
+pub use build::{TRIAL_MIN_CONTRAST, TRIAL_POINTS};
 pub use graph::BuiltGraph;
 pub use quantize::dot;
+#[cfg(test)]
 pub use recent::RECENT_ROWS;
 
 use serde::Serialize;
@@ -151,6 +156,7 @@ fn candidate_pool(limit: usize) -> usize {
 }
 
 impl VectorIndex {
+    #[cfg(test)]
     pub fn new() -> Self {
         Self::default()
     }
@@ -182,6 +188,8 @@ impl VectorIndex {
         self.count
     }
 
+    // `len` without `is_empty` is a lint where the index is exported (through `internals`).
+    #[cfg(any(test, feature = "internals"))]
     pub fn is_empty(&self) -> bool {
         self.count == 0
     }
@@ -246,6 +254,7 @@ impl VectorIndex {
         true
     }
 
+    #[cfg(test)]
     pub fn clear(&mut self) {
         *self = VectorIndex::with_options(self.options.clone());
     }
@@ -268,6 +277,7 @@ impl VectorIndex {
         self.count - self.delta.len()
     }
 
+    #[cfg(test)]
     pub fn delta_len(&self) -> usize {
         self.delta.len()
     }
@@ -384,6 +394,7 @@ impl VectorIndex {
     /// them below `graph_min`). Blocks for the whole build: hosts that must stay responsive use
     /// [`VectorIndex::plan_build`] → [`BuildInput::build`] → [`VectorIndex::install`] off the
     /// query path instead.
+    #[cfg(test)]
     pub fn rebuild(&mut self) {
         if self.count < self.options.graph_min {
             self.relocate(&vec![false; self.segments.len()], None);
@@ -395,6 +406,7 @@ impl VectorIndex {
     }
 
     /// Every live vector as one build input that replaces all segments (slot order).
+    #[cfg(any(test, feature = "internals"))]
     pub fn snapshot_for_build(&self) -> BuildInput {
         let docs: Vec<DocId> = self.locs.iter().enumerate().filter(|(_, l)| **l != Loc::Empty).map(|(d, _)| d as DocId).collect();
         self.input_for(docs, self.segments.iter().map(|s| s.id).collect(), self.delta.len())

@@ -1,5 +1,14 @@
 use super::*;
 
+// The index against brute-force oracles, at small sizes and (ignored) at 10k/50k, and the trial
+// before a large build: moved here from `tests/` (the index is crate-private).
+#[path = "../../../tests/support/vectors.rs"]
+mod vectors;
+
+mod vector_index;
+mod vector_oracle;
+mod vector_trial;
+
 fn unit(v: Vec<f32>) -> Vec<f32> {
     let n = dot(&v, &v).sqrt();
     v.into_iter().map(|x| x / n).collect()

@@ -1,11 +1,10 @@
 //! The guard corpus (`tests/fixtures/guards/`): secrets of each kind, injection phrasings in
 //! several languages, Unicode tricks, and benign look-alikes that must not be flagged. Thresholds
-//! here; the measured rates are printed by `cargo run --example guards` (BENCHMARKS.md).
+//! here; the measured rates are printed by `cargo run --features internals --example guards` (BENCHMARKS.md).
 
-#[path = "support/guard_corpus.rs"]
-mod guard_corpus;
+use super::corpus as guard_corpus;
 
-use engram::guard::{find_secrets, GuardOptions};
+use crate::guard::{find_secrets, GuardOptions};
 use guard_corpus::{evaluate, load, ratio};
 
 fn corpus() -> Vec<guard_corpus::Payload> {
@@ -50,7 +49,7 @@ fn redacted_payloads_hold_no_secret() {
 /// boundary), and a few byte-level mutations, go through both policies.
 #[test]
 fn cut_and_mutated_payloads_never_panic() {
-    let policies = [GuardOptions::default(), GuardOptions { secrets: engram::guard::SecretPolicy::Flag, injection: engram::guard::InjectionPolicy::Quarantine }];
+    let policies = [GuardOptions::default(), GuardOptions { secrets: crate::guard::SecretPolicy::Flag, injection: crate::guard::InjectionPolicy::Quarantine }];
     let mut seed = 0x1234_5678_u64;
     for p in corpus() {
         let t = &p.text;
@@ -79,7 +78,7 @@ fn cut_and_mutated_payloads_never_panic() {
 /// candidate to the end of the text took minutes. The bound is loose so a busy machine never fails it.
 #[test]
 fn adversarial_runs_stay_linear() {
-    let g = GuardOptions { secrets: engram::guard::SecretPolicy::Flag, injection: engram::guard::InjectionPolicy::Quarantine };
+    let g = GuardOptions { secrets: crate::guard::SecretPolicy::Flag, injection: crate::guard::InjectionPolicy::Quarantine };
     for unit in ["pwd,", "SG.", "token=", "![", "-----BEGIN PRIVATE KEY----- ", "4 1 ", "password is \"", "pw:", "<|", "eyJ.", "忽略之前", "sk-"] {
         let text = unit.repeat((256 << 10) / unit.len());
         let t = std::time::Instant::now();

@@ -2,16 +2,15 @@
 //! tokenizing every text again: the result must rank exactly as an index rebuilt from the text,
 //! including records changed by chunks written after the snapshot.
 
-#[path = "support/persist.rs"]
-mod persist_common;
+use super::persist_common;
 
-use engram::engine::EngineState;
-use engram::host::StorageKey;
-use engram::persist::ops::{self, IndexTarget, Op, OpWriter};
-use engram::persist::record::{self, RecordKind};
-use engram::persist::{block_on, MemoryStorage};
-use engram::recall::Scope;
-use engram::{EngineOptions, Engram, HitTarget, NewMemory, SearchRequest};
+use crate::engine::EngineState;
+use crate::host::StorageKey;
+use crate::persist::ops::{self, IndexTarget, Op, OpWriter};
+use crate::persist::record::{self, RecordKind};
+use crate::persist::{block_on, MemoryStorage};
+use crate::recall::Scope;
+use crate::{EngineOptions, Engram, HitTarget, NewMemory, SearchRequest};
 use persist_common::*;
 
 const QUERIES: [&str; 16] = [
@@ -33,7 +32,7 @@ const QUERIES: [&str; 16] = [
     "what about the garden",
 ];
 
-fn ranked(search: &mut dyn FnMut(&SearchRequest) -> Vec<engram::Hit>, q: &str) -> Vec<(String, f64)> {
+fn ranked(search: &mut dyn FnMut(&SearchRequest) -> Vec<crate::Hit>, q: &str) -> Vec<(String, f64)> {
     let req = SearchRequest { query: Some(q.into()), limit: Some(1000), scope: Scope::All, dry_run: true, ..Default::default() };
     search(&req)
         .into_iter()

@@ -2,11 +2,10 @@
 //! away by its sample's relative contrast, without a graph build; clustered data passes the trial
 //! and gets its full build and calibration.
 
-#[path = "support/vectors.rs"]
-mod vectors;
+use super::vectors;
 
-use engram::index::vector::{BuildOutput, TRIAL_MIN_CONTRAST, TRIAL_POINTS};
-use engram::index::{BuildOptions, VectorIndex, VectorOptions};
+use crate::index::vector::{BuildOutput, TRIAL_MIN_CONTRAST, TRIAL_POINTS};
+use crate::index::{BuildOptions, VectorIndex, VectorOptions};
 use vectors::*;
 
 /// The build output for `data` as one batch, with the default build options (the real calibration).
@@ -52,7 +51,7 @@ fn small_batches_skip_the_trial() {
 }
 
 /// The relative contrast of each kind of data (how [`TRIAL_MIN_CONTRAST`] was chosen):
-/// `cargo test --profile bench-native --test vector_trial -- --ignored --nocapture`.
+/// `cargo test --profile bench-native --lib -- --ignored vector_trial:: --nocapture`.
 #[test]
 #[ignore]
 fn trial_contrast() {

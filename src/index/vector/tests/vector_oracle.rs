@@ -6,7 +6,7 @@
 //! The large runs are `#[ignore]`d; run them optimized, one at a time:
 //!
 //! ```text
-//! cargo test --profile bench-native --features embedder --test vector_oracle -- --ignored --nocapture --test-threads=1
+//! cargo test --profile bench-native --features embedder --lib -- --ignored vector_oracle:: --nocapture --test-threads=1
 //! ```
 //!
 //! The real-vector tests need `--features embedder`, the model (`scripts/fetch-models.sh`) and the
@@ -14,14 +14,13 @@
 //! harness's cache (`.cache/embeddings/`) are embedded first and cached. Only the index's stable API is
 //! used here: `with_options`, `insert`, `rebuild`, `search`, `stats`, `len`.
 
-#[path = "support/real_vectors.rs"]
+#[path = "../../../../tests/support/real_vectors.rs"]
 mod real_vectors;
-#[path = "support/vectors.rs"]
-mod vectors;
+use super::vectors;
 
 use std::time::{Duration, Instant};
 
-use engram::index::{VectorIndex, VectorOptions};
+use crate::index::{VectorIndex, VectorOptions};
 use vectors::*;
 
 const K: usize = 10;
@@ -239,7 +238,7 @@ fn exact_tier_top10_is_the_oracle_real_10k() {
 #[test]
 #[ignore]
 fn embedding_cost_from_scratch() {
-    use engram::host::Embedder;
+    use crate::host::Embedder;
     let texts = real_vectors::texts().unwrap_or_else(|e| panic!("{e}"));
     let model = real_vectors::embedder().unwrap_or_else(|e| panic!("{e}"));
     let sample: usize = std::env::var("ENGRAM_EMBED_SAMPLE").ok().and_then(|s| s.parse().ok()).unwrap_or(500);

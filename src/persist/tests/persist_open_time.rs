@@ -1,17 +1,16 @@
 //! Open time of a compacted store, by phase (ignored by default; run optimized):
-//! `cargo test --profile bench-native --test persist_open_time -- --ignored --nocapture`
+//! `cargo test --profile bench-native --lib -- --ignored persist_open_time --nocapture`
 
-#[path = "support/persist.rs"]
-mod persist_common;
+use super::persist_common;
 
 use std::time::Instant;
 
-use engram::digest::crc32c;
-use engram::engine::EngineState;
-use engram::model::{Kind, Layer, Memory};
-use engram::persist::{export, keys, load, MemoryStorage};
-use engram::store::{EventKind, HistoryEvent};
-use engram::{EngineOptions, Engram};
+use crate::digest::crc32c;
+use crate::engine::EngineState;
+use crate::model::{Kind, Layer, Memory};
+use crate::persist::{export, keys, load, MemoryStorage};
+use crate::store::{EventKind, HistoryEvent};
+use crate::{EngineOptions, Engram};
 use persist_common::*;
 
 fn state(n: usize) -> EngineState {
@@ -65,7 +64,7 @@ fn open_time_at_10k_and_50k() {
         let mut engine = Engram::new(Box::new(clock()), EngineOptions::default());
         engine.load_state(state(n)).unwrap();
         let body = export::snapshot_ops(&engine, None).into_bytes();
-        let record = engram::persist::record::encode(engram::persist::record::RecordKind::Snapshot, 1, &body);
+        let record = crate::persist::record::encode(crate::persist::record::RecordKind::Snapshot, 1, &body);
         let records = vec![(keys::snapshot_key(1), record.clone())];
 
         let t = Instant::now();

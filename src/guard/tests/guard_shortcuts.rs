@@ -4,14 +4,10 @@
 //! (payloads inside ordinary sentences, case changes, inserted invisible characters, other scripts,
 //! cuts), and the findings must be the same.
 
-// Only its loader is used here.
-#[allow(dead_code)]
-#[path = "support/guard_corpus.rs"]
-mod guard_corpus;
-#[path = "support/guard_variants.rs"]
-mod guard_variants;
+use super::corpus as guard_corpus;
+use super::variants as guard_variants;
 
-use engram::guard::{cards, credentials, find_secrets, iban, ids, password, secrets, Finding};
+use crate::guard::{cards, credentials, find_secrets, iban, ids, password, secrets, Finding};
 
 fn texts() -> Vec<String> {
     let payloads: Vec<String> = guard_corpus::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards")).into_iter().map(|p| p.text).collect();

@@ -1,13 +1,12 @@
 //! The vector index against a brute-force f32 oracle: recall of the HNSW tier on random and clustered
 //! vectors, exactness of the int8 tier, a model-based run of random operations, and corrupt graph
 //! bytes. Sizes here stay small for debug builds; the 10k/50k runs are `#[ignore]`d — run them with
-//! `cargo test --profile bench-native --test vector_index -- --ignored --nocapture`.
+//! `cargo test --profile bench-native --lib -- --ignored vector_index:: --nocapture`.
 
-#[path = "support/vectors.rs"]
-mod vectors;
+use super::vectors;
 
-use engram::index::vector::{BuildOutput, Installed};
-use engram::index::{BuildOptions, BuiltGraph, DocId, VectorIndex, VectorOptions};
+use crate::index::vector::{BuildOutput, Installed};
+use crate::index::{BuildOptions, BuiltGraph, DocId, VectorIndex, VectorOptions};
 use std::collections::BTreeMap;
 use vectors::*;
 
@@ -218,14 +217,14 @@ fn corrupt_or_truncated_graph_bytes_are_typed_errors() {
     let step = (bytes.len() / 500).max(1);
     for cut in (0..bytes.len()).step_by(step) {
         let e = BuiltGraph::from_bytes(&bytes[..cut]).unwrap_err();
-        assert_eq!(e.code, engram::ErrorCode::Corrupt);
+        assert_eq!(e.code, crate::ErrorCode::Corrupt);
     }
     let mut rng = Rng::new(10);
     for _ in 0..300 {
         let mut b = bytes.clone();
         let at = rng.below(b.len());
         b[at] ^= 1 << rng.below(8);
-        assert_eq!(BuiltGraph::from_bytes(&b).unwrap_err().code, engram::ErrorCode::Corrupt);
+        assert_eq!(BuiltGraph::from_bytes(&b).unwrap_err().code, crate::ErrorCode::Corrupt);
     }
     assert!(BuiltGraph::from_bytes(&[]).is_err());
     assert!(BuiltGraph::from_bytes(b"EGVG\x02\0\0\0").is_err());
