@@ -252,7 +252,7 @@ export interface SearchOptions {
   explain?: boolean;
   /** Do not count this search as an access of the memories returned. */
   dryRun?: boolean;
-  /** Authored memories, raw turns, or both (default). */
+  /** Authored memories (default), raw turns, or both. */
   scope?: "memories" | "raw" | "all";
   /** Append up to this many neighbouring turns (0..8) on each side of a raw hit. */
   neighbors?: number;
@@ -604,7 +604,8 @@ export class Engram {
    */
   deleteAll(options?: NamespaceOptions): Promise<number>;
   history(id: string): Promise<HistoryEvent[]>;
-  search(query: string | null, options: SearchOptions & { scope: "memories" }): Promise<MemoryHit[]>;
+  /** Memories unless `scope` asks for turns: `hits[0].memory` is always there by default. */
+  search(query: string | null, options?: SearchOptions & { scope?: "memories" }): Promise<MemoryHit[]>;
   search(query: string | null, options: SearchOptions & { scope: "raw" }): Promise<RawHit[]>;
   search(query: string | null, options?: SearchOptions): Promise<SearchHit[]>;
   /**

@@ -192,7 +192,7 @@ const answerText = (a) =>
           : `${a.thread}: uncertain (was ${a.previous}; ${a.because?.thread} changed)`;
 
 async function recall(query) {
-  const [result, hits] = await Promise.all([db.recall(query), db.search(query, { explain: true, limit: 5, dryRun: true })]);
+  const [result, hits] = await Promise.all([db.recall(query), db.search(query, { explain: true, limit: 5, dryRun: true, scope: "all" })]);
   $("recall-out").replaceChildren(
     el("p", {}, "Route: ", el("strong", { text: result.route }), ` · ${result.answers.length} answer${result.answers.length === 1 ? "" : "s"}`),
     el("ol", { class: "answers", id: "recall-answers" }, result.answers.map(answerItem)),

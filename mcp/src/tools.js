@@ -170,7 +170,10 @@ export const CORE_TOOLS = [
     },
     annotations: { title: "Search memory", readOnlyHint: true, openWorldHint: false },
     async run(engram, args, context) {
-      const hits = await engram.search(args.query, defined({ limit: args.limit ?? 10, scope: args.scope, kinds: args.kinds, tags: args.tags, namespace: ns(args, context) }));
+      const hits = await engram.search(
+        args.query,
+        defined({ limit: args.limit ?? 10, scope: args.scope ?? "all", kinds: args.kinds, tags: args.tags, namespace: ns(args, context) }),
+      );
       const views = hits.map(hitView);
       return result(views.length ? json(views) : "(no matches)", { hits: views });
     },

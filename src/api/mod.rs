@@ -192,9 +192,11 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
 
 pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks", "includeSuperseded"];
 
-/// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?})`.
+/// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?, scope?, …})`.
+/// Callers search memories unless they ask for turns (`scope: "raw" | "all"`): every hit then has
+/// the one shape they index first (`hits[0].memory`), however the turns would have ranked.
 pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<SearchRequest> {
-    let mut req = SearchRequest { query: query.map(str::to_string), ..SearchRequest::default() };
+    let mut req = SearchRequest { query: query.map(str::to_string), scope: Scope::Memories, ..SearchRequest::default() };
     if let Some(f) = Fields::of(options, "search options", SEARCH_FIELDS)? {
         req.namespace = f.str("namespace")?.map(str::to_string);
         req.limit = f.usize("limit")?;

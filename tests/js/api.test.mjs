@@ -103,3 +103,17 @@ test("keyword-only mode is explicit with embedder: null", async () => {
   assert.equal((await db.search("beta")).length, 1);
   await rejectsWith(db.search(null), "InvalidInput", EngramError);
 });
+
+test("search returns memories unless turns are asked for: a turn ranking first cannot break hits[0].memory", async () => {
+  const db = await Engram.open({ embedder: null });
+  await db.add({ content: "Release builds use cargo" });
+  // A turn that matches the query far better than the memory does.
+  await db.ingest({ id: "s1", turns: [{ role: "user", content: "how do release builds run? release builds run with cargo build --release, release builds" }] });
+  const hits = await db.search("how do release builds run?", { limit: 3 });
+  assert.ok(hits.length > 0);
+  assert.ok(hits.every((h) => h.type === "memory"));
+  assert.equal(hits[0].memory.content, "Release builds use cargo");
+  const all = await db.search("how do release builds run?", { limit: 3, scope: "all" });
+  assert.equal(all[0].type, "raw", "asked for, the turn ranks first");
+  await db.close();
+});

@@ -88,7 +88,7 @@ test("bad ids, patches, options and queries reject with typed errors", async () 
   await rejectsWith(db.delete(unknown), "NotFound", EngramError);
   await rejectsWith(db.history(unknown), "NotFound", EngramError);
   await rejectsWith(db.update(unknown, { content: "x" }), "NotFound", EngramError);
-  for (const patch of [undefined, null, {}, { content: "" }, { importance: NaN }, { layer: "core" }, { tags: "x" }, "x"]) {
+  for (const patch of [undefined, null, {}, { content: "" }, { importance: NaN }, { layer: "core" }, { tags: "x" }, "", 5]) {
     await rejectsWith(db.update(m.id, patch), "InvalidInput", EngramError);
   }
   for (const [q, o] of [

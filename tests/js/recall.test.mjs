@@ -34,8 +34,9 @@ test("ingest, raw search with neighbours, derivedFrom, deleteSession", async () 
   const m = await db.add({ content: "Lea and Tom travel to Porto in June", derivedFrom: ["chat-1#0"] });
   assert.deepEqual(m.derivedFrom, ["chat-1#0"]);
   await rejectsWith(db.add({ content: "x", derivedFrom: ["missing#0"] }), "InvalidInput", EngramError);
-  const all = await db.search("Porto");
+  const all = await db.search("Porto", { scope: "all" });
   assert.deepEqual(new Set(all.map((h) => h.type)), new Set(["memory", "raw"]));
+  assert.deepEqual(new Set((await db.search("Porto")).map((h) => h.type)), new Set(["memory"]), "memories unless turns are asked for");
   assert.equal((await db.session("chat-1")).length, 3);
   assert.deepEqual(await db.sessions(), ["chat-1"]);
   assert.deepEqual(await db.deleteSession("chat-1"), { entries: 3, memories: 1 });
