@@ -9,80 +9,26 @@ import type {
   MemoryShape,
   MemoryPin,
   DependsOn,
-  MemoryLifecycle,
   MemoryItem,
   RawEntry,
-  HistoryEventKind,
   HistoryEvent,
-  LlmOutcome,
   LlmPurpose,
-  LlmCallRecord,
   LlmUsage,
-  SkippedTurns,
   ExtractReport,
   Retracted,
   AuthorReport,
   LlmLevel,
-  ConsolidateActionKind,
-  ConsolidateAction,
-  ConsolidateSkipped,
-  ConsolidateFound,
-  ConsolidatePlannedCall,
   ConsolidateReport,
   IngestResult,
   DeletedSession,
   Released,
   ScoreBreakdown,
-  SlotState,
-  SlotChange,
-  SlotReplacement,
-  SlotAnswer,
-  RecallRoute,
   RecallResult,
   ThreadResult,
   GatherResult,
 } from "./reports.js";
-export type {
-  ErrorCode,
-  Limits,
-  MemoryKind,
-  MemoryLayer,
-  MemoryShape,
-  MemoryPin,
-  DependsOn,
-  MemoryLifecycle,
-  MemoryItem,
-  RawEntry,
-  HistoryEventKind,
-  HistoryEvent,
-  LlmOutcome,
-  LlmPurpose,
-  LlmCallRecord,
-  LlmUsage,
-  SkippedTurns,
-  ExtractReport,
-  Retracted,
-  AuthorReport,
-  LlmLevel,
-  ConsolidateActionKind,
-  ConsolidateAction,
-  ConsolidateSkipped,
-  ConsolidateFound,
-  ConsolidatePlannedCall,
-  ConsolidateReport,
-  IngestResult,
-  DeletedSession,
-  Released,
-  ScoreBreakdown,
-  SlotState,
-  SlotChange,
-  SlotReplacement,
-  SlotAnswer,
-  RecallRoute,
-  RecallResult,
-  ThreadResult,
-  GatherResult,
-} from "./reports.js";
+// Every generated declaration is part of the public types.
+export type * from "./reports.js";
 
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
@@ -160,7 +106,7 @@ export interface AddResult extends MemoryItem {
 export interface AddInput {
   /** 1..8192 characters, not only whitespace. */
   content: string;
-  /** 1..64 characters of A-Z a-z 0-9 . _ / - ; defaults to "default". */
+  /** Any text of 1..256 characters without control characters or surrounding spaces (`user:42`, `org/team`, an email, a UUID); defaults to "default". */
   namespace?: string;
   kind?: MemoryKind;
   /** 0..1, default 0.5. */

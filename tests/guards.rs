@@ -273,3 +273,29 @@ fn an_import_goes_through_the_guards_of_the_store_it_enters() {
     block_on(guarded.import(&again)).unwrap();
     assert_eq!(guarded.engine().get(&id).unwrap().content, m.content);
 }
+
+#[test]
+fn unchanged_turns_compares_as_the_ingest_stores_redacted_text_included() {
+    let mut e = engine_with(GuardOptions::default());
+    let v = || Some(vec![1.0, 0.0, 0.0, 0.0]);
+    let turns = |second: &str| {
+        vec![
+            TurnInput { embedding: v(), ..turn("We meet on Tuesday") },
+            TurnInput { embedding: v(), ..turn(&format!("my key is {}", openai_key())) },
+            TurnInput { embedding: v(), ..turn(second) },
+        ]
+    };
+    let session = |second: &str, namespace: Option<&str>| SessionInput {
+        id: "s1".into(),
+        namespace: namespace.map(str::to_string),
+        turns: turns(second),
+        ..SessionInput::default()
+    };
+    e.ingest(session("Bring the slides", None)).unwrap();
+    // The stored second turn holds the redacted text: as sent it differs, guarded it is the same.
+    let stored = e.session("s1").unwrap();
+    assert!(!stored[1].content.contains(&openai_key()));
+    assert_eq!(e.unchanged_turns(session("Bring the slides", None)), vec![0, 1, 2]);
+    assert_eq!(e.unchanged_turns(session("Bring the charts", None)), vec![0, 1]);
+    assert_eq!(e.unchanged_turns(session("Bring the slides", Some("other"))), Vec::<u32>::new());
+}

@@ -58,25 +58,37 @@ pub struct DeletedSession {
 }
 
 fn same_turn(e: &RawEntry, t: &TurnInput, date: Option<Millis>) -> bool {
-    e.role == t.role && e.content == t.content && e.speaker == t.speaker && e.turn_id == t.id && e.date == date
+    e.content == t.content && same_turn_but_content(e, t, date)
+}
+
+fn same_turn_but_content(e: &RawEntry, t: &TurnInput, date: Option<Millis>) -> bool {
+    e.role == t.role && e.speaker == t.speaker && e.turn_id == t.id && e.date == date
 }
 
 impl Engram {
     /// Turn indices an `ingest` of `session` would leave as they are stored, each with its vector
     /// there already: what a host embedder need not embed again (a chat re-ingested whole as it grows
-    /// would otherwise have every earlier turn embedded on every call). Reads only; a session the
-    /// ingest would refuse answers none, and the ingest says why.
-    pub fn unchanged_turns(&self, mut session: SessionInput) -> Vec<u32> {
+    /// would otherwise have every earlier turn embedded on every call). Reads only, and a hint: the
+    /// ingest checks everything again. A session of another namespace answers none.
+    pub fn unchanged_turns(&self, session: SessionInput) -> Vec<u32> {
         let Ok(namespace) = resolve_namespace(session.namespace.as_deref()) else { return Vec::new() };
         let raw = self.tables.raw();
-        if raw.session_namespace(&session.id).is_none_or(|ns| ns != namespace) || self.guard_turns(&mut session).is_err() {
+        if raw.session_namespace(&session.id).is_none_or(|ns| ns != namespace) {
             return Vec::new();
         }
         (0..session.turns.len())
             .filter_map(|i| {
                 let slot = raw.turn(&session.id, i as u32)?;
-                let same = raw.get(slot).is_some_and(|e| same_turn(e, &session.turns[i], session.date));
-                (same && self.tables.raw_vectors().get(slot).is_some()).then_some(i as u32)
+                self.tables.raw_vectors().get(slot)?;
+                let (stored, turn) = (raw.get(slot)?, &session.turns[i]);
+                if !same_turn_but_content(stored, turn, session.date) {
+                    return None;
+                }
+                // Stored turns hold the guards' text: only a turn whose text differs as sent (one the
+                // guards redacted, or a changed one) pays for a guard pass to compare.
+                let same = stored.content == turn.content
+                    || self.guards.apply(&turn.content, session.allow_secrets, "the turn").is_ok_and(|g| stored.content == g.text);
+                same.then_some(i as u32)
             })
             .collect()
     }
