@@ -285,12 +285,8 @@ fn unchanged_turns_compares_as_the_ingest_stores_redacted_text_included() {
             TurnInput { embedding: v(), ..turn(second) },
         ]
     };
-    let session = |second: &str, namespace: Option<&str>| SessionInput {
-        id: "s1".into(),
-        namespace: namespace.map(str::to_string),
-        turns: turns(second),
-        ..SessionInput::default()
-    };
+    let session =
+        |second: &str, namespace: Option<&str>| SessionInput { id: "s1".into(), namespace: namespace.map(str::to_string), turns: turns(second), ..SessionInput::default() };
     e.ingest(session("Bring the slides", None)).unwrap();
     // The stored second turn holds the redacted text: as sent it differs, guarded it is the same.
     let stored = e.session("s1").unwrap();

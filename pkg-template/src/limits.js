@@ -25,3 +25,6 @@ export const LIMITS = Object.freeze({
   "valueChars": 1000,
   "signatureChars": 4000
 });
+
+/** Option keys other memory libraries scope by, answered with Engram's form (`{ namespace }`). */
+export const SCOPE_KEYS = Object.freeze(["userId","user_id","agentId","agent_id","runId","run_id"]);

@@ -6,6 +6,7 @@
 
 import { invalid } from "./errors.js";
 import { fields, isPlainObject } from "./wire.js";
+import { SCOPE_KEYS as GENERATED_SCOPE_KEYS } from "./limits.js";
 
 export function isSignal(s) {
   return s !== null && typeof s === "object" && typeof s.aborted === "boolean" && typeof s.addEventListener === "function";
@@ -30,8 +31,8 @@ export const is = Object.freeze({
   passed: rule("", () => true),
 });
 
-/** Keys other memory libraries scope by (mem0's user, agent and run ids). */
-const SCOPE_KEYS = new Set(["userId", "user_id", "agentId", "agent_id", "runId", "run_id"]);
+/** Keys other memory libraries scope by (mem0's user, agent and run ids): the core's list. */
+const SCOPE_KEYS = new Set(GENERATED_SCOPE_KEYS);
 
 /** For a caller porting code that scopes by `userId` and the like: the Engram form, with its value. */
 function scopeHint(key, value) {

@@ -26,7 +26,7 @@ fn type_name(v: &Value) -> &'static str {
 }
 
 /// Keys other memory libraries scope by (mem0's user, agent and run ids): what to write instead.
-const SCOPE_KEYS: &[&str] = &["userId", "user_id", "agentId", "agent_id", "runId", "run_id"];
+pub(crate) const SCOPE_KEYS: &[&str] = &["userId", "user_id", "agentId", "agent_id", "runId", "run_id"];
 
 /// For a caller porting code that scopes by `userId` and the like: the Engram form, with its value.
 fn scope_hint(key: &str, value: &Value) -> String {

@@ -180,10 +180,14 @@ fn reports_d_ts() {
 #[test]
 fn limits_js() {
     let values = serde_json::to_string_pretty(&LIMITS).expect("limits serialize");
+    let scope_keys = serde_json::to_string(super::fields::SCOPE_KEYS).expect("keys serialize");
     let text = format!(
         "// Generated from the Rust limits by `{WRITE}` (src/api/generated.rs); do not edit.\n\
          /** @type {{Readonly<import(\"../index.js\").Limits>}} */\n\
-         export const LIMITS = Object.freeze({values});\n"
+         export const LIMITS = Object.freeze({values});\n\
+         \n\
+         /** Option keys other memory libraries scope by, answered with Engram's form (`{{ namespace }}`). */\n\
+         export const SCOPE_KEYS = Object.freeze({scope_keys});\n"
     );
     check_or_write(LIMITS_PATH, &text);
 }

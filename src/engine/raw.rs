@@ -86,8 +86,7 @@ impl Engram {
                 }
                 // Stored turns hold the guards' text: only a turn whose text differs as sent (one the
                 // guards redacted, or a changed one) pays for a guard pass to compare.
-                let same = stored.content == turn.content
-                    || self.guards.apply(&turn.content, session.allow_secrets, "the turn").is_ok_and(|g| stored.content == g.text);
+                let same = stored.content == turn.content || self.guards.apply(&turn.content, session.allow_secrets, "the turn").is_ok_and(|g| stored.content == g.text);
                 same.then_some(i as u32)
             })
             .collect()
