@@ -184,8 +184,10 @@ export interface NamespaceOptions {
 }
 
 export interface SearchOptions {
-  /** Searched together with "default"; defaults to "default". */
+  /** Searched together with "default" (unless `includeDefault: false`); defaults to "default". */
   namespace?: string;
+  /** Whether the shared "default" namespace is read too (default: as the store was opened; `open({includeDefault})` defaults to true). */
+  includeDefault?: boolean;
   /** 1..1000, default 10. */
   limit?: number;
   /** Query vector: hybrid search with a query text, pure vector search with `query = null`. */
@@ -230,6 +232,8 @@ export type SearchHit = MemoryHit | RawHit;
 
 export interface ContextOptions {
   namespace?: string;
+  /** Whether the shared "default" namespace is read too (default: as the store was opened; `open({includeDefault})` defaults to true). */
+  includeDefault?: boolean;
   /** 1..200000, default 1000. */
   maxTokens?: number;
   /** Withhold the text of flagged entries (the entry stays, with its `flags` attribute). Default false. */
@@ -258,6 +262,8 @@ export interface RecallOptions extends ContextOptions {
 
 export interface AsOfOptions {
   namespace?: string;
+  /** Whether the shared "default" namespace is read too (default: as the store was opened; `open({includeDefault})` defaults to true). */
+  includeDefault?: boolean;
   at?: string | number | Date;
 }
 
@@ -421,6 +427,13 @@ export interface OpenOptions {
   autoConsolidate?: { everyWrites?: number; everyMs?: number; bufferCap?: number } | null;
   /** Secret and injection guards on every write (see the README's "Guards"). */
   guards?: GuardOptions;
+  /**
+   * Whether reads in a namespace also see the shared "default" namespace (default true). `false`
+   * keeps tenants apart: a search, recall, thread or context block in "user:42" sees only
+   * "user:42" unless the call asks with `includeDefault: true`, and new memories link only within
+   * their namespace.
+   */
+  includeDefault?: boolean;
 }
 
 export interface VectorIndexOptions {

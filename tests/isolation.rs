@@ -1,12 +1,13 @@
 //! Namespaces do not leak: every read in one namespace (search over memories and turns, context
 //! blocks, resume, evolving recall, thread, gather, export, consolidation) returns only that
-//! namespace's records and the shared `default`'s, never another's; and `deleteAll({namespace})`
+//! namespace's records and the shared `default`'s (unless the store or the call leaves it out),
+//! never another's; and `deleteAll({namespace})`
 //! leaves none of that namespace's memories or raw turns in any index, export or stored byte.
 
 #[path = "support/persist.rs"]
 mod persist_common;
 
-use engram::engine::{ConsolidateOptions, Evolving};
+use engram::engine::{ConsolidateOptions, Evolving, Namespaces};
 use engram::model::Shape;
 use engram::persist::{block_on, Store};
 use engram::{NewMemory, Scope, SearchRequest, SessionInput, TurnInput};
@@ -34,9 +35,14 @@ fn fill<S: engram::host::Storage>(store: &mut Store<S>) {
 }
 
 fn open_store(storage: Faulty) -> Store<Faulty> {
+    open_store_with(storage, false)
+}
+
+fn open_store_with(storage: Faulty, exclude_default: bool) -> Store<Faulty> {
     let embedder: Box<dyn engram::host::Embedder> = Box::new(HashEmbedder { id: "hash".into(), dims: 16 });
     let mut o = options(usize::MAX);
     o.engine.embedder = Some(embedder);
+    o.engine.exclude_default = exclude_default;
     // Graph segments from a handful of vectors, so a wipe is checked against them too.
     o.engine.vectors = engram::index::VectorOptions {
         graph_min: 2,
@@ -106,6 +112,65 @@ fn every_read_in_a_namespace_sees_only_it_and_default() {
             assert_eq!(store.engine().epoch(other), epoch, "{other}'s epoch moved");
         }
     }
+}
+
+/// Every read in `ns` through `within`: the shared namespace's marker shows up somewhere exactly
+/// when `sees_default`, and another tenant's never.
+fn reads_in(store: &mut Store<Faulty>, ns: &str, within: Namespaces, sees_default: bool) {
+    let default_marker = "lighthouse";
+    let mut seen = String::new();
+    for scope in [Scope::All, Scope::Memories, Scope::Raw] {
+        let req = SearchRequest {
+            query: Some("tea pharmacy report lighthouse".into()),
+            namespace: Some(ns.into()),
+            include_default: within.include_default,
+            scope,
+            limit: Some(50),
+            neighbors: 2,
+            expand_links: true,
+            include_superseded: true,
+            ..Default::default()
+        };
+        let hits = store.search(&req).unwrap();
+        assert!(!hits.is_empty(), "{ns}: search");
+        seen += &serde_json::to_string(&hits.iter().map(engram::api::hit_view).collect::<Vec<_>>()).unwrap();
+    }
+    seen += &store.read(|e| e.recall_context("tea pharmacy report lighthouse", within, 4000)).unwrap().text;
+    seen += &store.read(|e| e.resume(within, 4000)).unwrap().text;
+    let recall = store.read(|e| e.recall("what about tea, the pharmacy, the report and the lighthouse?", within, 4000, None)).unwrap();
+    seen += &serde_json::to_string(&recall.answers).unwrap();
+    seen += &recall.context.text;
+    for i in 0..3 {
+        seen += &serde_json::to_string(&store.read(|e| e.thread(&format!("user/topic-{i}"), within, None)).unwrap()).unwrap();
+    }
+    seen += &serde_json::to_string(&store.read(|e| e.gather("life", within, None)).unwrap()).unwrap();
+    assert_clean("a read", ns, &seen);
+    assert_eq!(seen.contains(default_marker), sees_default, "{ns} through {within:?}: the shared namespace seen: {seen}");
+}
+
+#[test]
+fn the_shared_namespace_is_left_out_per_call_or_per_store() {
+    // Per call: a store that shares `default`, read with `includeDefault: false`.
+    let mut store = open_store(Faulty::default());
+    fill(&mut store);
+    reads_in(&mut store, "alice", Namespaces::from("alice"), true);
+    reads_in(&mut store, "alice", Namespaces::only("alice"), false);
+    // Per store: reads leave it out unless a call asks; new memories link only within their namespace.
+    let mut store = open_store_with(Faulty::default(), true);
+    fill(&mut store);
+    reads_in(&mut store, "bob", Namespaces::from("bob"), false);
+    reads_in(&mut store, "bob", Namespaces::from("bob").include_default(Some(true)), true);
+    // A memory of bob's written after the shared one it repeats: linked to it only where shared.
+    let links_into_default = |store: &mut Store<Faulty>| {
+        let twin = NewMemory { content: "default says lighthouse about tea in the morning (note 0)".into(), namespace: Some("bob".into()), ..Default::default() };
+        let added = block_on(store.add(twin)).unwrap();
+        let default_ids: Vec<String> = store.engine().get_all(Some("default"), 100, 0).unwrap().into_iter().map(|m| m.id).collect();
+        added.memory.links.iter().filter(|l| default_ids.contains(l)).count()
+    };
+    assert_eq!(links_into_default(&mut store), 0);
+    let mut shared = open_store(Faulty::default());
+    fill(&mut shared);
+    assert!(links_into_default(&mut shared) > 0, "where the namespace is shared, a memory links into it");
 }
 
 #[test]

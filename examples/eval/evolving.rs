@@ -248,7 +248,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
             for q in block["questions"].as_array().ok_or("block without questions")? {
                 let task = q["task_type"].as_str().unwrap_or("?");
                 let question = q["question"].as_str().ok_or("question without text")?;
-                let result = e.recall(question, Some(&ns), args.max_tokens, Some(at))?;
+                let result = e.recall(question, Some(ns.as_str()), args.max_tokens, Some(at))?;
                 let why = check(&q["expect"], &result);
                 let t = tally.entry(TASKS.iter().find(|x| **x == task).copied().unwrap_or("?")).or_default();
                 t.1 += 1;

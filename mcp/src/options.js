@@ -8,6 +8,8 @@ Usage: engram-mcp [options]
 
   --dir DIR            the store directory (default: the user's data directory, see below)
   --namespace NS       the namespace tools use when a call names none (default "default")
+  --no-default         reads see only their namespace, not the shared "default" one as well
+                       (one store, tenants kept apart)
   --llm-url URL        an OpenAI-compatible chat-completions endpoint for extraction, e.g.
                        http://localhost:11434/v1 (the key, if any, from ENGRAM_LLM_API_KEY)
   --llm-model MODEL    the model name sent to --llm-url (required with it)
@@ -64,6 +66,7 @@ export function parseArgs(argv, env = process.env) {
     llmLevel: "auto",
     sampling: true,
     keywordOnly: false,
+    includeDefault: true,
     durability: "strict",
     llmTimeoutMs: null,
     maxMessageMib: 64,
@@ -86,6 +89,7 @@ export function parseArgs(argv, env = process.env) {
       throw new Error(`${arg} takes no value`);
     } else if (arg === "--no-sampling") out.sampling = false;
     else if (arg === "--keyword-only") out.keywordOnly = true;
+    else if (arg === "--no-default") out.includeDefault = false;
     else if (arg === "--help" || arg === "-h") out.help = true;
     else if (arg === "--version") out.version = true;
     else throw new Error(`unknown option ${arg}`);

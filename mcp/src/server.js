@@ -98,6 +98,7 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
       const db = await open({
         storage: new NodeFSStorage(options.dir, { durability: options.durability }),
         embedder,
+        includeDefault: options.includeDefault,
         ...(llm ? { llm, llmLevel: options.llmLevel, ...(options.llmTimeoutMs ? { llmTimeoutMs: options.llmTimeoutMs } : {}) } : {}),
       });
       opened = db;

@@ -27,6 +27,7 @@ const OPEN_OPTIONS = Object.freeze({
   llmTimeoutMs: is.passed,
   autoConsolidate: is.passed,
   guards: is.passed,
+  includeDefault: is.boolean,
   onCorruption: is.callback,
 });
 
@@ -57,6 +58,7 @@ export async function openSettings(given) {
   const adapter = storage === null ? null : checkedAdapter(storage);
   const coreOptions = {};
   if (options.idSeed !== undefined) coreOptions.idSeed = options.idSeed;
+  if (options.includeDefault !== undefined) coreOptions.includeDefault = options.includeDefault;
   let workerUrl;
   if (options.vectorIndex !== undefined) {
     if (!isPlainObject(options.vectorIndex)) throw invalid("open: `vectorIndex` must be an object like {graphMin: 20000}");

@@ -2,28 +2,29 @@
 
 use serde_json::Value;
 
-use super::{context_view, Fields};
+use super::{context_view, namespaces, Fields};
+use crate::engine::NamespaceChoice;
 use crate::error::Result;
 use crate::evolve::Recall;
 use crate::model::time::Millis;
 
-pub const RECALL_FIELDS: &[&str] = &["namespace", "maxTokens", "at"];
-pub const AS_OF_FIELDS: &[&str] = &["namespace", "at"];
+pub const RECALL_FIELDS: &[&str] = &["namespace", "includeDefault", "maxTokens", "at"];
+pub const AS_OF_FIELDS: &[&str] = &["namespace", "includeDefault", "at"];
 
-/// `{namespace?, maxTokens?, at?}` for `recall`; `maxTokens` defaults to 1000, `at` (ISO string or
-/// milliseconds) to now.
-pub fn parse_recall(v: Option<&Value>) -> Result<(Option<String>, usize, Option<Millis>)> {
+/// `{namespace?, includeDefault?, maxTokens?, at?}` for `recall`; `maxTokens` defaults to 1000, `at`
+/// (ISO string or milliseconds) to now.
+pub fn parse_recall(v: Option<&Value>) -> Result<(NamespaceChoice, usize, Option<Millis>)> {
     match Fields::of(v, "recall options", RECALL_FIELDS)? {
-        None => Ok((None, 1000, None)),
-        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.usize("maxTokens")?.unwrap_or(1000), f.date("at")?)),
+        None => Ok((NamespaceChoice::default(), 1000, None)),
+        Some(f) => Ok((namespaces(&f)?, f.usize("maxTokens")?.unwrap_or(1000), f.date("at")?)),
     }
 }
 
-/// `{namespace?, at?}` for `thread` and `gather`.
-pub fn parse_as_of(v: Option<&Value>, what: &'static str) -> Result<(Option<String>, Option<Millis>)> {
+/// `{namespace?, includeDefault?, at?}` for `thread` and `gather`.
+pub fn parse_as_of(v: Option<&Value>, what: &'static str) -> Result<(NamespaceChoice, Option<Millis>)> {
     match Fields::of(v, what, AS_OF_FIELDS)? {
-        None => Ok((None, None)),
-        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.date("at")?)),
+        None => Ok((NamespaceChoice::default(), None)),
+        Some(f) => Ok((namespaces(&f)?, f.date("at")?)),
     }
 }
 
@@ -41,11 +42,13 @@ mod tests {
 
     #[test]
     fn options_are_strict() {
-        assert_eq!(parse_recall(None).unwrap(), (None, 1000, None));
-        assert_eq!(parse_recall(Some(&json!({"namespace": "w", "maxTokens": 600, "at": 5}))).unwrap(), (Some("w".into()), 600, Some(5)));
+        assert_eq!(parse_recall(None).unwrap(), (NamespaceChoice::default(), 1000, None));
+        let w = NamespaceChoice { namespace: Some("w".into()), include_default: Some(false) };
+        assert_eq!(parse_recall(Some(&json!({"namespace": "w", "includeDefault": false, "maxTokens": 600, "at": 5}))).unwrap(), (w, 600, Some(5)));
+        assert!(parse_recall(Some(&json!({"includeDefault": "no"}))).is_err());
         assert!(parse_recall(Some(&json!({"max_tokens": 5}))).is_err());
         assert!(parse_recall(Some(&json!({"at": "yesterday"}))).is_err());
-        assert_eq!(parse_as_of(Some(&json!({"at": "1970-01-01T00:00:00.010Z"})), "thread options").unwrap(), (None, Some(10)));
+        assert_eq!(parse_as_of(Some(&json!({"at": "1970-01-01T00:00:00.010Z"})), "thread options").unwrap(), (NamespaceChoice::default(), Some(10)));
         assert!(parse_as_of(Some(&json!({"maxTokens": 5})), "thread options").is_err());
     }
 }

@@ -3,17 +3,18 @@
 use serde_json::Value;
 
 use super::Fields;
+use crate::engine::NamespaceChoice;
 use crate::error::Result;
 use crate::recall::context::ContextOptions;
 
-pub const CONTEXT_FIELDS: &[&str] = &["namespace", "maxTokens", "redact"];
+pub const CONTEXT_FIELDS: &[&str] = &["namespace", "includeDefault", "maxTokens", "redact"];
 
 /// `{maxTokens?, namespace?, redact?}` for `recallContext` and `resume`; `maxTokens` defaults to 1000,
 /// `redact` (withhold the text of flagged entries) to false.
-pub fn parse_context_options(v: Option<&Value>, what: &'static str) -> Result<(Option<String>, usize, ContextOptions)> {
+pub fn parse_context_options(v: Option<&Value>, what: &'static str) -> Result<(NamespaceChoice, usize, ContextOptions)> {
     match Fields::of(v, what, CONTEXT_FIELDS)? {
-        None => Ok((None, 1000, ContextOptions::default())),
-        Some(f) => Ok((f.str("namespace")?.map(str::to_string), f.usize("maxTokens")?.unwrap_or(1000), ContextOptions { redact: f.bool("redact")?.unwrap_or(false) })),
+        None => Ok((NamespaceChoice::default(), 1000, ContextOptions::default())),
+        Some(f) => Ok((super::namespaces(&f)?, f.usize("maxTokens")?.unwrap_or(1000), ContextOptions { redact: f.bool("redact")?.unwrap_or(false) })),
     }
 }
 
@@ -25,7 +26,7 @@ mod tests {
     #[test]
     fn context_options_are_strict() {
         let (ns, max, o) = parse_context_options(Some(&json!({"namespace": "w", "maxTokens": 50, "redact": true})), "recallContext options").unwrap();
-        assert_eq!((ns.as_deref(), max, o.redact), (Some("w"), 50, true));
+        assert_eq!((ns.namespace.as_deref(), ns.include_default, max, o.redact), (Some("w"), None, 50, true));
         assert!(parse_context_options(Some(&json!({"redact": "yes"})), "recallContext options").is_err());
         assert!(parse_context_options(Some(&json!({"redacted": true})), "recallContext options").is_err());
         assert_eq!(parse_context_options(None, "resume options").unwrap().2, ContextOptions::default());

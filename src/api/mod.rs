@@ -190,7 +190,8 @@ pub fn parse_patch(v: &Value) -> Result<MemoryPatch> {
     })
 }
 
-pub const SEARCH_FIELDS: &[&str] = &["namespace", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks", "includeSuperseded"];
+pub const SEARCH_FIELDS: &[&str] =
+    &["namespace", "includeDefault", "limit", "embedding", "kinds", "layers", "tags", "explain", "dryRun", "scope", "neighbors", "expandLinks", "includeSuperseded"];
 
 /// `search(query | null, {namespace?, limit?, embedding?, kinds?, layers?, tags?, explain?, dryRun?, scope?, …})`.
 /// Callers search memories unless they ask for turns (`scope: "raw" | "all"`): every hit then has
@@ -199,6 +200,7 @@ pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<Sear
     let mut req = SearchRequest { query: query.map(str::to_string), scope: Scope::Memories, ..SearchRequest::default() };
     if let Some(f) = Fields::of(options, "search options", SEARCH_FIELDS)? {
         req.namespace = f.str("namespace")?.map(str::to_string);
+        req.include_default = f.bool("includeDefault")?;
         req.limit = f.usize("limit")?;
         req.embedding = f.f32_list("embedding")?;
         req.kinds = kinds_or_layers(&f, "kinds", Kind::parse, "semantic, episodic or procedural")?;
@@ -214,6 +216,12 @@ pub fn parse_search(query: Option<&str>, options: Option<&Value>) -> Result<Sear
         req.include_superseded = f.bool("includeSuperseded")?.unwrap_or(false);
     }
     Ok(req)
+}
+
+/// `{namespace?, includeDefault?}` of a read: its namespace, and whether the shared `default` one is
+/// seen with it (left out: as the store was opened).
+pub(crate) fn namespaces(f: &Fields) -> Result<crate::engine::NamespaceChoice> {
+    Ok(crate::engine::NamespaceChoice { namespace: f.str("namespace")?.map(str::to_string), include_default: f.bool("includeDefault")? })
 }
 
 /// `{namespace?, limit?, offset?}` for `getAll`; limit defaults to 100.
@@ -450,7 +458,7 @@ mod tests {
         );
         every_allowed_key_is_read(
             json!({
-                "namespace": "work", "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
+                "namespace": "work", "includeDefault": false, "limit": 3, "embedding": [1.0], "kinds": ["episodic"], "layers": ["core"], "tags": ["t"], "explain": true,
                 "dryRun": true, "scope": "raw", "neighbors": 2, "expandLinks": true, "includeSuperseded": true,
             }),
             SEARCH_FIELDS,
@@ -459,5 +467,11 @@ mod tests {
         let turn = json!({ "role": "user", "content": "hi", "speaker": "Sam", "id": "t1", "embedding": [1.0] });
         every_allowed_key_is_read(json!({ "id": "s", "namespace": "work", "date": 5, "turns": [turn], "allowSecrets": true }), SESSION_FIELDS, parse_session);
         every_allowed_key_is_read(turn, TURN_FIELDS, |t| parse_session(&json!({ "id": "s", "turns": [t] })));
+        let read = json!({ "namespace": "work", "includeDefault": false, "maxTokens": 5, "at": 5 });
+        every_allowed_key_is_read(read.clone(), evolve::RECALL_FIELDS, |v| parse_recall(Some(v)));
+        let as_of = json!({ "namespace": "work", "includeDefault": true, "at": 5 });
+        every_allowed_key_is_read(as_of, evolve::AS_OF_FIELDS, |v| parse_as_of(Some(v), "thread options"));
+        let context = json!({ "namespace": "work", "includeDefault": false, "maxTokens": 5, "redact": true });
+        every_allowed_key_is_read(context, CONTEXT_FIELDS, |v| parse_context_options(Some(v), "resume options"));
     }
 }

@@ -9,7 +9,7 @@ use crate::guard::GuardOptions;
 use crate::index::VectorOptions;
 use crate::persist::{load::Damage, EmbedderIdentity, DEFAULT_COMPACT_AFTER};
 
-/// `{idSeed?, embedder?: {id, dims}, vectorIndex?, guards?}` of a new handle.
+/// `{idSeed?, embedder?: {id, dims}, vectorIndex?, guards?, includeDefault?}` of a new handle.
 #[derive(Clone, Debug, Default)]
 pub struct HandleOptions {
     pub id_seed: Option<u64>,
@@ -17,16 +17,19 @@ pub struct HandleOptions {
     pub declared: Option<EmbedderIdentity>,
     pub vectors: VectorOptions,
     pub guards: GuardOptions,
+    /// `includeDefault: false`: reads see only their own namespace (`EngineOptions::exclude_default`).
+    pub exclude_default: bool,
 }
 
 pub fn parse_handle_options(v: Option<&Value>) -> Result<HandleOptions> {
-    let Some(f) = Fields::of(v, "open options", &["idSeed", "embedder", "vectorIndex", "guards"])? else { return Ok(HandleOptions::default()) };
+    let Some(f) = Fields::of(v, "open options", &["idSeed", "embedder", "vectorIndex", "guards", "includeDefault"])? else { return Ok(HandleOptions::default()) };
     let field = |key: &str| v.and_then(|o| o.get(key)).filter(|x| !x.is_null());
     Ok(HandleOptions {
         id_seed: f.usize("idSeed")?.map(|s| s as u64),
         declared: field("embedder").map(parse_declared).transpose()?,
         vectors: parse_vector_options(field("vectorIndex"))?,
         guards: GuardOptions::from_json(field("guards"))?,
+        exclude_default: !f.bool("includeDefault")?.unwrap_or(true),
     })
 }
 

@@ -3,12 +3,13 @@
 
 use std::collections::HashSet;
 
-use super::{resolve_namespace, Engram, HitTarget};
+use super::visibility::Namespaces;
+use super::{Engram, HitTarget};
 use crate::error::{Error, Result};
 use crate::evolve::recall::contains_withheld;
 use crate::evolve::render::state_line;
 use crate::evolve::{Derivation, State};
-use crate::model::{validate, Kind, Layer};
+use crate::model::{Kind, Layer};
 use crate::recall::context::{assemble_with, Context, ContextItem, ContextOptions, Section};
 use crate::recall::score;
 use crate::recall::SearchRequest;
@@ -35,25 +36,40 @@ impl Engram {
     /// The block to prepend to a prompt for `query`: the best memories and turns, by section,
     /// without repeated facts (same normalized text, or a turn a chosen memory already cites), never
     /// over `max_tokens`.
-    pub fn recall_context(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+    pub fn recall_context<'a>(&mut self, query: &str, namespace: impl Into<Namespaces<'a>>, max_tokens: usize) -> Result<Context> {
         self.recall_context_with(query, namespace, max_tokens, ContextOptions::default())
     }
 
     /// `recall_context` with options for flagged entries. Quarantined records are never included.
-    pub fn recall_context_with(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
+    pub fn recall_context_with<'a>(&mut self, query: &str, namespace: impl Into<Namespaces<'a>>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
         self.recall_context_by(query, None, namespace, max_tokens, options)
     }
 
     /// `recall_context_with` with the query's vector from a host embedder (the engine's own embedder
     /// makes one when none is given).
-    pub fn recall_context_by(&mut self, query: &str, embedding: Option<Vec<f32>>, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
+    pub fn recall_context_by<'a>(
+        &mut self,
+        query: &str,
+        embedding: Option<Vec<f32>>,
+        namespace: impl Into<Namespaces<'a>>,
+        max_tokens: usize,
+        options: ContextOptions,
+    ) -> Result<Context> {
+        let within = namespace.into();
         check_budget(max_tokens)?;
-        let req = SearchRequest { query: Some(query.to_string()), embedding, namespace: namespace.map(str::to_string), limit: Some(50), ..Default::default() };
+        let req = SearchRequest {
+            query: Some(query.to_string()),
+            embedding,
+            namespace: within.namespace.map(str::to_string),
+            include_default: within.include_default,
+            limit: Some(50),
+            ..Default::default()
+        };
         let hits: Vec<_> = self.search(&req)?.into_iter().filter(|h| !quarantined(h)).collect();
         // One truth on every read: a memory on a thread is shown in the state `recall` derives for
         // that thread (an upstream change makes it uncertain or cascaded; a request to forget,
         // deleted), never as the plain fact it was when stated.
-        let d = Derivation::new(self.evolving_scope(namespace)?, None);
+        let d = Derivation::new(self.evolving_scope(within)?, None);
         let withheld = d.withheld();
         let mut seen_threads: HashSet<String> = HashSet::new();
         let mut seen_text: HashSet<String> = HashSet::new();
@@ -101,15 +117,15 @@ impl Engram {
 
     /// Session-start context: core memories (strongest first), then the most recently changed
     /// others, within `max_tokens`. Reads only; nothing is touched.
-    pub fn resume(&self, namespace: Option<&str>, max_tokens: usize) -> Result<Context> {
+    pub fn resume<'a>(&self, namespace: impl Into<Namespaces<'a>>, max_tokens: usize) -> Result<Context> {
         self.resume_with(namespace, max_tokens, ContextOptions::default())
     }
 
     /// `resume` with options for flagged entries. Quarantined memories are never included.
-    pub fn resume_with(&self, namespace: Option<&str>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
+    pub fn resume_with<'a>(&self, namespace: impl Into<Namespaces<'a>>, max_tokens: usize, options: ContextOptions) -> Result<Context> {
         check_budget(max_tokens)?;
-        let ns = resolve_namespace(namespace)?;
-        let visible = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
+        let within = self.visible(namespace)?;
+        let visible = |m_ns: &str| within.sees(m_ns);
         let mut core: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer == Layer::Core && !m.quarantined).collect();
         let weight = |m: &crate::model::Memory| score::Prior::of(m, self.current_importance(m)).weight();
         core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));

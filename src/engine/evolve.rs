@@ -7,7 +7,8 @@ use std::collections::HashSet;
 use serde::Serialize;
 
 use super::context::check_budget;
-use super::{resolve_namespace, Engram, HitTarget};
+use super::visibility::{Namespaces, Visible};
+use super::{Engram, HitTarget};
 use crate::error::Result;
 use crate::evolve::fields::label;
 use crate::evolve::recall::{answer_leaks, gather_area, read};
@@ -41,12 +42,11 @@ pub struct GatherView {
 }
 
 impl Engram {
-    /// The memories a derivation in `namespace` reads (the namespace and `default`, as search does).
-    /// Slots of the memories a later value on their thread superseded or a retraction withdrew, in
-    /// `namespace` and `default`: plain search and context blocks leave them out (what is current
+    /// Slots of the memories a later value on their thread superseded or a retraction withdrew, among
+    /// those `visible`: plain search and context blocks leave them out (what is current
     /// ranks alone); `get`, `history`, `recall`'s trails and `includeSuperseded` still show them.
-    pub(super) fn replaced_slots(&self, namespace: &str) -> HashSet<DocId> {
-        let in_scope = |m: &Memory| m.thread.is_some() && (m.namespace == namespace || m.namespace == validate::DEFAULT_NAMESPACE);
+    pub(super) fn replaced_slots(&self, visible: &Visible) -> HashSet<DocId> {
+        let in_scope = |m: &Memory| m.thread.is_some() && visible.sees(&m.namespace);
         let threaded: Vec<&Memory> = self.tables.table().threaded().map(|(_, m)| m).filter(|m| in_scope(m)).collect();
         if threaded.is_empty() {
             return HashSet::new();
@@ -59,22 +59,24 @@ impl Engram {
             .collect()
     }
 
-    pub(super) fn evolving_scope(&self, namespace: Option<&str>) -> Result<Vec<&Memory>> {
-        let ns = resolve_namespace(namespace)?;
-        Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| (m.namespace == ns || m.namespace == validate::DEFAULT_NAMESPACE) && !m.quarantined).collect())
+    /// The memories a derivation reads: those visible (as search sees them), quarantined left out.
+    pub(super) fn evolving_scope<'a>(&self, within: impl Into<Namespaces<'a>>) -> Result<Vec<&Memory>> {
+        let visible = self.visible(within)?;
+        Ok(self.tables.table().iter().map(|(_, m)| m).filter(|m| visible.sees(&m.namespace) && !m.quarantined).collect())
     }
 
     /// One hybrid search for `query`, routed by the shape of its hits (or the route the query
     /// declares), answered with derived states and rendered as a `<memory>` block within
     /// `max_tokens`. With `at`, only memories and turns dated at or before it count. A read: nothing
     /// is touched.
-    pub fn recall(&mut self, query: &str, namespace: Option<&str>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
+    pub fn recall<'a>(&mut self, query: &str, namespace: impl Into<Namespaces<'a>>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
         self.recall_by(query, None, namespace, max_tokens, at)
     }
 
     /// `recall` with the query's vector from a host embedder (the engine's own embedder makes one
     /// when none is given).
-    pub fn recall_by(&mut self, query: &str, embedding: Option<Vec<f32>>, namespace: Option<&str>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
+    pub fn recall_by<'a>(&mut self, query: &str, embedding: Option<Vec<f32>>, namespace: impl Into<Namespaces<'a>>, max_tokens: usize, at: Option<Millis>) -> Result<Recall> {
+        let within = namespace.into();
         check_budget(max_tokens)?;
         if let Some(at) = at {
             validate::timestamp(at, "at")?;
@@ -82,7 +84,8 @@ impl Engram {
         let req = SearchRequest {
             query: Some(query.to_string()),
             embedding,
-            namespace: namespace.map(str::to_string),
+            namespace: within.namespace.map(str::to_string),
+            include_default: within.include_default,
             limit: Some(30),
             dry_run: true,
             // The read needs each turn's own vector match (`matches_itself`).
@@ -102,13 +105,13 @@ impl Engram {
                 HitTarget::Raw(r) => r.event_time() <= at,
             });
         }
-        let scope = self.evolving_scope(namespace)?;
+        let scope = self.evolving_scope(within)?;
         let d = Derivation::new(scope, at);
         Ok(read(query, &hits, &d, max_tokens))
     }
 
     /// The derived trail of one thread.
-    pub fn thread(&self, thread: &str, namespace: Option<&str>, at: Option<Millis>) -> Result<ThreadView> {
+    pub fn thread<'a>(&self, thread: &str, namespace: impl Into<Namespaces<'a>>, at: Option<Millis>) -> Result<ThreadView> {
         let thread = label(thread, "thread")?;
         if let Some(at) = at {
             validate::timestamp(at, "at")?;
@@ -121,7 +124,7 @@ impl Engram {
     }
 
     /// Every slot of one area, each in its derived state.
-    pub fn gather(&self, area: &str, namespace: Option<&str>, at: Option<Millis>) -> Result<GatherView> {
+    pub fn gather<'a>(&self, area: &str, namespace: impl Into<Namespaces<'a>>, at: Option<Millis>) -> Result<GatherView> {
         let area = label(area, "area")?;
         if let Some(at) = at {
             validate::timestamp(at, "at")?;

@@ -16,7 +16,7 @@
 
 use super::Engram;
 use crate::index::DocId;
-use crate::model::{validate, Memory};
+use crate::model::Memory;
 use crate::recall::{LINKS_MAX, LINK_MIN_COSINE};
 use std::collections::BinaryHeap;
 
@@ -52,12 +52,13 @@ impl Ord for Scored {
 impl Engram {
     /// Ids of the closest existing memories (namespace or default) for a new memory's links.
     pub(super) fn nearest_for_links(&mut self, v: &[f32], namespace: &str) -> Vec<String> {
+        let visible = self.visible_from(namespace);
         let Engram { tables, link_walk, .. } = self;
         let table = tables.table();
         let vectors = tables.vectors();
         let links = tables.links();
-        let wanted = [table.namespace_number(namespace), table.namespace_number(validate::DEFAULT_NAMESPACE)];
-        let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&Some(n)));
+        let wanted: Vec<_> = visible.all().filter_map(|ns| table.namespace_number(ns)).collect();
+        let accept = |s: DocId| table.namespace_of(s).is_some_and(|n| wanted.contains(&n));
         let seeds = vectors.search_bounded(v, LINK_BEAM, accept);
         link_walk.start();
         for h in &seeds {
@@ -116,7 +117,8 @@ impl Engram {
         let vectors = self.tables.vectors();
         let m: &Memory = table.get(slot)?;
         let v = vectors.get(slot)?;
-        let in_reach = |o: &Memory| o.namespace == m.namespace || o.namespace == validate::DEFAULT_NAMESPACE;
+        let visible = self.visible_from(&m.namespace);
+        let in_reach = |o: &Memory| visible.sees(&o.namespace);
         let current = m.links.iter().filter_map(|id| table.slot_of(id));
         // Same-millisecond writes (a batch) are ordered by slot: slots are handed out in insertion
         // order and never reused. A plan comes back from the host: only its first few ids are read.

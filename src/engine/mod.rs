@@ -23,6 +23,7 @@ mod search;
 mod state;
 mod tables;
 mod vectors;
+mod visibility;
 
 use std::collections::BTreeMap;
 
@@ -45,6 +46,7 @@ pub(crate) use replay::RecordChange;
 pub use search::{Hit, HitTarget};
 pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;
+pub use visibility::{NamespaceChoice, Namespaces};
 
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
@@ -160,6 +162,10 @@ pub struct EngineOptions {
     pub vectors: crate::index::VectorOptions,
     /// Secret and injection policies applied to every write.
     pub guards: crate::guard::GuardOptions,
+    /// Reads in a namespace see only it, not the shared `default` namespace (a tenant's search sees
+    /// only its own memories); a call can still ask for it (`Namespaces::include_default`). New
+    /// memories link within their namespace only.
+    pub exclude_default: bool,
 }
 
 pub struct Engram {
@@ -174,6 +180,8 @@ pub struct Engram {
     guards: crate::guard::GuardOptions,
     /// Scratch of the link walk (which slots it has met), kept between adds.
     link_walk: links::WalkScratch,
+    /// `EngineOptions::exclude_default`.
+    exclude_default: bool,
 }
 
 fn resolve_namespace(ns: Option<&str>) -> Result<String> {
@@ -193,6 +201,7 @@ impl Engram {
             llm_usage: crate::llm::LlmUsage::default(),
             guards: options.guards,
             link_walk: links::WalkScratch::default(),
+            exclude_default: options.exclude_default,
         }
     }
 

@@ -2,7 +2,8 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use super::{resolve_namespace, Engram};
+use super::visibility::Namespaces;
+use super::Engram;
 use crate::error::{Error, Result};
 use crate::index::{DocId, KeywordIndex, KeywordQuery, VectorIndex};
 use crate::model::{validate, Memory, RawEntry};
@@ -85,12 +86,13 @@ fn gather(
 }
 
 impl Engram {
-    /// Hybrid search in a namespace (plus `default`) over memories, raw turns, or both: keyword and
+    /// Hybrid search in a namespace (plus `default` unless the store or the request leaves it out) over memories, raw turns, or both: keyword and
     /// vector candidates, fused, scored, best first; then optional expansions (neighbouring turns,
     /// linked memories) after the direct hits. Memories with relevance above 0.5 are touched unless
     /// `dry_run`.
     pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
-        let ns = resolve_namespace(req.namespace.as_deref())?;
+        let visible = self.visible(Namespaces { namespace: req.namespace.as_deref(), include_default: req.include_default })?;
+        let ns = visible.namespace.as_str();
         let limit = req.limit.unwrap_or(DEFAULT_LIMIT);
         validate::limit(limit, "limit")?;
         if req.neighbors > 8 {
@@ -120,12 +122,12 @@ impl Engram {
         let now = self.now();
         let windows = text.map(|q| timeframe::windows(q, now)).unwrap_or_default();
         let at = score::QueryTime { now, windows: &windows };
-        let in_scope = |m_ns: &str| m_ns == ns || m_ns == validate::DEFAULT_NAMESPACE;
+        let in_scope = |m_ns: &str| visible.sees(m_ns);
 
         let mut scored: Vec<(Key, ScoreBreakdown)> = Vec::new();
         if req.scope.memories() {
             let table = self.tables.table();
-            let replaced = if req.include_superseded { HashSet::new() } else { self.replaced_slots(&ns) };
+            let replaced = if req.include_superseded { HashSet::new() } else { self.replaced_slots(&visible) };
             let accept = |slot: DocId| {
                 !replaced.contains(&slot)
                     && table.get(slot).is_some_and(|m| {
@@ -136,7 +138,7 @@ impl Engram {
                     })
             };
             // Importance decays by namespace epoch; candidates are of `ns` or `default`: two lookups per search.
-            let epochs = (self.epoch(&ns), self.epoch(validate::DEFAULT_NAMESPACE));
+            let epochs = (self.epoch(ns), self.epoch(validate::DEFAULT_NAMESPACE));
             for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
                 if let Some(m) = self.tables.table().get(slot) {
                     let epoch = if m.namespace == ns { epochs.0 } else { epochs.1 };

@@ -14,8 +14,10 @@ use crate::model::{Kind, Layer};
 pub struct SearchRequest {
     /// Keyword query; `None` or empty for a pure vector search.
     pub query: Option<String>,
-    /// Namespace searched, together with `default`.
+    /// Namespace searched, together with `default` unless `include_default` (or the store) says not.
     pub namespace: Option<String>,
+    /// Whether the shared `default` namespace is searched too (`None`: as the store was opened).
+    pub include_default: Option<bool>,
     pub limit: Option<usize>,
     /// Query vector, for vector / hybrid search.
     pub embedding: Option<Vec<f32>>,

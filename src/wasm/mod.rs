@@ -118,6 +118,8 @@ pub struct EngramCore {
     declared: Option<EmbedderIdentity>,
     vectors: VectorOptions,
     guards: crate::guard::GuardOptions,
+    /// `{includeDefault: false}`: reads see only their own namespace unless a call asks.
+    exclude_default: bool,
 }
 
 fn busy() -> JsValue {
@@ -151,14 +153,14 @@ mod vectors;
 
 #[wasm_bindgen]
 impl EngramCore {
-    /// `options`: JSON `{idSeed?, embedder?: {id, dims}, vectorIndex?, guards?}` — `embedder`
-    /// names the host embedder whose vectors will be passed in.
+    /// `options`: JSON `{idSeed?, embedder?: {id, dims}, vectorIndex?, guards?, includeDefault?}` —
+    /// `embedder` names the host embedder whose vectors will be passed in.
     #[wasm_bindgen(constructor)]
     pub fn new(options: Option<String>) -> std::result::Result<EngramCore, JsValue> {
         let opts = parse_opt(options, "open options").map_err(to_js)?;
-        let api::HandleOptions { id_seed, declared, vectors, guards } = api::parse_handle_options(opts.as_ref()).map_err(to_js)?;
-        let engine = Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, vectors: vectors.clone(), guards });
-        Ok(EngramCore { inner: Rc::new(RefCell::new(Backend::Memory(Box::new(engine)))), id_seed, local: None, declared, vectors, guards })
+        let api::HandleOptions { id_seed, declared, vectors, guards, exclude_default } = api::parse_handle_options(opts.as_ref()).map_err(to_js)?;
+        let engine = Engram::new(Box::new(JsClock), EngineOptions { id_seed, embedder: None, vectors: vectors.clone(), guards, exclude_default });
+        Ok(EngramCore { inner: Rc::new(RefCell::new(Backend::Memory(Box::new(engine)))), id_seed, local: None, declared, vectors, guards, exclude_default })
     }
 
     /// Makes `embedder` produce the vectors of new memories, turns and queries of this store (call
@@ -179,7 +181,8 @@ impl EngramCore {
     /// `options`: JSON `{reembed?: boolean, compactAfter?: number, skipDamaged?: boolean}`.
     pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
         let inner = self.inner.clone();
-        let (id_seed, local, declared, vectors, guards) = (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone(), self.guards);
+        let (id_seed, local, declared, vectors, guards, exclude_default) =
+            (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone(), self.guards, self.exclude_default);
         future_to_promise(async move {
             let opts = parse_opt(options, "open options").map_err(to_js)?;
             let api::StorageOptions { reembed, compact_after, damage } = api::parse_storage_options(opts.as_ref()).map_err(to_js)?;
@@ -188,7 +191,7 @@ impl EngramCore {
                 return Err(to_js(Error::invalid("open: storage can only be attached to a new, empty handle")));
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
-            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards }, reembed, compact_after, identity: declared, damage };
+            let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards, exclude_default }, reembed, compact_after, identity: declared, damage };
             let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)

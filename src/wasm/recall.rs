@@ -13,7 +13,7 @@ impl EngramCore {
     pub fn recall_context(&self, query: &str, options: Option<String>, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "recallContext options").map_err(to_js)?;
         let (ns, max_tokens, copts) = api::parse_context_options(opts.as_ref(), "recallContext options").map_err(to_js)?;
-        let context = borrow(&self.inner)?.read(|e| e.recall_context_by(query, embedding, ns.as_deref(), max_tokens, copts)).map_err(to_js)?;
+        let context = borrow(&self.inner)?.read(|e| e.recall_context_by(query, embedding, &ns, max_tokens, copts)).map_err(to_js)?;
         Ok(to_json(&api::context_view(&context)))
     }
 
@@ -22,7 +22,7 @@ impl EngramCore {
     pub fn recall(&self, query: &str, options: Option<String>, embedding: Option<Vec<f32>>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "recall options").map_err(to_js)?;
         let (ns, max_tokens, at) = api::parse_recall(opts.as_ref()).map_err(to_js)?;
-        let r = borrow(&self.inner)?.read(|e| e.recall_by(query, embedding, ns.as_deref(), max_tokens, at)).map_err(to_js)?;
+        let r = borrow(&self.inner)?.read(|e| e.recall_by(query, embedding, &ns, max_tokens, at)).map_err(to_js)?;
         Ok(to_json(&api::recall_view(&r)))
     }
 
@@ -30,7 +30,7 @@ impl EngramCore {
     pub fn thread(&self, label: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "thread options").map_err(to_js)?;
         let (ns, at) = api::parse_as_of(opts.as_ref(), "thread options").map_err(to_js)?;
-        let t = borrow(&self.inner)?.engine().thread(label, ns.as_deref(), at).map_err(to_js)?;
+        let t = borrow(&self.inner)?.engine().thread(label, &ns, at).map_err(to_js)?;
         view(&t)
     }
 
@@ -38,7 +38,7 @@ impl EngramCore {
     pub fn gather(&self, area: &str, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "gather options").map_err(to_js)?;
         let (ns, at) = api::parse_as_of(opts.as_ref(), "gather options").map_err(to_js)?;
-        let g = borrow(&self.inner)?.engine().gather(area, ns.as_deref(), at).map_err(to_js)?;
+        let g = borrow(&self.inner)?.engine().gather(area, &ns, at).map_err(to_js)?;
         view(&g)
     }
 
@@ -46,6 +46,6 @@ impl EngramCore {
     pub fn resume(&self, options: Option<String>) -> std::result::Result<String, JsValue> {
         let opts = parse_opt(options, "resume options").map_err(to_js)?;
         let (ns, max_tokens, copts) = api::parse_context_options(opts.as_ref(), "resume options").map_err(to_js)?;
-        borrow(&self.inner)?.engine().resume_with(ns.as_deref(), max_tokens, copts).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
+        borrow(&self.inner)?.engine().resume_with(&ns, max_tokens, copts).map(|c| to_json(&api::context_view(&c))).map_err(to_js)
     }
 }

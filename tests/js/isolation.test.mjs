@@ -60,21 +60,50 @@ function assertClean(what, ns, value) {
 }
 
 /** Every read a host can make in `ns`, with the query naming every marker so a leak would match. */
-async function everyRead(db, ns) {
+async function everyRead(db, ns, within = {}) {
   const query = `${SPACES.map(([, m]) => m).join(" ")} tea pharmacy report`;
   const reads = {
-    search: await db.search(query, { namespace: ns, limit: 50, scope: "all", neighbors: 2, expandLinks: true, includeSuperseded: true, explain: true }),
-    recallContext: await db.recallContext(query, { namespace: ns, maxTokens: 4000 }),
-    resume: await db.resume({ namespace: ns, maxTokens: 4000 }),
-    recall: await db.recall(query, { namespace: ns, maxTokens: 4000 }),
-    gather: await db.gather("life", { namespace: ns }),
+    search: await db.search(query, { namespace: ns, ...within, limit: 50, scope: "all", neighbors: 2, expandLinks: true, includeSuperseded: true, explain: true }),
+    recallContext: await db.recallContext(query, { namespace: ns, ...within, maxTokens: 4000 }),
+    resume: await db.resume({ namespace: ns, ...within, maxTokens: 4000 }),
+    recall: await db.recall(query, { namespace: ns, ...within, maxTokens: 4000 }),
+    gather: await db.gather("life", { namespace: ns, ...within }),
     getAll: await db.getAll({ namespace: ns, limit: 100 }),
     sessions: await db.sessions({ namespace: ns }),
     export: await db.export({ namespace: ns }),
   };
-  for (let i = 0; i < TOPICS.length; i++) reads[`thread ${i}`] = await db.thread(`user/topic-${i}`, { namespace: ns });
+  for (let i = 0; i < TOPICS.length; i++) reads[`thread ${i}`] = await db.thread(`user/topic-${i}`, { namespace: ns, ...within });
   return reads;
 }
+
+/** The reads that merge the shared namespace in (listings, sessions and exports never do). */
+const MERGING = ["search", "recallContext", "resume", "recall", "gather", "thread 0", "thread 1", "thread 2"];
+
+test("includeDefault: a tenant's reads leave the shared namespace out, per store or per call", async () => {
+  const shared = SPACES.find(([n]) => n === "default")[1];
+  const check = async (db, within, seesShared) => {
+    const reads = await everyRead(db, "user:42", within);
+    for (const what of MERGING) {
+      assertClean(what, "user:42", reads[what]);
+      assert.equal(JSON.stringify(reads[what]).includes(shared), seesShared, `${what} with ${JSON.stringify(within)}: the shared namespace seen`);
+      // (A thread shared with "default" answers with its latest value, which may be the shared one.)
+      if (!seesShared || (!what.startsWith("thread") && what !== "gather"))
+        assert.ok(JSON.stringify(reads[what]).includes("quokka"), `${what}: the tenant's own records are still found`);
+    }
+  };
+  const open = await Engram.open({ embedder: null });
+  await fill(open);
+  await check(open, {}, true);
+  await check(open, { includeDefault: false }, false);
+  await open.close();
+  const tenant = await Engram.open({ embedder: null, includeDefault: false });
+  await fill(tenant);
+  await check(tenant, {}, false);
+  await check(tenant, { includeDefault: true }, true);
+  await assert.rejects(tenant.search("tea", { includeDefault: "no" }), { code: "InvalidInput" });
+  await assert.rejects(Engram.open({ embedder: null, includeDefault: 0 }), { code: "InvalidInput" });
+  await tenant.close();
+});
 
 test("every read through the package in one namespace sees only it and default", async () => {
   const db = await Engram.open({ embedder: null });
@@ -120,22 +149,41 @@ test("deleteAll({namespace}) leaves nothing of it in any read, export or stored 
   await again.close();
 });
 
-test("engram-mcp tool calls in one namespace see only it and default", async (t) => {
-  const dir = tempDir(t);
+/** engram-mcp on a fresh store in `dir` with `flags`, and `call(name, args)` returning the result's JSON. */
+async function mcpServer(t, dir, flags = []) {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [join(repo, "mcp", "bin", "engram-mcp.js"), "--dir", dir, "--keyword-only"],
+    args: [join(repo, "mcp", "bin", "engram-mcp.js"), "--dir", dir, "--keyword-only", ...flags],
     env: getDefaultEnvironment(),
     stderr: "pipe",
   });
   const client = new Client({ name: "engram-isolation-test", version: "0.0.0" });
   await client.connect(transport);
   t.after(() => client.close());
-  const call = async (name, args) => {
+  return async (name, args) => {
     const r = await client.callTool({ name, arguments: args });
     assert.ok(!r.isError, `${name}: ${JSON.stringify(r.content)}`);
     return JSON.stringify(r);
   };
+}
+
+test("engram-mcp --no-default: tool calls in a namespace leave the shared one out", async (t) => {
+  const call = await mcpServer(t, tempDir(t), ["--no-default", "--namespace", "user:42"]);
+  await call("remember", { content: "user:42 takes quokka tea in the morning" });
+  await call("remember", { content: "everyone takes marmalade tea in the morning", namespace: "default" });
+  for (const [tool, args] of [
+    ["recall", { query: "tea in the morning" }],
+    ["search", { query: "tea in the morning", scope: "all" }],
+  ]) {
+    const text = await call(tool, args);
+    assert.ok(text.includes("quokka") && !text.includes("marmalade"), `${tool}: ${text}`);
+  }
+  // The default namespace itself still reads its own.
+  assert.ok((await call("search", { query: "tea", namespace: "default" })).includes("marmalade"));
+});
+
+test("engram-mcp tool calls in one namespace see only it and default", async (t) => {
+  const call = await mcpServer(t, tempDir(t));
   for (const [ns, marker] of SPACES) {
     for (const [i, topic] of TOPICS.entries()) await call("remember", { content: `${ns} says ${marker} about ${topic} (note ${i})`, namespace: ns });
     await call("ingest_conversation", { sessionId: `${ns}-chat`, namespace: ns, turns: [{ role: "user", content: `I told you ${marker} things about tea` }] });
