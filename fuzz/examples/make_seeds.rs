@@ -55,6 +55,7 @@ fn session(id: &str, namespace: Option<&str>, turns: &[(&str, &str)]) -> Session
             .iter()
             .map(|(role, content)| TurnInput { role: (*role).into(), content: (*content).into(), ..Default::default() })
             .collect(),
+        allow_secrets: false,
     }
 }
 
