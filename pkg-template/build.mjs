@@ -119,6 +119,17 @@ await esbuild({
   ],
 });
 
+// LangChain.js adapters (engram-wasm/langchain): `@langchain/core` stays the host's (a peer
+// dependency), so the classes extend the host's own; ESM only.
+await esbuild({
+  ...common,
+  external: [...common.external, "@langchain/core", "@langchain/core/*"],
+  entryPoints: [join(template, "src", "langchain.js")],
+  outfile: join(out, "dist", "engram.langchain.mjs"),
+  format: "esm",
+  platform: "neutral",
+});
+
 // Vector graph build workers, one per environment, each loading its own instance of the wasm module
 // through the glue next to it: the browser entry starts dist/engram.vector-worker.mjs as a module
 // Worker (`new URL(…, import.meta.url)`, which bundlers that understand workers follow), the Node
@@ -223,5 +234,9 @@ const adapterTestsTypes = readFileSync(join(template, "adapter-tests.d.ts"), "ut
 if (!adapterTestsTypes.includes('from "./index.js"')) throw new Error("build-pkg: adapter-tests.d.ts no longer imports ./index.js as this script expects");
 cpSync(join(template, "adapter-tests.d.ts"), join(out, "adapter-tests.d.ts"));
 writeFileSync(join(out, "adapter-tests.d.mts"), adapterTestsTypes.replaceAll('from "./index.js"', 'from "./index.mjs"'));
+const langchainTypes = readFileSync(join(template, "langchain.d.ts"), "utf8");
+if (!langchainTypes.includes('from "./index.js"')) throw new Error("build-pkg: langchain.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "langchain.d.ts"), join(out, "langchain.d.ts"));
+writeFileSync(join(out, "langchain.d.mts"), langchainTypes.replaceAll('from "./index.js"', 'from "./index.mjs"'));
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
 console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

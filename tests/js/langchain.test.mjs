@@ -1,0 +1,95 @@
+// engram-wasm/langchain against the real @langchain/core: the retriever is a BaseRetriever that
+// composes in a chain and returns what is current; the chat history keeps a conversation as an
+// Engram session that a new history object (or a reopened store) reads back, authored into memories.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { BaseRetriever } from "@langchain/core/retrievers";
+import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
+import { AIMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
+import { RunnableLambda } from "@langchain/core/runnables";
+import { Engram, EngramError } from "engram-wasm";
+import { NodeFSStorage } from "engram-wasm/node-fs";
+import { EngramChatMessageHistory, EngramRetriever } from "engram-wasm/langchain";
+
+test("EngramRetriever: a LangChain retriever over what is current, composable in a chain", async () => {
+  const memory = await Engram.open({ embedder: null });
+  await memory.add({ content: "The team standup is at 9:30", thread: "team/standup", value: "9:30", shape: "evolving_attribute", eventAt: "2026-01-05" });
+  await memory.add({ content: "The team standup moved to 10:15", thread: "team/standup", value: "10:15", shape: "evolving_attribute", eventAt: "2026-02-01" });
+  await memory.add({ content: "Ana reviews the release notes", tags: ["release"], namespace: "work" });
+  const retriever = new EngramRetriever({ memory, limit: 3 });
+  assert.ok(retriever instanceof BaseRetriever);
+
+  const docs = await retriever.invoke("when is the team standup?");
+  assert.deepEqual(
+    docs.map((d) => d.pageContent),
+    ["The team standup moved to 10:15"],
+    "the superseded time is not retrieved",
+  );
+  assert.equal(docs[0].metadata.type, "memory");
+  assert.equal(docs[0].metadata.thread, "team/standup");
+  assert.equal(docs[0].id, docs[0].metadata.id);
+  assert.ok(docs[0].metadata.score > 0);
+
+  // A chain: retrieve, then format; tag filters and namespaces reach the search.
+  const chain = new EngramRetriever({ memory, namespace: "work", memoryTags: ["release"] }).pipe(RunnableLambda.from((found) => found.map((d) => d.pageContent).join("\n")));
+  assert.equal(await chain.invoke("who reviews the release notes?"), "Ana reviews the release notes");
+  const tenant = new EngramRetriever({ memory, namespace: "work", includeDefault: false });
+  assert.deepEqual(await tenant.invoke("team standup"), [], "the shared namespace left out on request");
+
+  assert.throws(
+    () => new EngramRetriever({}),
+    (e) => e instanceof EngramError && e.code === "InvalidInput",
+  );
+  assert.throws(
+    () => new EngramRetriever({ memory, userId: "a" }),
+    (e) => e instanceof EngramError && e.code === "InvalidInput",
+  );
+  await assert.rejects(new EngramRetriever({ memory, limit: 0 }).invoke("x"), (e) => e instanceof EngramError && e.code === "InvalidInput");
+  await memory.close();
+});
+
+test("EngramChatMessageHistory: a conversation kept as a session, read back after a reopen, authored into memories", async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), "engram-langchain-"));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  const memory = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
+  const history = new EngramChatMessageHistory({ memory, sessionId: "chat-1", namespace: "user:42" });
+  assert.ok(history instanceof BaseListChatMessageHistory);
+  assert.deepEqual(await history.getMessages(), []);
+
+  await history.addMessages([new SystemMessage("Be brief."), new HumanMessage("My favourite colour is green.")]);
+  await history.addMessage(new AIMessage("Green it is."));
+  await history.addUserMessage("Actually my favourite colour is now blue.");
+  const messages = await history.getMessages();
+  assert.deepEqual(
+    messages.map((m) => [m.getType(), m.content]),
+    [
+      ["system", "Be brief."],
+      ["human", "My favourite colour is green."],
+      ["ai", "Green it is."],
+      ["human", "Actually my favourite colour is now blue."],
+    ],
+  );
+  assert.deepEqual(await memory.sessions({ namespace: "user:42" }), ["chat-1"]);
+  // Authored as the turns arrived: the store holds typed memories cited back to the session's turns.
+  const authored = await memory.getAll({ namespace: "user:42" });
+  assert.ok(authored.length > 0, "memories were authored from the conversation");
+  assert.ok(authored.every((m) => m.derivedFrom.every((id) => id.startsWith("chat-1#"))));
+  await memory.close();
+
+  const reopened = await Engram.open({ embedder: null, storage: new NodeFSStorage(dir) });
+  const again = new EngramChatMessageHistory({ memory: reopened, sessionId: "chat-1", namespace: "user:42", author: false });
+  assert.equal((await again.getMessages()).length, 4);
+  await assert.rejects(again.addMessages([{ content: "no role" }]), (e) => e instanceof EngramError && e.code === "InvalidInput");
+  assert.equal((await again.getMessages()).length, 4, "a refused message adds nothing");
+  await again.clear();
+  assert.deepEqual(await again.getMessages(), []);
+  assert.deepEqual(await reopened.sessions({ namespace: "user:42" }), []);
+  assert.throws(
+    () => new EngramChatMessageHistory({ memory: reopened }),
+    (e) => e instanceof EngramError && e.code === "InvalidInput",
+  );
+  await reopened.close();
+});
