@@ -204,7 +204,8 @@ function withoutCustomSections(bytes, drop) {
 }
 
 const pkg = JSON.parse(readFileSync(join(template, "package.json"), "utf8"));
-pkg.version = version;
+// Cargo.toml is the one version source; the template says the same so no copy of it misleads.
+if (pkg.version !== version) throw new Error(`build-pkg: pkg-template/package.json says ${pkg.version}, Cargo.toml says ${version}`);
 writeFileSync(join(out, "package.json"), JSON.stringify(pkg, null, 2) + "\n");
 // The types once per module format: TypeScript reads a `.d.ts` in a package without "type" as
 // CommonJS, which misdescribes the ESM entries; `.d.mts` go with `import`, `.d.cts` with `require`

@@ -370,8 +370,9 @@ export class Embedder implements HostEmbedder {
 export interface OpenOptions {
   /**
    * An `Embedder` (runs inside the core), a host embedder, or null for keyword-only search. Left out:
-   * in Node the local model from ENGRAM_MODEL_DIR or ./models (rejects with `Embedder` saying how to
-   * get it when missing); in browsers keyword-only.
+   * in Node the local model from ENGRAM_MODEL_DIR, else the installed package
+   * engram-model-minilm-l6-int8, else ./models (rejects with `Embedder` saying how to get it when
+   * missing); in browsers keyword-only.
    */
   embedder?: Embedder | HostEmbedder | null;
   /** Seed for reproducible ids (tests). */

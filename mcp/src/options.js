@@ -20,14 +20,15 @@ Usage: engram-mcp [options]
   --no-sampling        never ask the MCP client's own model (sampling) to act as the LLM
   --llm-timeout-ms N   how long one LLM call may take (default 60000; a client that asks the
                        person to approve each sampling request may need more)
-  --keyword-only       no embedder, even where ENGRAM_MODEL_DIR is set
+  --keyword-only       no embedder, even where a model is found
   --durability D       strict (default: every write fsynced) | relaxed
   --max-message-mib N  the largest JSON-RPC message read (default 64); a larger one is answered
                        with an error and skipped, and the server goes on
   --help, --version
 
-The local embedder (model.onnx + tokenizer.json) is loaded from ENGRAM_MODEL_DIR when it is set;
-without it the store is keyword-only. The LLM, when there is one, is --llm-url, else the client's
+The local embedder (model.onnx + tokenizer.json) is loaded from ENGRAM_MODEL_DIR when it is set,
+else from the package engram-model-minilm-l6-int8 when it is installed (in the working directory's
+node_modules or beside engram-mcp); without either the store is keyword-only. The LLM, when there is one, is --llm-url, else the client's
 model through MCP sampling where the client offers it.
 
 Default store directory: $XDG_DATA_HOME/engram-mcp (~/.local/share/engram-mcp) on Linux,

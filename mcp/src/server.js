@@ -5,6 +5,8 @@
 // Engram's error code, never a crash. SIGTERM / SIGINT / stdin closing flush the store and exit.
 import { readFileSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
@@ -15,6 +17,22 @@ import { LineTransport } from "./stdio.js";
 import { availableTools } from "./tools.js";
 
 const VERSION = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")).version;
+
+/**
+ * Whether the model package is installed where engram-wasm looks for it: the working directory's
+ * node_modules, or beside this package (`npx -p engram-mcp -p engram-model-minilm-l6-int8 engram-mcp`).
+ */
+function modelPackageInstalled() {
+  for (const from of [join(process.cwd(), "/"), import.meta.url]) {
+    try {
+      createRequire(from).resolve("engram-model-minilm-l6-int8/package.json");
+      return true;
+    } catch {
+      // not installed where `from` looks
+    }
+  }
+  return false;
+}
 
 const log = (message) => process.stderr.write(`engram-mcp: ${message}\n`);
 
@@ -94,7 +112,8 @@ export function createEngramServer(options, { open = (o) => Engram.open(o), env 
       } else {
         llmMode = "none";
       }
-      const embedder = options.keywordOnly || !env.ENGRAM_MODEL_DIR ? null : undefined; // undefined: the model in ENGRAM_MODEL_DIR
+      // undefined: engram-wasm's default, the model in ENGRAM_MODEL_DIR or the installed model package.
+      const embedder = options.keywordOnly || !(env.ENGRAM_MODEL_DIR || modelPackageInstalled()) ? null : undefined;
       const db = await open({
         storage: new NodeFSStorage(options.dir, { durability: options.durability }),
         embedder,

