@@ -94,6 +94,7 @@ export class Engram {
   static async open(options) {
     const settings = await openSettings(options);
     const progress = new Progress("opening the store", settings.watch);
+    progress.check();
     progress.report("open", 0, 1);
     progress.check();
     const db = new Engram(OPEN, { ...(await openCore(settings.reopen)), ...settings });

@@ -40,10 +40,9 @@ export function invalid(message) {
   return new EngramError("InvalidInput", message);
 }
 
-/** Converts anything thrown by the core or a host callback into an EngramError (an AbortError is `Aborted`). */
+/** Converts anything thrown by the core or a host callback into an EngramError. */
 export function asEngramError(e, fallbackCode = "Internal") {
   if (e instanceof EngramError) return e;
-  if (isAbortError(e)) return new EngramError("Aborted", String(e.message), { cause: e });
   if (e && typeof e === "object" && typeof e.code === "string" && KNOWN.has(e.code)) {
     return new EngramError(e.code, String(e.message));
   }
@@ -55,10 +54,10 @@ export function asEngramError(e, fallbackCode = "Internal") {
  * Makes every method of `cls` (and the static `open`) reject instead of throwing, with a typed
  * error. Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one
  * is the caller's InvalidInput. Errors of the work itself are typed already on the store's queue
- * (Internal for a fault).
+ * (Internal for a fault); an AbortError that got this far is the one shape of an abort, `Aborted`.
  */
 export function rejectingTyped(cls, statics = ["open"]) {
-  const typed = (e) => asEngramError(e, "InvalidInput");
+  const typed = (e) => (isAbortError(e) ? new EngramError("Aborted", String(e.message), { cause: e }) : asEngramError(e, "InvalidInput"));
   for (const [target, name] of [...statics.map((n) => [cls, n]), ...Object.getOwnPropertyNames(cls.prototype).map((n) => [cls.prototype, n])]) {
     const method = Object.getOwnPropertyDescriptor(target, name).value;
     if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter

@@ -122,8 +122,16 @@ test("reindex: a calibrated segment built in a worker while queries are answered
   assert.ok(installed.calibration.recallMean >= 0.97, JSON.stringify(installed.calibration));
   assert.ok(installed.calibration.distanceEvaluations * 6 < 4000, JSON.stringify(installed.calibration));
   assert.deepEqual([installed.loaded, installed.total, done.loaded, done.total], [4000, 4000, 4000, 4000]);
+  assert.deepEqual(
+    events.map((e) => [e.phase, e.done, e.total]),
+    [
+      ["build", 0, 4000],
+      ["install", 4000, 4000],
+      ["done", 4000, 4000],
+    ],
+  );
   assert.equal(steps.length, 1);
-  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["status", "loaded", "total", "at"].includes(k))));
+  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["phase", "done", "status", "loaded", "total", "at"].includes(k))));
   assert.ok(stats.memories.segments >= 1 && stats.memories.indexed > 0, JSON.stringify(stats));
   assert.deepEqual([stats.memories.indexed, stats.memories.exact, stats.needsBuild], [4000, 0, false]);
   const [query] = await Promise.all(during);
