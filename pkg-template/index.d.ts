@@ -386,6 +386,13 @@ export interface OpenOptions {
   storage?: StorageAdapter | null;
   /** The stored vectors came from another embedder: re-embed every record instead of refusing to open. */
   reembed?: boolean;
+  /**
+   * Opening is one unit (phase `open`): the core opens the store, a `reembed` included, in one step.
+   * Aborted before it, nothing is read; aborted during it, the store is closed again once it is open
+   * (a finished re-embed stays written) and `open` rejects with `Aborted`.
+   */
+  signal?: AbortSignal;
+  onProgress?: (event: Progress) => void;
   /** Stored change records between two automatic compactions (default 1024). */
   compactAfter?: number;
   /** Vector index options (see the README's "Vector index"). */
@@ -479,21 +486,22 @@ export interface ReindexStep {
   calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean; /** Turned away by its sample's relative contrast without a graph build (recall and evaluations 0). */ trial: boolean; /** Relative contrast of a 2,048-point sample (batches of 4,096 or more; 0 otherwise). */ contrast: number };
 }
 
+/** Points are the units; `status` and `loaded` are the former names of `phase` and `done`. */
 export type ReindexProgress =
-  | { status: "build"; target: "memories" | "raw"; points: number; loaded: number; total: number }
-  | ({ status: "installed"; loaded: number; total: number } & ReindexStep)
-  | { status: "done"; loaded: number; total: number };
+  | (Progress & { phase: "build"; status: "build"; target: "memories" | "raw"; points: number; loaded: number })
+  | (Progress & { phase: "install"; status: "installed"; loaded: number } & ReindexStep)
+  | (Progress & { phase: "done"; status: "done"; loaded: number });
 
 export interface ReindexOptions {
   /**
-   * `build` before each build and `installed` after it (`loaded` / `total`: points built so far /
-   * points planned so far in this reindex), then `done`.
+   * `build` before each build and `install` after it (`done` / `total`: points built so far /
+   * points planned so far in this reindex: `total` grows with each build planned), then `done`.
    */
   onProgress?: (event: ReindexProgress) => void;
   /**
-   * Aborting terminates the build worker at once; nothing is installed; `reindex` rejects with a
-   * `DOMException` named `AbortError` (not an EngramError). An in-process build cannot be interrupted:
-   * the abort takes effect when it returns.
+   * Aborting terminates the build worker at once; nothing more is installed (a build already
+   * installed stays: each is its own write); `reindex` rejects with `Aborted`. An in-process build
+   * cannot be interrupted: the abort takes effect when it returns.
    */
   signal?: AbortSignal;
   /**
@@ -552,7 +560,7 @@ export class Engram {
    * call with `InvalidInput` naming `items[i]`; the host embedder is asked once; duplicates within
    * the batch reinforce the earlier item. One result per item, as `add` returns it. At most 10,000 items.
    */
-  addMany(items: Array<AddInput | string>): Promise<AddResult[]>;
+  addMany(items: Array<AddInput | string>, options?: WatchOptions): Promise<AddResult[]>;
   get(id: string): Promise<MemoryItem | null>;
   getAll(options?: PageOptions): Promise<MemoryItem[]>;
   /** `patch` as a string is the new content (mem0's `update(id, text)`). */
@@ -581,8 +589,11 @@ export class Engram {
   thread(label: string, options?: AsOfOptions): Promise<ThreadResult>;
   /** Every slot of an area in its derived state. */
   gather(area: string, options?: AsOfOptions): Promise<GatherResult>;
-  /** `ingest` for every session, as one write (all or nothing; errors name `sessions[i]`). At most 10,000 sessions. */
-  ingestMany(sessions: SessionInput[]): Promise<IngestResult[]>;
+  /**
+   * `ingest` for every session, as one write (all or nothing; errors name `sessions[i]`). At most
+   * 10,000 sessions. Progress counts turns.
+   */
+  ingestMany(sessions: SessionInput[], options?: WatchOptions): Promise<IngestResult[]>;
   ingest(session: SessionInput): Promise<IngestResult>;
   /** Ingests, then extracts memories from the session's new turns (see `extract`). */
   ingest(session: SessionInput, options: IngestOptions & { extract: true }): Promise<IngestResult & { extracted: ExtractReport }>;
@@ -628,15 +639,15 @@ export class Engram {
   /**
    * Builds the vector index's graph segments now: each build in a worker (queries keep being
    * answered meanwhile), installed through the write queue and persisted with storage. A running
-   * automatic build finishes first. Rejects with `AbortError` when `signal` aborts, `Closed` when the
+   * automatic build finishes first. Rejects with `Aborted` when `signal` aborts, `Closed` when the
    * store is closed during it.
    */
   reindex(options?: ReindexOptions): Promise<ReindexResult>;
   reset(): Promise<void>;
   /** Writes what is pending (search touches), then the adapter's strict durability barrier. */
   flush(): Promise<void>;
-  /** Rewrites the stored form as one snapshot (also automatic as change records accumulate). */
-  compact(): Promise<void>;
+  /** Rewrites the stored form as one snapshot (also automatic as change records accumulate). One unit of progress. */
+  compact(options?: WatchOptions): Promise<void>;
   /** Catches up with writes made by other tabs or processes to the same storage. */
   refresh(): Promise<boolean>;
   /** The whole store, or one namespace, as one portable checksummed file. */
@@ -649,13 +660,15 @@ export class Engram {
   /**
    * Merges an export file by id, as one write; `Corrupt` / `Embedder` change nothing. The file is
    * read in slices from any `ImportSource` (a Node file stream is an async iterable of chunks).
+   * Progress counts bytes (`total` grows as a stream or iterable of unknown length is read); an
+   * abort stops the reading between two slices, and nothing is merged.
    */
-  import(source: ImportSource): Promise<ImportResult>;
+  import(source: ImportSource, options?: WatchOptions): Promise<ImportResult>;
   /** Writes what is pending, frees the wasm memory and closes the storage adapter. */
   close(): Promise<void>;
 }
 
-export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
+export interface WorkerOptions extends Omit<OpenOptions, "embedder" | "onProgress" | "signal"> {
   /** URLs of the local model files: the worker loads the Embedder (cached for offline use). */
   model?: string | URL;
   tokenizer?: string | URL;
@@ -670,9 +683,14 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder"> {
   /** Keeps the `indexedDB` store encrypted: `encrypted(new IndexedDBStorage(indexedDB), encryptionKey)` in the worker. */
   encryptionKey?: EncryptionKey;
   storage?: never;
+  /** Opening in a worker cannot be aborted (a signal cannot cross into it). */
+  signal?: never;
 }
 
-/** An Engram running in a module Web Worker: the same async methods, plus `terminate()`. */
+/**
+ * An Engram running in a module Web Worker: the same async methods, plus `terminate()`. The
+ * `signal` and `onProgress` of a call are kept in the page and relayed (abort and progress messages).
+ */
 export type EngramWorker = Pick<
   Engram,
   | "add" | "addMany" | "get" | "getAll" | "update" | "delete" | "deleteAll" | "history" | "search" | "ingest" | "ingestMany" | "session" | "sessions"
@@ -855,16 +873,48 @@ export interface OpenAICompatibleOptions {
   structured?: "json_schema" | "json_object" | "none";
 }
 
+/**
+ * Progress of a call that can run long, in its work units: `done` never decreases and is never above
+ * `total`; `total` may grow as the call finds more work; on success the last event has
+ * `done === total`. Units by call: `addMany` items; `ingest`, `ingestMany` turns; `import` bytes;
+ * `reindex` points; `extract`, `author`, `consolidate` LLM calls plus one for the apply; `open`,
+ * `compact` one. `phase` names the step: `prepare`, `embed` (a host embedder, in slices), `read`,
+ * `write`, `compact`, `open`, `build`, `install`, `plan`, `llm`, `apply`, `author`, `done`.
+ */
+export interface Progress {
+  phase: string;
+  done: number;
+  total: number;
+}
+
+/** Progress of `extract`, `author` and `consolidate`: LLM calls answered, then the apply. */
+export type JobProgress = Progress;
+
+/**
+ * The options every call that can run long takes. An abort rejects with `EngramError` code
+ * `Aborted`: already aborted, the call does nothing; aborted during it, the call's write (one, all
+ * or nothing) is not made. Calls made of several writes say which stay (`reindex`, `ingest` with
+ * jobs, `open`). An abort once the write has begun is too late: the call then resolves.
+ */
+export interface WatchOptions {
+  signal?: AbortSignal;
+  onProgress?: (event: Progress) => void;
+}
+
 /** An `Llm` that POSTs `{baseURL}/chat/completions` through the host's `fetch`. */
 export function openAICompatible(options: OpenAICompatibleOptions): Llm;
 
-export interface ExtractOptions {
+export interface ExtractOptions extends WatchOptions {
   /** Aborts the calls in flight; the extraction rejects with `Aborted` and applies nothing. */
   signal?: AbortSignal;
   /** At most this many requests in this run; the other turns stay pending. */
   maxLlmCalls?: number;
 }
 
+/**
+ * `signal` and `onProgress` cover the whole call: the ingest's turns, then each job's units. The
+ * ingest and each job are their own writes: an abort stops at the next one, what is done stays.
+ */
 export interface IngestOptions extends ExtractOptions {
   /** Extract memories from the session's new turns after ingesting it. */
   extract?: boolean;
@@ -872,7 +922,7 @@ export interface IngestOptions extends ExtractOptions {
   author?: boolean;
 }
 
-export interface AuthorOptions {
+export interface AuthorOptions extends WatchOptions {
   /** Aborts the LLM calls in flight; authoring rejects with `Aborted` and applies nothing. */
   signal?: AbortSignal;
   /** At most this many LLM requests in this run; the other turns stay pending. */
@@ -882,8 +932,8 @@ export interface AuthorOptions {
 export interface ConsolidateOptions {
   /** Only this namespace (default: every namespace). */
   namespace?: string;
-  /** `{status: "planned" | "applying" | "done", calls?}`. */
-  onProgress?: (event: { status: "planned" | "applying" | "done"; calls?: number }) => void;
+  /** As `JobProgress`; `status` and `calls` on the events of `plan`, `apply` and `done` are their former names. */
+  onProgress?: (event: JobProgress & { status?: "planned" | "applying" | "done"; calls?: number }) => void;
   /** Aborts the LLM calls in flight; rejects with `Aborted`, nothing applied. */
   signal?: AbortSignal;
   /** At most this many LLM calls in this epoch (the rest is reported as skipped). */

@@ -1,7 +1,7 @@
 // The JS side of `addMany`, `ingest` and `ingestMany`: each item checked and JSON-encoded as its single call
 // does it (an error names the item's index), and one host-embedder call for every item that needs a
 // vector (host-vectors.js). The core then checks everything again and writes the whole batch as
-// one record.
+// one record. `progress` (progress.js) counts items (addMany) or turns (ingest, ingestMany).
 
 import { EngramError } from "./errors.js";
 import { fields, isPlainObject, packVectors, splitEmbedding, toJson } from "./wire.js";
@@ -28,7 +28,7 @@ function checkCount(n, what, max) {
  * The arguments of the core's `addMany`, `[json, vectors, dims]`: the items as one JSON array
  * (vectors split out), and their vectors, callers' and the host embedder's alike, packed by `packVectors`.
  */
-export async function prepareAddMany(items, { vectors, limits }) {
+export async function prepareAddMany(items, { vectors, limits, progress }) {
   if (!Array.isArray(items)) throw new EngramError("InvalidInput", "addMany: expected an array of memories");
   checkCount(items.length, "addMany", limits.batchItems);
   const jsons = new Array(items.length);
@@ -43,7 +43,14 @@ export async function prepareAddMany(items, { vectors, limits }) {
       throw e instanceof EngramError && e.message.startsWith("addMany: items[") ? e : atItem("items", i, e);
     }
   });
-  const made = await vectors.vectors(wanted, (i) => `items[${i}]: `);
+  progress.report("prepare", 0, items.length);
+  progress.check();
+  const made = await vectors.vectors(
+    wanted,
+    (i) => `items[${i}]: `,
+    progress,
+    (n) => progress.report("embed", n, items.length),
+  );
   const { vectors: packed, dims } = packVectors(made);
   return [`[${jsons.join(",")}]`, packed, dims];
 }
@@ -59,11 +66,16 @@ function checkSessionBounds(turns, label, { ingestBytes, sessionTurns }) {
   if (text > ingestBytes) throw new EngramError("InvalidInput", `${label}: the session's text is over ${ingestBytes} bytes; split it or drop old turns`);
 }
 
+/** The turns of `sessions`, the work units of `ingest` and `ingestMany` (a malformed session counts none). */
+function turnCount(sessions) {
+  return sessions.reduce((n, s) => n + (Array.isArray(s?.turns) ? s.turns.length : 0), 0);
+}
+
 /**
  * The arguments of the core's `ingestMany` (`[json]`); turns without a vector get the host embedder's, in
  * one call for all sessions. Each session's turns and text are bounded as `ingest` bounds them.
  */
-export async function prepareIngestMany(sessions, { vectors, limits }) {
+export async function prepareIngestMany(sessions, { vectors, limits, progress }) {
   if (!Array.isArray(sessions)) throw new EngramError("InvalidInput", "ingestMany: expected an array of sessions");
   checkCount(sessions.length, "ingestMany", limits.batchItems);
   const checked = sessions.map((s, i) => {
@@ -71,18 +83,25 @@ export async function prepareIngestMany(sessions, { vectors, limits }) {
     checkSessionBounds(s.turns, `sessions[${i}]`, limits);
     return s;
   });
-  return [toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `), "ingestMany")];
+  const turns = turnCount(checked);
+  progress.report("prepare", 0, turns);
+  progress.check();
+  const embedded = (n) => progress.report("embed", n, turns);
+  return [toJson(await vectors.sessions(checked, (si) => `sessions[${si}]: `, progress, embedded), "ingestMany")];
 }
 
 /**
  * The arguments of the core's `ingest` (`[json]`): each field read once, its turns and text
  * bounded before any work per turn, turns without a vector given the host embedder's.
  */
-export async function prepareIngest(session, { vectors, limits }) {
+export async function prepareIngest(session, { vectors, limits, progress }) {
   if (!isPlainObject(session)) throw new EngramError("InvalidInput", "ingest: expected a session object");
   const given = fields(session, "ingest");
   checkSessionBounds(given.turns, "ingest", limits);
   const turns = Array.isArray(given.turns) ? given.turns.map((t) => (isPlainObject(t) ? fields(t, "ingest: a turn") : t)) : given.turns;
-  const [withVectors] = await vectors.sessions([{ ...given, turns }]);
+  const count = turnCount([{ turns }]);
+  progress.report("prepare", 0, count);
+  progress.check();
+  const [withVectors] = await vectors.sessions([{ ...given, turns }], undefined, progress, (n) => progress.report("embed", n, count));
   return [toJson(withVectors, "ingest")];
 }

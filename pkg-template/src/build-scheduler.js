@@ -3,21 +3,23 @@
 // there is one), and installs through the queue's write path, so queries keep being answered from
 // the current tiers meanwhile. One build runs at a time.
 
-import { abortError, asEngramError, closedError, isAbortError } from "./errors.js";
+import { asEngramError, closedError } from "./errors.js";
 import { vectorBuilder } from "./core.js";
 import { is, readOptions } from "./options.js";
+import { abortedError, Progress, WATCH_OPTIONS } from "./progress.js";
 
-const REINDEX_OPTIONS = Object.freeze({ onProgress: is.callback, signal: is.signal, inWorker: is.boolean });
+const REINDEX_OPTIONS = Object.freeze({ ...WATCH_OPTIONS, inWorker: is.boolean });
+const aborted = () => abortedError("the reindex");
 
 /** Builds per reindex: each is bounded by the segment size; this bounds the loop even if the index keeps changing under it. */
 const REINDEX_STEPS_MAX = 16;
 const ABORTED = Symbol("aborted");
 
-/** `promise`, or an AbortError as soon as `signal` aborts. */
+/** `promise`, or Aborted as soon as `signal` aborts. */
 function unlessAborted(promise, signal) {
   if (!signal) return promise;
   return new Promise((resolve, reject) => {
-    const onAbort = () => reject(abortError("the reindex was aborted"));
+    const onAbort = () => reject(aborted());
     if (signal.aborted) return onAbort();
     signal.addEventListener("abort", onAbort, { once: true });
     promise.then(resolve, reject).finally(() => signal.removeEventListener("abort", onAbort));
@@ -69,7 +71,7 @@ export class BuildScheduler {
   async reindex(options) {
     const { onProgress, inWorker = true, signal: given } = readOptions(options, "reindex", REINDEX_OPTIONS);
     const signal = given ?? undefined;
-    if (signal?.aborted) throw abortError("the reindex was aborted");
+    if (signal?.aborted) throw aborted();
     if (this.#closing) throw closedError();
     while (this.#reindexing)
       await unlessAborted(
@@ -105,7 +107,7 @@ export class BuildScheduler {
           if (this.#writes !== writes) this.#scheduleAutoReindex();
         },
         (e) => {
-          if (this.#closing || isAbortError(e)) return;
+          if (this.#closing || e?.code === "Aborted") return;
           this.#autoPaused = true; // reported once, not after every later write
           const error = asEngramError(e);
           try {
@@ -129,7 +131,7 @@ export class BuildScheduler {
 
   #checkRunning(signal) {
     if (this.#closing) throw closedError();
-    if (signal?.aborted) throw abortError("the reindex was aborted");
+    if (signal?.aborted) throw aborted();
   }
 
   /** plan → build (off the queue) → install (a queued write) until nothing is left to build. */
@@ -137,13 +139,8 @@ export class BuildScheduler {
     const steps = [];
     let loaded = 0;
     let total = 0;
-    const report = (event) => {
-      try {
-        onProgress?.(event);
-      } catch {
-        // a throwing progress callback must not break the build
-      }
-    };
+    // Points are the units; `status` and `loaded` are the events' names before they had `phase` and `done`.
+    const progress = new Progress("the reindex", { onProgress });
     const make = inWorker ? vectorBuilder() : null;
     let builder = null;
     try {
@@ -153,7 +150,7 @@ export class BuildScheduler {
         if (!input) break;
         const { target, points } = JSON.parse(this.#glue().describeVectorBuild(input));
         total += points;
-        report({ status: "build", target, points, loaded, total });
+        progress.report("build", loaded, total, { status: "build", target, points, loaded });
         let output;
         if (make) {
           // One worker serves every build of this reindex; it is terminated when the loop ends.
@@ -169,16 +166,16 @@ export class BuildScheduler {
         }
         this.#checkRunning(signal);
         const installed = await this.#enqueue((core) => (signal?.aborted ? ABORTED : this.#commit(core, async (c) => JSON.parse(await c.installVectorBuild(output)))));
-        if (installed === ABORTED) throw abortError("the reindex was aborted");
+        if (installed === ABORTED) throw aborted();
         loaded += points;
         steps.push(installed);
-        report({ status: "installed", ...installed, loaded, total });
+        progress.report("install", loaded, total, { status: "installed", ...installed, loaded });
       }
     } finally {
       builder?.terminate();
       if (this.#builder === builder) this.#builder = null;
     }
-    report({ status: "done", loaded, total });
+    progress.report("done", loaded, total, { status: "done", loaded });
     return { steps, stats: background ? null : await this.#stats() };
   }
 
@@ -187,7 +184,7 @@ export class BuildScheduler {
     return new Promise((resolve, reject) => {
       const onAbort = () => {
         builder.terminate();
-        reject(abortError("the reindex was aborted"));
+        reject(aborted());
       };
       if (signal?.aborted) return onAbort(); // aborted while the build was being planned
       signal?.addEventListener("abort", onAbort, { once: true });

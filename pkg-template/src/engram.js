@@ -22,6 +22,7 @@ import { is, readOptions } from "./options.js";
 import { openSettings } from "./open-options.js";
 import { HostVectors } from "./host-vectors.js";
 import { author, consolidate, extract, ingestThenRun, SESSION_JOB_OPTIONS } from "./jobs.js";
+import { abortedError, Progress, WATCH_OPTIONS } from "./progress.js";
 import { OutOfBand } from "./out-of-band.js";
 import { addForm } from "./add-forms.js";
 
@@ -92,8 +93,18 @@ export class Engram {
   /** Opens a store (options in index.d.ts, `OpenOptions`). */
   static async open(options) {
     const settings = await openSettings(options);
+    const progress = new Progress("opening the store", settings.watch);
+    progress.check();
+    progress.report("open", 0, 1);
+    progress.check();
     const db = new Engram(OPEN, { ...(await openCore(settings.reopen)), ...settings });
     db.#skipped(db.#core);
+    // The core's open (a reembed with it) is one step: aborted during it, the store is closed again.
+    if (progress.signal?.aborted) {
+      await db.close().catch(() => {});
+      throw abortedError("opening the store");
+    }
+    progress.finish("open");
     return db;
   }
 
@@ -157,6 +168,22 @@ export class Engram {
     return this.#write(async () => prepare(), commit);
   }
 
+  /**
+   * `#call` watched through `progress` (progress.js): `prepare(progress)` reports as it goes, the
+   * commit aborts if the signal did (nothing written), the last report follows the write.
+   */
+  #watchedCall(method, progress, prepare) {
+    progress.check();
+    const commit = async (core, args) => {
+      progress.check();
+      return resultOf(await core[method](...args));
+    };
+    return this.#write(async () => prepare(progress), commit).then((out) => {
+      progress.finish("write");
+      return out;
+    });
+  }
+
   /** `commit` under the storage lock after catching up with other writers (inside the queue). */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
@@ -194,12 +221,14 @@ export class Engram {
     });
   }
 
-  addMany(items) {
-    return this.#call("addMany", () => prepareAddMany(items, { vectors: this.#vectors, limits: LIMITS }));
+  addMany(items, options) {
+    const progress = new Progress("the addMany", readOptions(options, "addMany", WATCH_OPTIONS));
+    return this.#watchedCall("addMany", progress, (p) => prepareAddMany(items, { vectors: this.#vectors, limits: LIMITS, progress: p }));
   }
 
-  ingestMany(sessions) {
-    return this.#call("ingestMany", () => prepareIngestMany(sessions, { vectors: this.#vectors, limits: LIMITS }));
+  ingestMany(sessions, options) {
+    const progress = new Progress("the ingestMany", readOptions(options, "ingestMany", WATCH_OPTIONS));
+    return this.#watchedCall("ingestMany", progress, (p) => prepareIngestMany(sessions, { vectors: this.#vectors, limits: LIMITS, progress: p }));
   }
 
   get(id) {
@@ -244,9 +273,14 @@ export class Engram {
 
   /** Keeps a session verbatim; `{extract, author}` then run those jobs over its new turns. */
   ingest(session, options) {
-    const { extract, author, ...rest } = readOptions(options, "ingest", INGEST_OPTIONS, "{extract: true}");
-    if (extract || author) return ingestThenRun(() => this.ingest(session), this, { extract, author, ...rest });
-    return this.#call("ingest", () => prepareIngest(session, { vectors: this.#vectors, limits: LIMITS }));
+    const given = readOptions(options, "ingest", INGEST_OPTIONS, "{extract: true}");
+    const { extract, author, signal } = given;
+    const progress = new Progress("the ingest", given);
+    if (extract || author) {
+      progress.check();
+      return ingestThenRun((onProgress) => this.ingest(session, { signal, onProgress }), this, given, progress);
+    }
+    return this.#watchedCall("ingest", progress, (p) => prepareIngest(session, { vectors: this.#vectors, limits: LIMITS, progress: p }));
   }
 
   extract(sessionId, options) {
@@ -331,8 +365,12 @@ export class Engram {
     return this.#write(async () => undefined, commit);
   }
 
-  compact() {
-    return this.#call("compact", () => []);
+  compact(options) {
+    const progress = new Progress("the compaction", readOptions(options, "compact", WATCH_OPTIONS));
+    return this.#watchedCall("compact", progress, async (p) => {
+      p.report("compact", 0, 1);
+      return [];
+    });
   }
 
   refresh() {
@@ -351,8 +389,10 @@ export class Engram {
     return exportStream((work) => this.#run(work), options, asEngramError);
   }
 
-  import(source) {
-    return importExport((prepare, commit) => this.#write(prepare, commit), source, this.#glue, LIMITS.importBytes);
+  import(source, options) {
+    const progress = new Progress("the import", readOptions(options, "import", WATCH_OPTIONS));
+    progress.check();
+    return importExport((prepare, commit) => this.#write(prepare, commit), source, this.#glue, LIMITS.importBytes, progress);
   }
 
   /** Writes what is pending, then releases the wasm memory and the storage adapter. Closing twice is harmless. */

@@ -22,7 +22,7 @@ export const EngramError = (globalThis[REGISTERED] ??= class EngramError extends
   }
 });
 
-/** The rejection of an aborted operation: a DOMException named "AbortError" where there is one. */
+/** The abort reason handed to a host callback's signal (an LLM call): what `fetch` rejects with. */
 export function abortError(message = "the operation was aborted") {
   if (typeof DOMException === "function") return new DOMException(message, "AbortError");
   return Object.assign(new Error(message), { name: "AbortError" });
@@ -54,10 +54,10 @@ export function asEngramError(e, fallbackCode = "Internal") {
  * Makes every method of `cls` (and the static `open`) reject instead of throwing, with a typed
  * error. Arguments are the caller's: a getter or Proxy trap that throws while the facade reads one
  * is the caller's InvalidInput. Errors of the work itself are typed already on the store's queue
- * (Internal for a fault); an AbortError stays as it is.
+ * (Internal for a fault); an AbortError that got this far is the one shape of an abort, `Aborted`.
  */
 export function rejectingTyped(cls, statics = ["open"]) {
-  const typed = (e) => (e instanceof EngramError || isAbortError(e) ? e : asEngramError(e, "InvalidInput"));
+  const typed = (e) => (isAbortError(e) ? new EngramError("Aborted", String(e.message), { cause: e }) : asEngramError(e, "InvalidInput"));
   for (const [target, name] of [...statics.map((n) => [cls, n]), ...Object.getOwnPropertyNames(cls.prototype).map((n) => [cls.prototype, n])]) {
     const method = Object.getOwnPropertyDescriptor(target, name).value;
     if (name === "constructor" || typeof method !== "function") continue; // methods only, never a getter

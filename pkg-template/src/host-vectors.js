@@ -15,6 +15,8 @@ import { embedDocuments, embedQuery } from "./embedder.js";
 
 /** Memories embedded per `catchUp` write: bounds one write and one host call. */
 const CATCH_UP_MAX = 256;
+/** Texts per host call when the caller watches the call (progress, abort): its granularity. */
+const WATCHED_SLICE = 64;
 
 export class HostVectors {
   #embedder;
@@ -34,9 +36,16 @@ export class HostVectors {
    * Vectors for `items` (`{content, speaker?, allowSecrets?, vector?}`): an item's own vector when
    * it has one, else the host embedder's (one call for all), else undefined (no embedder, or no
    * content to embed). A text the guards refuse throws their InvalidInput, with `label(i)` in front.
+   * A watched call (`progress`, progress.js) is embedded in slices: `embedded(n)` after each (n texts
+   * embedded so far), and an abort stops it between two slices.
    */
-  /** @param {{content?: unknown, speaker?: string, allowSecrets?: boolean, vector?: Float32Array}[]} items @param {(i: number) => string} [label] */
-  async vectors(items, label = () => "") {
+  /**
+   * @param {{content?: unknown, speaker?: string, allowSecrets?: boolean, vector?: Float32Array}[]} items
+   * @param {(i: number) => string} [label]
+   * @param {{watched: boolean, check: () => void}} [progress]
+   * @param {(n: number) => void} [embedded]
+   */
+  async vectors(items, label = () => "", progress = undefined, embedded = () => {}) {
     const out = items.map((it) => it.vector);
     if (!this.active) return out;
     const wanted = [];
@@ -48,7 +57,13 @@ export class HostVectors {
     texts.forEach((t, k) => {
       if (typeof t !== "string") throw new EngramError(t.error.code, `${label(wanted[k])}${t.error.message}`);
     });
-    const made = await embedDocuments(this.#embedder, texts);
+    const slice = progress?.watched ? WATCHED_SLICE : texts.length;
+    const made = [];
+    for (let at = 0; at < texts.length; at += slice) {
+      progress?.check();
+      for (const v of await embedDocuments(this.#embedder, texts.slice(at, at + slice))) made.push(v);
+      embedded(made.length);
+    }
     wanted.forEach((i, k) => {
       out[i] = made[k];
     });
@@ -63,10 +78,16 @@ export class HostVectors {
   /**
    * The sessions with a vector on every turn the caller left without one (copies; the caller's
    * objects are not changed). Sessions or turns of the wrong shape are passed on for the core to
-   * refuse with its own message. `label(si)` names session si in a refusal.
+   * refuse with its own message. `label(si)` names session si in a refusal. `progress` and
+   * `embedded` as for `vectors`.
    */
-  /** @param {any[]} sessions @param {(si: number) => string} [label] */
-  async sessions(sessions, label = () => "") {
+  /**
+   * @param {any[]} sessions
+   * @param {(si: number) => string} [label]
+   * @param {{watched: boolean, check: () => void}} [progress]
+   * @param {(n: number) => void} [embedded]
+   */
+  async sessions(sessions, label = () => "", progress = undefined, embedded = () => {}) {
     if (!this.active) return sessions;
     const items = [];
     const where = [];
@@ -80,7 +101,7 @@ export class HostVectors {
       });
     });
     if (items.length === 0) return sessions;
-    const made = await this.vectors(items, (k) => label(where[k][0]));
+    const made = await this.vectors(items, (k) => label(where[k][0]), progress, embedded);
     const out = sessions.map((s) => (Array.isArray(s?.turns) ? { ...s, turns: s.turns.slice() } : s));
     where.forEach(([si, ti], k) => {
       out[si].turns[ti] = { ...out[si].turns[ti], embedding: Array.from(made[k]) };

@@ -145,15 +145,17 @@ async function runOne(llm, request, { check, timeoutMs, signal }) {
 
 /**
  * Runs every request of a plan through `llm`, at most `concurrency` at once; resolves to one
- * `CallResult` per request, in order. `check(request, text)` is the core's verdict on a reply.
+ * `CallResult` per request, in order. `check(request, text)` is the core's verdict on a reply;
+ * `called()` after each request's result.
  */
-export async function runCalls(llm, requests, { check, concurrency, timeoutMs, signal }) {
+export async function runCalls(llm, requests, { check, concurrency, timeoutMs, signal, called = () => {} }) {
   const results = new Array(requests.length);
   let next = 0;
   async function lane() {
     while (next < requests.length) {
       const i = next++;
       results[i] = await runOne(llm, requests[i], { check, timeoutMs, signal });
+      called();
     }
   }
   await Promise.all(Array.from({ length: Math.min(concurrency, requests.length) }, lane));

@@ -11,6 +11,7 @@ import { checkedAdapter } from "./storage-bridge.js";
 import { Embedder } from "./local-embedder.js";
 import { DEFAULT_LLM_CONCURRENCY, DEFAULT_LLM_TIMEOUT_MS, LLM_LEVELS } from "./llm.js";
 import { autoConsolidateOptions } from "./consolidate.js";
+import { WATCH_OPTIONS } from "./progress.js";
 
 const OPEN_OPTIONS = Object.freeze({
   embedder: is.passed,
@@ -29,6 +30,7 @@ const OPEN_OPTIONS = Object.freeze({
   guards: is.passed,
   includeDefault: is.boolean,
   onCorruption: is.callback,
+  ...WATCH_OPTIONS,
 });
 
 /** `{llm, level, concurrency, timeoutMs}` from open's options; no `llm` means level "off". */
@@ -47,7 +49,7 @@ function llmSettings(options) {
 /**
  * Everything `open` needs from its options: `reopen` (`{coreJson, storeJson, storage, adapter,
  * local}`, what opening does, kept to do it again after an internal fault), the host `embedder`
- * (null for the local one or none), `llm` settings, and `background` (builds, consolidation and
+ * (null for the local one or none), `llm` settings, `watch` (`{signal, onProgress}` of the open itself) and `background` (builds, consolidation and
  * the callbacks of work done out of band).
  */
 export async function openSettings(given) {
@@ -84,6 +86,7 @@ export async function openSettings(given) {
     reopen: { coreJson: toJson(coreOptions, "open"), storeJson: toJson(storeOptions, "open"), storage, adapter, local },
     embedder,
     llm,
+    watch: { signal: options.signal, onProgress: options.onProgress },
     background: {
       // Automatic builds only where they can run off this thread.
       auto: options.autoReindex ?? vectorBuilder() !== null,

@@ -10,6 +10,13 @@ export const SLICE_BYTES = 1 << 20;
 
 const SOURCE_KINDS = "a Uint8Array, an ArrayBuffer, a Blob, a ReadableStream or an (async) iterable of Uint8Array chunks";
 
+/** The byte length of a source that knows it (bytes, a Blob), else undefined. */
+function sizeOf(source) {
+  if (source instanceof Uint8Array || source instanceof ArrayBuffer) return source.byteLength;
+  if (source !== null && typeof source === "object" && typeof source.stream === "function" && typeof source.size === "number") return source.size;
+  return undefined;
+}
+
 /** The chunks of `source`, each a Uint8Array (not yet sliced). */
 async function* chunksOf(source) {
   if (source instanceof Uint8Array) {
@@ -48,17 +55,25 @@ async function* chunksOf(source) {
  * Reads `source` into a new `glue.ImportFeed` in slices of at most SLICE_BYTES and checks the whole
  * file; resolves to the feed (the caller hands it to the core and frees it). A file longer than
  * `limit` bytes is InvalidInput as soon as that many have arrived; a defect is Corrupt as soon as it
- * is seen, and the rest of the source is not read.
+ * is seen, and the rest of the source is not read. `progress` (progress.js) counts bytes; an abort
+ * stops the reading between two slices.
  */
-async function readExport(source, glue, limit) {
+async function readExport(source, glue, limit, progress) {
   const feed = new glue.ImportFeed();
   try {
     let total = 0;
+    const size = sizeOf(source);
+    progress.report("read", 0, size ?? 0);
     for await (const chunk of chunksOf(source)) {
       if (!(chunk instanceof Uint8Array)) throw invalid("import: every chunk of the file must be a Uint8Array");
       total += chunk.byteLength;
       if (total > limit) throw invalid(`import: the file is over ${limit} bytes, the limit`);
-      for (let at = 0; at < chunk.byteLength; at += SLICE_BYTES) feed.push(chunk.subarray(at, at + SLICE_BYTES));
+      for (let at = 0; at < chunk.byteLength; at += SLICE_BYTES) {
+        progress.check();
+        const slice = chunk.subarray(at, at + SLICE_BYTES);
+        feed.push(slice);
+        progress.report("read", total - chunk.byteLength + at + slice.byteLength, Math.max(size ?? 0, total));
+      }
     }
     feed.finish();
     return feed;
@@ -146,19 +161,22 @@ export function exportStream(hold, options, toError) {
 
 /**
  * `import(source)` as one write through `write(prepare, commit)`: the file read into a feed outside
- * the storage lock, merged under it, the feed freed either way.
+ * the storage lock, merged under it (unless the signal aborted meanwhile), the feed freed either way.
  */
-export function importExport(write, source, glue, limit) {
-  return write(
-    () => readExport(source, glue, limit),
+export async function importExport(write, source, glue, limit, progress) {
+  const out = await write(
+    () => readExport(source, glue, limit, progress),
     async (core, feed) => {
       try {
+        progress.check();
         return JSON.parse(await core.importFeed(feed));
       } finally {
         feed.free();
       }
     },
   );
+  progress.finish("write");
+  return out;
 }
 
 const EXPORT_OPTIONS = Object.freeze({ namespace: is.nameOrNull });

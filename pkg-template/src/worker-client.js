@@ -1,7 +1,8 @@
 // `openInWorker`: the page's handle on an Engram running in a module Web Worker. Same async methods
 // as Engram; arguments and results cross by structured clone.
-import { EngramError, abortError, invalid } from "./errors.js";
-import { FORWARDED_METHODS } from "./methods.js";
+import { EngramError, invalid } from "./errors.js";
+import { FORWARDED_METHODS, WATCHED_METHODS } from "./methods.js";
+import { abortedError, WATCH_OPTIONS } from "./progress.js";
 import { isPlainObject } from "./wire.js";
 
 /**
@@ -16,6 +17,7 @@ export async function openInWorker(options = {}) {
   if (!isPlainObject(options)) throw invalid("openInWorker: expected an options object");
   const { onProgress, workerUrl, onBackgroundError, llm = null, ...rest } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("openInWorker: `onProgress` must be a function");
+  if (rest.signal !== undefined) throw invalid("openInWorker: a `signal` cannot cross into the worker; opening there cannot be aborted");
   if (llm !== null && typeof llm !== "function") throw invalid("openInWorker: `llm` must be a function, e.g. openAICompatible({...})");
   if (onBackgroundError !== undefined && onBackgroundError !== null && typeof onBackgroundError !== "function") {
     throw invalid("openInWorker: `onBackgroundError` must be a function");
@@ -25,7 +27,7 @@ export async function openInWorker(options = {}) {
   const worker = new Worker(workerUrl ?? new URL("./engram.worker.mjs", import.meta.url), { type: "module" });
   const pending = new Map();
   let next = 0;
-  const fromWire = (error) => (error.name === "AbortError" ? abortError(error.message) : new EngramError(error.code, error.message));
+  const fromWire = (error) => new EngramError(error.code, error.message);
   /** AbortControllers of the relayed LLM calls in flight, by the worker's call id. */
   const llmAborts = new Map();
   const answerLlm = ({ id, request }) => {
@@ -82,29 +84,40 @@ export async function openInWorker(options = {}) {
     new Promise((resolve, reject) => {
       const id = next++;
       pending.set(id, { resolve, reject, ...extra });
-      worker.postMessage({ id, method, args });
+      worker.postMessage({ id, method, args, ...(extra.watch ? { watch: extra.watch } : {}) });
       extra.started?.(id);
     });
   await call("open", [rest, { relayLlm: llm !== null }]);
   const client = { terminate: () => worker.terminate() };
   for (const m of FORWARDED_METHODS) client[m] = (...args) => call(m, args);
-  // reindex: progress events come back under the call's id; the signal is relayed as a message.
-  client.reindex = async (options = {}) => {
-    if (!isPlainObject(options)) throw invalid("reindex: expected an options object");
-    const { onProgress: onEvent, signal, ...forwarded } = options;
-    if (onEvent !== undefined && onEvent !== null && typeof onEvent !== "function") throw invalid("reindex: `onProgress` must be a function");
-    if (signal?.aborted) throw abortError("the reindex was aborted");
-    let onAbort = null;
-    return call("reindex", [forwarded], {
-      onEvent,
-      started: (id) => {
-        if (!signal) return;
-        onAbort = () => worker.postMessage({ abort: id });
-        signal.addEventListener("abort", onAbort, { once: true });
-      },
-      done: () => onAbort && signal.removeEventListener("abort", onAbort),
-    });
-  };
+  // The watched calls: progress events come back under the call's id; the signal is relayed as a message.
+  for (const [m, at] of Object.entries(WATCHED_METHODS)) {
+    client[m] = async (...args) => {
+      const options = args[at];
+      if (!isPlainObject(options) || !("signal" in options || "onProgress" in options)) return call(m, args);
+      const { signal, onProgress: onEvent, ...forwarded } = options;
+      for (const [key, value] of [
+        ["signal", signal],
+        ["onProgress", onEvent],
+      ]) {
+        if (value !== undefined && !WATCH_OPTIONS[key](value)) throw invalid(`${m}: \`${key}\` must be ${WATCH_OPTIONS[key].expected}`);
+      }
+      if (signal?.aborted) throw abortedError(`the ${m}`);
+      const sent = args.slice();
+      sent[at] = forwarded;
+      let onAbort = null;
+      return call(m, sent, {
+        watch: { signal: Boolean(signal), progress: Boolean(onEvent) },
+        onEvent,
+        started: (id) => {
+          if (!signal) return;
+          onAbort = () => worker.postMessage({ abort: id });
+          signal.addEventListener("abort", onAbort, { once: true });
+        },
+        done: () => onAbort && signal.removeEventListener("abort", onAbort),
+      });
+    };
+  }
   const close = client.close;
   client.close = async () => {
     await close();

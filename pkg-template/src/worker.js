@@ -1,10 +1,10 @@
 // The Web Worker side of `openInWorker`: one Engram (and its embedder) lives in this worker and
 // answers the page's calls by message, so embedding and search never block the page.
 import { Embedder, Engram, IndexedDBStorage, encrypted } from "./entry-browser.js";
-import { FORWARDED_METHODS } from "./methods.js";
+import { FORWARDED_METHODS, WATCHED_METHODS } from "./methods.js";
 
 let engram = null;
-/** AbortControllers of running reindex calls, by call id (the page's signal cannot cross). */
+/** AbortControllers of running watched calls, by call id (the page's signal cannot cross). */
 const aborts = new Map();
 
 const methods = new Set(FORWARDED_METHODS);
@@ -63,12 +63,23 @@ async function open({ model, tokenizer, indexedDB, encryptionKey, ...options }, 
   engram = await Engram.open({ ...options, ...llm, embedder, onBackgroundError, ...(storage ? { storage } : {}) });
 }
 
-/** `reindex` with its progress events posted under the call's id and aborts arriving by message. */
-async function reindex(id, options = {}) {
+/**
+ * A watched call (WATCHED_METHODS) whose page side has a signal or a progress callback: its progress
+ * events posted under the call's id, its aborts arriving by message.
+ */
+async function watched(id, method, args, { signal, progress }) {
+  const at = WATCHED_METHODS[method];
+  const options = { ...args[at] };
   const controller = new AbortController();
-  aborts.set(id, controller);
+  if (signal) {
+    aborts.set(id, controller);
+    options.signal = controller.signal;
+  }
+  if (progress) options.onProgress = (event) => self.postMessage({ id, event });
+  const given = args.slice();
+  given[at] = options;
   try {
-    return await engram.reindex({ ...options, signal: controller.signal, onProgress: (event) => self.postMessage({ id, event }) });
+    return await engram[method](...given);
   } finally {
     aborts.delete(id);
   }
@@ -76,14 +87,14 @@ async function reindex(id, options = {}) {
 
 self.onmessage = async ({ data }) => {
   if (data.llmReply !== undefined) return settleLlm(data);
-  const { id, method, args, abort } = data;
+  const { id, method, args, abort, watch } = data;
   if (abort !== undefined) return aborts.get(abort)?.abort();
   try {
     let result;
     if (method === "open") result = await open(args[0] ?? {}, args[1]);
     else if (!engram) throw Object.assign(new Error("open the worker's Engram first"), { code: "Closed" });
-    else if (method === "reindex") result = await reindex(id, args[0]);
     else if (!methods.has(method)) throw Object.assign(new Error(`unknown method ${method}`), { code: "InvalidInput" });
+    else if (watch && method in WATCHED_METHODS) result = await watched(id, method, args, watch);
     else result = await engram[method](...args);
     self.postMessage({ id, result });
   } catch (e) {

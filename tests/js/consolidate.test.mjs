@@ -79,7 +79,7 @@ test("a judge function drives triage and the gate; history names the prompt", as
   const id = (await memory.add({ content: "Sam is a nurse at the city hospital", importance: 0.9 })).id;
   await memory.consolidate();
   const progress = [];
-  const r = await memory.consolidate({ onProgress: (e) => progress.push(e.status) });
+  const r = await memory.consolidate({ onProgress: (e) => e.status && progress.push(e.status) });
   assert.deepEqual(progress, ["planned", "applying", "done"]);
   assert.equal((await memory.get(id)).layer, "working");
   assert.ok(r.actions.some((x) => x.action === "promote" && x.promptId === "triage@1"));

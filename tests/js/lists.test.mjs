@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { Engram, ERROR_CODES } from "engram-wasm";
-import { FORWARDED_METHODS } from "../../pkg-template/src/methods.js";
+import { FORWARDED_METHODS, WATCHED_METHODS } from "../../pkg-template/src/methods.js";
 
 const types = readFileSync(new URL("../../pkg-template/index.d.ts", import.meta.url), "utf8");
 const reports = readFileSync(new URL("../../pkg-template/reports.d.ts", import.meta.url), "utf8");
@@ -21,10 +21,23 @@ test("the generated ErrorCode type is ERROR_CODES (both from the Rust ErrorCode)
   assert.ok(Object.isFrozen(ERROR_CODES));
 });
 
-test("the worker forwards Engram methods, and index.d.ts's EngramWorker lists the same ones plus reindex", () => {
+test("the worker forwards Engram methods, and index.d.ts's EngramWorker lists the same ones", () => {
   for (const method of FORWARDED_METHODS) assert.equal(typeof Engram.prototype[method], "function", method);
   const pick = /export type EngramWorker = Pick<\s*Engram,([^>]*)>/.exec(types)?.[1];
-  assert.deepEqual(literals("EngramWorker", pick).sort(), [...FORWARDED_METHODS, "reindex"].sort());
+  assert.deepEqual(literals("EngramWorker", pick).sort(), [...FORWARDED_METHODS].sort());
+});
+
+test("the worker relays {signal, onProgress} of forwarded methods, at the index their options are declared at", () => {
+  const body = /^export class Engram \{\n([\s\S]*?)^\}/m.exec(types)?.[1];
+  for (const [method, at] of Object.entries(WATCHED_METHODS)) {
+    assert.ok(FORWARDED_METHODS.includes(method), method);
+    const overloads = [...body.matchAll(new RegExp(`^ {2}${method}\\((.*)\\): Promise`, "gm"))].map((m) => m[1].split(/,\s*(?=\w+\??:)/));
+    assert.ok(overloads.length > 0, `index.d.ts declares ${method}`);
+    assert.ok(
+      overloads.some((params) => /^options\??:/.test(params[at] ?? "")),
+      `${method}'s argument ${at} is its options`,
+    );
+  }
 });
 
 test("index.d.ts's class Engram declares exactly the facade's public methods", () => {

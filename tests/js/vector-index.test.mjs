@@ -122,8 +122,16 @@ test("reindex: a calibrated segment built in a worker while queries are answered
   assert.ok(installed.calibration.recallMean >= 0.97, JSON.stringify(installed.calibration));
   assert.ok(installed.calibration.distanceEvaluations * 6 < 4000, JSON.stringify(installed.calibration));
   assert.deepEqual([installed.loaded, installed.total, done.loaded, done.total], [4000, 4000, 4000, 4000]);
+  assert.deepEqual(
+    events.map((e) => [e.phase, e.done, e.total]),
+    [
+      ["build", 0, 4000],
+      ["install", 4000, 4000],
+      ["done", 4000, 4000],
+    ],
+  );
   assert.equal(steps.length, 1);
-  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["status", "loaded", "total", "at"].includes(k))));
+  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["phase", "done", "status", "loaded", "total", "at"].includes(k))));
   assert.ok(stats.memories.segments >= 1 && stats.memories.indexed > 0, JSON.stringify(stats));
   assert.deepEqual([stats.memories.indexed, stats.memories.exact, stats.needsBuild], [4000, 0, false]);
   const [query] = await Promise.all(during);
@@ -195,7 +203,7 @@ test("an in-process build (inWorker: false) installs the same segment as the wor
   assert.deepEqual(results[1], results[0]); // builds are deterministic (fixed seed, one thread)
 });
 
-test("abort mid-build terminates the worker, rejects with AbortError at once and installs nothing", async () => {
+test("abort mid-build terminates the worker, rejects with Aborted at once and installs nothing", async () => {
   const db = await Engram.open(small(new MemoryStorage()));
   await fill(db, clustered(3000, 11));
   const before = await db.vectorIndexStats();
@@ -212,7 +220,7 @@ test("abort mid-build terminates the worker, rejects with AbortError at once and
       }
     },
   });
-  await assert.rejects(pending, (e) => e.name === "AbortError" && !(e instanceof EngramError));
+  await rejectsWith(pending, "Aborted", EngramError);
   const latency = performance.now() - abortedAt;
   assert.ok(latency < 500, `rejected ${latency} ms after the abort`);
   assert.deepEqual(await db.vectorIndexStats(), before);
@@ -220,7 +228,7 @@ test("abort mid-build terminates the worker, rejects with AbortError at once and
 
   const already = new AbortController();
   already.abort();
-  await assert.rejects(db.reindex({ signal: already.signal }), (e) => e.name === "AbortError");
+  await rejectsWith(db.reindex({ signal: already.signal }), "Aborted", EngramError);
   await rejectsWith(db.reindex({ bogus: 1 }), "InvalidInput", EngramError);
   await rejectsWith(db.reindex({ inWorker: "yes" }), "InvalidInput", EngramError);
   await rejectsWith(db.reindex({ signal: {} }), "InvalidInput", EngramError);

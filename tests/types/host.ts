@@ -8,6 +8,7 @@ import {
   openAICompatible,
   openInWorker,
   type ConsolidateReport,
+  type Progress,
   type ExtractReport,
   type AuthorReport,
   type Retracted,
@@ -195,4 +196,27 @@ export async function streamedCopy(from: Engram, to: Engram, file: Blob): Promis
   // @ts-expect-error: an export file is bytes, not text
   await to.import("not bytes");
   return copied.added + again.replaced;
+}
+
+// One abort and one progress shape for every long call, in a page and through a worker.
+export async function watched(db: Engram, file: Uint8Array): Promise<number> {
+  const controller = new AbortController();
+  const bar = (e: Progress): void => console.log(e.phase, `${e.done}/${e.total}`);
+  const watch = { signal: controller.signal, onProgress: bar };
+  const worker = await openInWorker({ indexedDB: "demo" });
+  await worker.addMany(["a", "b"], watch);
+  await db.ingestMany([{ id: "s", turns: [{ role: "user", content: "hi" }] }], watch);
+  await db.compact(watch);
+  await db.extract("s", watch);
+  await db.author("s", watch);
+  await db.consolidate({ ...watch, onProgress: (e) => bar(e) });
+  await db.reindex({ signal: controller.signal, onProgress: (e) => console.log(e.phase, e.done, e.total, e.status) });
+  const reopened = await Engram.open({ reembed: true, ...watch });
+  // @ts-expect-error: progress is a callback
+  await db.compact({ onProgress: "50%" });
+  // @ts-expect-error: a signal cannot cross into the worker when it opens
+  await openInWorker({ indexedDB: "demo", signal: controller.signal });
+  const { added } = await db.import(file, watch);
+  await reopened.close();
+  return added;
 }
