@@ -130,6 +130,10 @@ await esbuild({
   platform: "neutral",
 });
 
+// The AI SDK middleware (engram-wasm/ai): a plain object of the middleware's shape, so nothing of
+// the SDK is bundled or imported; ESM only.
+await esbuild({ ...common, entryPoints: [join(template, "src", "ai.js")], outfile: join(out, "dist", "engram.ai.mjs"), format: "esm", platform: "neutral" });
+
 // Vector graph build workers, one per environment, each loading its own instance of the wasm module
 // through the glue next to it: the browser entry starts dist/engram.vector-worker.mjs as a module
 // Worker (`new URL(…, import.meta.url)`, which bundlers that understand workers follow), the Node
@@ -239,5 +243,9 @@ const langchainTypes = readFileSync(join(template, "langchain.d.ts"), "utf8");
 if (!langchainTypes.includes('from "./index.js"')) throw new Error("build-pkg: langchain.d.ts no longer imports ./index.js as this script expects");
 cpSync(join(template, "langchain.d.ts"), join(out, "langchain.d.ts"));
 writeFileSync(join(out, "langchain.d.mts"), langchainTypes.replaceAll('from "./index.js"', 'from "./index.mjs"'));
+const aiTypes = readFileSync(join(template, "ai.d.ts"), "utf8");
+if (!aiTypes.includes('from "./index.js"')) throw new Error("build-pkg: ai.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "ai.d.ts"), join(out, "ai.d.ts"));
+writeFileSync(join(out, "ai.d.mts"), aiTypes.replaceAll('from "./index.js"', 'from "./index.mjs"'));
 if (existsSync(join(root, "README.md"))) cpSync(join(root, "README.md"), join(out, "README.md"));
 console.log(`build-pkg: pkg/ assembled (engram-wasm ${version})`);

@@ -50,6 +50,8 @@ bash scripts/link-pkg.sh
 
 step "pkg/ types (tsc --strict on tests/types: the API used as a host uses it) and the facade's JSDoc"
 ./node_modules/.bin/tsc -p tests/types  # tests/types/tsconfig.json: --strict --noEmit
+# engram-wasm/langchain and engram-wasm/ai against those packages' own types (which need Node's).
+./node_modules/.bin/tsc -p tests/types/frameworks
 # After the build: it generates pkg-template/src/error-codes.js, which the facade imports.
 ./node_modules/.bin/tsc -p tsconfig.facade.json
 

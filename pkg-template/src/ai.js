@@ -1,0 +1,112 @@
+// engram-wasm/ai: Engram as a Vercel AI SDK language-model middleware (`wrapLanguageModel`). Before
+// each call the newest user message is recalled against memory and the `<memory>` block (derived
+// states included, stored text as delimited data) goes in as a system message; after it, with a
+// `sessionId`, the exchange is kept as turns of that session and authored into memories. A plain
+// object of the middleware's shape: the SDK itself is the host's, nothing is imported from it.
+
+import { invalid } from "./errors.js";
+import { fields, isPlainObject } from "./wire.js";
+
+const OPTIONS = ["memory", "namespace", "includeDefault", "maxTokens", "sessionId", "author"];
+
+/** The text of a prompt message's parts (the SDK's prompt: system content is a string, others parts). */
+function textOf(message) {
+  if (typeof message.content === "string") return message.content;
+  if (!Array.isArray(message.content)) return "";
+  return message.content
+    .filter((part) => part?.type === "text" && typeof part.text === "string")
+    .map((part) => part.text)
+    .join("\n");
+}
+
+/** The newest user message's text, or "" when the prompt has none. */
+function lastUserText(prompt) {
+  for (let i = prompt.length - 1; i >= 0; i--) if (prompt[i]?.role === "user") return textOf(prompt[i]);
+  return "";
+}
+
+/**
+ * The user message this call answers: the prompt's last message when it is the user's. A later step
+ * of a tool loop ends with tool results instead, and its user message was kept by the first step.
+ */
+function newUserText(prompt) {
+  const last = prompt[prompt.length - 1];
+  return last?.role === "user" ? textOf(last) : "";
+}
+
+/**
+ * `{memory, namespace?, includeDefault?, maxTokens?, sessionId?, author?}` → a middleware for
+ * `wrapLanguageModel({model, middleware})`. `maxTokens` bounds the memory block (default 800);
+ * `author: false` keeps the exchange verbatim without authoring memories from it.
+ */
+export function engramMiddleware(options) {
+  if (!isPlainObject(options)) throw invalid("engramMiddleware: expected an options object like {memory}");
+  const read = fields(options, "engramMiddleware");
+  for (const key of Object.keys(read)) if (!OPTIONS.includes(key)) throw invalid(`engramMiddleware: unknown option \`${key}\` (allowed: ${OPTIONS.join(", ")})`);
+  const { memory, namespace, includeDefault, maxTokens = 800, sessionId, author = true } = read;
+  if (memory === null || typeof memory !== "object" || typeof memory.recall !== "function" || typeof memory.ingest !== "function")
+    throw invalid("engramMiddleware: `memory` must be an Engram (from Engram.open or openInWorker)");
+  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === "")) throw invalid("engramMiddleware: `sessionId` must be a non-empty string");
+  if (typeof author !== "boolean") throw invalid("engramMiddleware: `author` must be a boolean");
+  const scope = { ...(namespace === undefined ? {} : { namespace }), ...(includeDefault === undefined ? {} : { includeDefault }) };
+
+  // One exchange kept at a time: each reads the session's turns and ingests them with its own
+  // appended, so two calls finishing together must not both append to the same old list.
+  let keeping = Promise.resolve();
+  const keep = (user, reply) => {
+    const run = keeping.then(async () => {
+      const known = await memory.sessions(namespace === undefined ? undefined : { namespace });
+      const turns = known.includes(sessionId) ? (await memory.session(sessionId)).map(({ role, content }) => ({ role, content })) : [];
+      const added = [user && { role: "user", content: user }, reply && { role: "assistant", content: reply }].filter(Boolean);
+      if (added.length === 0) return;
+      await memory.ingest({ id: sessionId, ...(namespace === undefined ? {} : { namespace }), turns: [...turns, ...added] }, author ? { author: true } : undefined);
+    });
+    keeping = run.catch(() => {});
+    return run;
+  };
+
+  return {
+    async transformParams({ params }) {
+      const query = lastUserText(params.prompt ?? []);
+      if (query.trim() === "") return params;
+      const { context } = await memory.recall(query, { ...scope, maxTokens });
+      if (context.ids.length === 0) return params;
+      const prompt = [...params.prompt];
+      // After the caller's own system messages: the instructions stay first, the memory block is data.
+      let at = 0;
+      while (at < prompt.length && prompt[at].role === "system") at++;
+      prompt.splice(at, 0, { role: "system", content: context.text });
+      return { ...params, prompt };
+    },
+
+    async wrapGenerate({ doGenerate, params }) {
+      const result = await doGenerate();
+      if (sessionId !== undefined) {
+        const reply = (result.content ?? [])
+          .filter((part) => part.type === "text")
+          .map((part) => part.text)
+          .join("");
+        await keep(newUserText(params.prompt ?? []), reply);
+      }
+      return result;
+    },
+
+    async wrapStream({ doStream, params }) {
+      const result = await doStream();
+      if (sessionId === undefined) return result;
+      let reply = "";
+      const user = newUserText(params.prompt ?? []);
+      const stream = result.stream.pipeThrough(
+        new TransformStream({
+          transform(part, controller) {
+            if (part.type === "text-delta" && typeof part.delta === "string") reply += part.delta;
+            controller.enqueue(part);
+          },
+          // The stream ends once the exchange is kept (or its failure is the stream's error).
+          flush: () => keep(user, reply),
+        }),
+      );
+      return { ...result, stream };
+    },
+  };
+}

@@ -1,0 +1,90 @@
+// engram-wasm/ai against the real Vercel AI SDK (`ai`, with its own mock model from `ai/test`): the
+// middleware puts the recalled `<memory>` block into the prompt after the caller's system message,
+// keeps each exchange (generated or streamed) as turns of the session, authored into memories that
+// the next call recalls, and never sends a value a later statement replaced as if it held.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { generateText, streamText, wrapLanguageModel } from "ai";
+import { MockLanguageModelV4 } from "ai/test";
+import { Engram, EngramError } from "engram-wasm";
+import { engramMiddleware } from "engram-wasm/ai";
+
+const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: 3, reasoning: undefined } };
+
+/** A mock model answering `reply` and recording each prompt it was sent. */
+function recordingModel(reply) {
+  const prompts = [];
+  const model = new MockLanguageModelV4({
+    doGenerate: async ({ prompt }) => {
+      prompts.push(prompt);
+      return { content: [{ type: "text", text: reply }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] };
+    },
+    doStream: async ({ prompt }) => {
+      prompts.push(prompt);
+      const parts = [
+        { type: "stream-start", warnings: [] },
+        { type: "text-start", id: "t" },
+        ...reply.split(" ").map((word, i) => ({ type: "text-delta", id: "t", delta: (i ? " " : "") + word })),
+        { type: "text-end", id: "t" },
+        { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage },
+      ];
+      return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
+    },
+  });
+  return { model, prompts };
+}
+
+const systemTexts = (prompt) => prompt.filter((m) => m.role === "system").map((m) => m.content);
+
+test("engramMiddleware: recalled memory in the prompt, exchanges kept and authored, streamed ones too", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const { model, prompts } = recordingModel("Noted.");
+  const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware({ memory, sessionId: "chat-1", namespace: "user:42" }) });
+
+  // Nothing recalled yet: the prompt goes through as the caller wrote it.
+  await generateText({ model: wrapped, system: "Be brief.", prompt: "Our team standup is at 9:30." });
+  assert.deepEqual(systemTexts(prompts[0]), ["Be brief."]);
+  // A streamed exchange is kept once the stream ends.
+  const streamed = streamText({ model: wrapped, system: "Be brief.", prompt: "Our team standup moved to 10:15." });
+  assert.equal(await streamed.text, "Noted.");
+  const turns = await memory.session("chat-1");
+  assert.deepEqual(
+    turns.map((t) => [t.role, t.content]),
+    [
+      ["user", "Our team standup is at 9:30."],
+      ["assistant", "Noted."],
+      ["user", "Our team standup moved to 10:15."],
+      ["assistant", "Noted."],
+    ],
+  );
+  assert.ok((await memory.getAll({ namespace: "user:42" })).length > 0, "the exchanges were authored into memories");
+
+  // The next call is sent the memory block after the caller's system message, with the current time.
+  await generateText({ model: wrapped, system: "Be brief.", prompt: "When is the team standup?" });
+  const [instructions, block, ...rest] = systemTexts(prompts[2]);
+  assert.equal(instructions, "Be brief.");
+  assert.deepEqual(rest, []);
+  assert.match(block, /^<memory>/);
+  assert.match(block, /10:15/);
+  assert.match(block, /10:15 \(current/);
+  for (const line of block.split("\n").filter((l) => l.includes("9:30"))) assert.doesNotMatch(line, /current/, `9:30 is shown only as replaced: ${line}`);
+  assert.equal(prompts[2].at(-1).role, "user");
+  await memory.close();
+});
+
+test("engramMiddleware: without a sessionId nothing is kept; bad options are InvalidInput", async () => {
+  const memory = await Engram.open({ embedder: null });
+  await memory.add({ content: "Ana prefers short answers", namespace: "team" });
+  const { model, prompts } = recordingModel("Sure.");
+  const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware({ memory, namespace: "team", includeDefault: false }) });
+  await generateText({ model: wrapped, prompt: "How does Ana like her answers?" });
+  assert.match(systemTexts(prompts[0])[0], /Ana prefers short answers/);
+  assert.deepEqual(await memory.sessions({ namespace: "team" }), []);
+  for (const bad of [{}, { memory: {} }, { memory, sessionId: "" }, { memory, author: "yes" }, { memory, userId: "a" }])
+    assert.throws(
+      () => engramMiddleware(bad),
+      (e) => e instanceof EngramError && e.code === "InvalidInput",
+      JSON.stringify(Object.keys(bad)),
+    );
+  await memory.close();
+});
