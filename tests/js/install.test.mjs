@@ -1,16 +1,21 @@
 // The integrator's path: scripts/pack.sh builds the three npm tarballs; an empty folder installs them
 // as the README's "Install" section says; from there the README's app example runs with node (the
 // local model coming from the installed model package) and type-checks under `tsc --strict`, and
-// engram-mcp, started as the README's MCP configuration starts it, serves the MCP SDK's client.
+// engram-mcp, started as the README's MCP configuration starts it, serves the MCP SDK's client; the
+// Node agent recipe runs from there too.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { execFile, execFileSync } from "node:child_process";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { promisify } from "node:util";
 import { repo } from "./helpers.mjs";
+import { fakeChatServer } from "./fake-chat.mjs";
+
+const run = promisify(execFile);
 
 const version = /^version = "([^"]+)"/m.exec(readFileSync(join(repo, "Cargo.toml"), "utf8"))[1];
 const readme = readFileSync(join(repo, "README.md"), "utf8");
@@ -149,4 +154,17 @@ test("engram-mcp, run by npx as the README configures it, lists its tools, remem
   assert.match(recalled.content.map((c) => c.text).join(""), /Ana's cat is called Miso/);
   const stats = await client.callTool({ name: "stats", arguments: {} });
   assert.match(stats.structuredContent.embedder, /MiniLM/, stderr);
+});
+
+test("the Node agent recipe (examples/node-agent.mjs) runs from the install folder: a second process recalls the first's", async (t) => {
+  const llm = await fakeChatServer();
+  t.after(() => llm.close());
+  const agentDir = join(dir, "agent");
+  mkdirSync(agentDir, { recursive: true });
+  for (const file of ["node-agent.mjs", "chat-memory.mjs"]) copyFileSync(join(repo, "examples", file), join(agentDir, file));
+  const agentEnv = { ...env, LLM_BASE_URL: llm.baseURL, LLM_MODEL: "test-model", ENGRAM_AGENT_DIR: join(dir, "agent-store") };
+  const agent = (...messages) => run(process.execPath, [join(agentDir, "node-agent.mjs"), ...messages], { cwd: agentDir, env: agentEnv, timeout: 120_000 });
+  assert.match((await agent("/remember My sister is called Ines", "Hi! I'm vegetarian, by the way.")).stdout, /\(remembered: My sister is called Ines\)/);
+  const second = await agent("What should I cook tonight? Something vegetarian?");
+  assert.match(second.stdout, /< From memory: .*The user is vegetarian/, second.stdout);
 });
