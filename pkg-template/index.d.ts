@@ -103,7 +103,8 @@ export interface AddResult extends MemoryItem {
   deduplicated: boolean;
 }
 
-export interface AddInput {
+/** A memory to add: its own fields and the typed evolving ones. */
+export interface AddInput extends EvolvingFields {
   /** 1..8192 characters, not only whitespace. */
   content: string;
   /** Any text of 1..256 characters without control characters or surrounding spaces (`user:42`, `org/team`, an email, a UUID); defaults to "default". */
@@ -123,15 +124,6 @@ export interface AddInput {
   eventAt?: string | number | Date;
   /** Raw entry ids (from `ingest`) this memory was authored from. */
   derivedFrom?: string[];
-  shape?: MemoryShape;
-  thread?: string;
-  value?: string;
-  dependsOn?: DependsOn;
-  consequent?: string;
-  area?: string[];
-  signature?: string;
-  pin?: MemoryPin;
-  confidence?: number;
   /** Keep secrets in this memory where the store's guards would redact or reject them (they are flagged `secret:<kind>`). */
   allowSecrets?: boolean;
 }

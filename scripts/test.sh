@@ -28,11 +28,13 @@ export ENGRAM_REQUIRE_MODEL=1
 # The native vectors are kept for the wasm parity test (tests/js/embedder.test.mjs).
 export ENGRAM_NATIVE_VECTORS_DIR="$PWD/target/embed-native-vectors"
 rm -rf "$ENGRAM_NATIVE_VECTORS_DIR"
+# Every optimized build below uses one feature set ($native), so tract and the crate compile
+# optimized once and the embedder tests, the eval tools and the vector-scale runs share them (a
+# debug build of tract cost as much again, and the model takes minutes per pass in debug).
+native="embedder,internals"
 # The integration tests moved into the crate (they need internals) ran above and do not depend on
 # the embedder: skipped here, as they were before the move.
-cargo test --quiet --features embedder --lib -- --skip index::vector::tests::vector_ --skip guard::tests::guard_ --skip persist::tests:: 2>&1 | grep -v '^$'
-# The model runs optimized: a debug build takes minutes per pass over the reference inputs.
-cargo test --quiet --profile bench-native --features embedder --test embedder 2>&1 | grep -v '^$'
+cargo test --quiet --profile bench-native --features "$native" --lib --test embedder -- --skip index::vector::tests::vector_ --skip guard::tests::guard_ --skip persist::tests:: 2>&1 | grep -v '^$'
 
 step "fuzzing import briefly (scripts/fuzz.sh; longer runs: ENGRAM_FUZZ_SECONDS=3600)"
 mkdir -p target
@@ -61,7 +63,7 @@ node --test tests/js/ tests/browser/
 step "eval harness on a slice of each benchmark (keeps it from rotting)"
 bench_dir=${ENGRAM_BENCH_DIR:-../shared/bench}
 if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.json.gz" ]; then
-  cargo build --quiet --profile bench-native --example eval
+  cargo build --quiet --profile bench-native --features "$native" --example eval
   out=$(./target/bench-native/examples/eval locomo "$bench_dir/locomo-dev.json" --limit 40 2>/dev/null | tail -n 1)
   echo "  $out"
   [[ "$out" =~ ^locomo\ recall@5=[0-9.]+\ recall@10=[0-9.]+\ recall@20=[0-9.]+\ n=40$ ]] || { echo "eval: unexpected locomo output" >&2; exit 1; }
@@ -72,11 +74,11 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   # what the dev split trains, and the offline author holds its floor on both splits (dev is tuned on;
   # test is reported, never tuned on: see tests/fixtures/evolving/FORMAT.md).
   python3 scripts/evolving_corpus.py build --check-only
-  cargo build --quiet --profile bench-native --features internals --example train_intent
+  cargo build --quiet --profile bench-native --features "$native" --example train_intent
   ./target/bench-native/examples/train_intent --check | tail -n 1
   # The guards' instruction model matches what its training texts train (the unseen guard corpora
   # hold their floors in src/guard/tests/guard_corpus.rs).
-  cargo build --quiet --profile bench-native --features internals --example train_guard
+  cargo build --quiet --profile bench-native --features "$native" --example train_guard
   ./target/bench-native/examples/train_guard --check | tail -n 1
   for split in dev test; do
     out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
@@ -100,10 +102,10 @@ fi
 
 step "vector index at scale (optimized build): 10^5-operation model runs, recall against an exact oracle at 10k and 50k"
 # (The index's own tests live in the crate, src/index/vector/tests/: `--lib`.)
-cargo test --quiet --profile bench-native --test persist_vectors --lib -- --ignored model_based 2>&1 | grep -v '^$'
+cargo test --quiet --profile bench-native --features "$native" --test persist_vectors --lib -- --ignored model_based 2>&1 | grep -v '^$'
 # Random vectors here; real MiniLM vectors need the embedding cache the eval harness fills (hours on
 # a fresh machine): run those with `cargo test --profile bench-native --features embedder --lib --
 # --ignored vector_oracle::real`.
-cargo test --quiet --profile bench-native --lib -- --ignored vector_oracle::random 2>&1 | grep -v '^$'
+cargo test --quiet --profile bench-native --features "$native" --lib -- --ignored vector_oracle::random 2>&1 | grep -v '^$'
 
 echo "test: all passed in $(( $(date +%s) - start )) s"

@@ -266,3 +266,17 @@ fn views_show_exactly_the_declared_members() {
 fn record_view<T: serde::Serialize>(record: &T, shape: &Shape) -> Value {
     serde_json::to_value(view::View { record, shape, extra: &[] }).expect("a view")
 }
+
+/// The hand-written `EvolvingFields` of index.d.ts (what `add` and `update` accept) names exactly
+/// the evolving record's fields: a field added to the record fails here until the types have it.
+#[test]
+fn index_d_ts_declares_the_evolving_fields() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("pkg-template/index.d.ts");
+    let text = std::fs::read_to_string(&path).expect("index.d.ts reads");
+    let start = text.find("export interface EvolvingFields {\n").expect("EvolvingFields is declared");
+    let body = &text[start..];
+    let body = &body[..body.find("\n}").expect("the declaration ends")];
+    let declared: Vec<&str> =
+        body.lines().skip(1).map(str::trim).filter(|l| !l.starts_with("/**") && !l.starts_with('*')).map(|l| l.split_once("?:").expect("an optional member").0).collect();
+    assert_eq!(declared, crate::model::evolve::FIELDS, "index.d.ts EvolvingFields, in the record's order");
+}

@@ -27,6 +27,7 @@ pub use open::{parse_handle_options, parse_storage_options, HandleOptions, Stora
 
 use crate::engine::{Added, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, TurnInput};
 use crate::error::{Error, Result};
+use crate::model::evolve::FIELDS as EVOLVING_FIELDS;
 use crate::model::{DependsOn, Kind, Layer, Memory, Pin, RawEntry, Shape};
 use crate::recall::{Scope, SearchRequest};
 use crate::store::HistoryEvent;
@@ -49,28 +50,8 @@ fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names
     list.iter().map(|s| parse(s).ok_or_else(|| Error::invalid(format!("`{key}` entries must be {names}; got `{}`", crate::model::time::truncate(s, 40))))).collect()
 }
 
-pub const ADD_FIELDS: &[&str] = &[
-    "content",
-    "namespace",
-    "kind",
-    "importance",
-    "tags",
-    "source",
-    "metadata",
-    "embedding",
-    "eventAt",
-    "derivedFrom",
-    "shape",
-    "thread",
-    "value",
-    "dependsOn",
-    "consequent",
-    "area",
-    "signature",
-    "pin",
-    "confidence",
-    "allowSecrets",
-];
+/// `add`'s own fields, then the evolving ones (`model::evolve::FIELDS`), then its switch.
+pub const ADD_FIELDS: &[&str] = &with_evolving::<10, 20>(["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"]);
 
 fn shape(f: &Fields, key: &str) -> Result<Option<Shape>> {
     f.str(key)?
@@ -148,26 +129,27 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
     })
 }
 
-pub const PATCH_FIELDS: &[&str] = &[
-    "content",
-    "kind",
-    "importance",
-    "tags",
-    "source",
-    "metadata",
-    "embedding",
-    "eventAt",
-    "shape",
-    "thread",
-    "value",
-    "dependsOn",
-    "consequent",
-    "area",
-    "signature",
-    "pin",
-    "confidence",
-    "allowSecrets",
-];
+pub const PATCH_FIELDS: &[&str] = &with_evolving::<8, 18>(["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"]);
+
+/// `own`, the evolving fields, and `allowSecrets`: one list of the keys a write takes, so a field
+/// added to the evolving record is accepted by `add` and `update` without being named here.
+/// (`M` is `N + FIELDS.len() + 1`, checked when the constant is built.)
+const fn with_evolving<const N: usize, const M: usize>(own: [&'static str; N]) -> [&'static str; M] {
+    assert!(M == N + EVOLVING_FIELDS.len() + 1, "with_evolving: M must be N + the evolving fields + allowSecrets");
+    let mut out = [""; M];
+    let mut i = 0;
+    while i < N {
+        out[i] = own[i];
+        i += 1;
+    }
+    let mut j = 0;
+    while j < EVOLVING_FIELDS.len() {
+        out[N + j] = EVOLVING_FIELDS[j];
+        j += 1;
+    }
+    out[M - 1] = "allowSecrets";
+    out
+}
 
 /// `update(id, {content?, kind?, importance?, tags?, source?, metadata?, embedding?, eventAt?})`;
 /// `source: null` / `eventAt: null` clear those fields.

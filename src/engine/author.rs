@@ -28,7 +28,7 @@ use crate::evolve::author::{self as rules, Authored, KnownThread, PastTurn, Turn
 use crate::index::DocId;
 use crate::llm::{CallRecord, LlmUsage};
 use crate::model::time::{truncate, Millis};
-use crate::model::{RawEntry, Shape};
+use crate::model::{RawEntry, Shape, TextField};
 use crate::store::{EventKind, HistoryEvent};
 use crate::NewMemory;
 
@@ -345,9 +345,7 @@ impl Engram {
         let mut values: Vec<String> = extra.to_vec();
         for &s in &on_thread {
             if let Some(m) = self.tables.table().get(s) {
-                values.extend(m.value.iter().cloned());
-                values.extend(m.consequent.iter().cloned());
-                values.extend(m.signature.iter().cloned());
+                values.extend(TextField::ALL.into_iter().filter_map(|f| m.evolving_text(f)).map(str::to_string));
             }
         }
         done.unscrubbed = values.iter().filter(|v| v.trim().chars().count() < SCRUB_MIN_CHARS).count();
@@ -377,8 +375,10 @@ impl Engram {
             for t in r.tags.iter_mut() {
                 fix(t);
             }
-            for t in [&mut r.value, &mut r.consequent, &mut r.signature].into_iter().flatten() {
-                fix(t);
+            for f in TextField::ALL {
+                if let Some(t) = r.evolving_text_mut(f) {
+                    fix(t);
+                }
             }
             if let Some(d) = r.depends_on.as_mut().and_then(|d| d.value.as_mut()) {
                 fix(d);

@@ -8,7 +8,7 @@ use serde::Serialize;
 use super::{Engram, MemoryPatch, NewMemory, SessionInput, VectorChange};
 use crate::error::{Error, Result};
 use crate::guard::Guarded;
-use crate::model::validate;
+use crate::model::{validate, TextField};
 use crate::store::{EventKind, HistoryEvent};
 
 /// What `release` did.
@@ -79,10 +79,10 @@ impl Engram {
         let mut kept = Vec::new();
         input.tags = self.guard_strings(std::mem::take(&mut input.tags), allow, "a tag", &mut kept)?;
         input.metadata = input.metadata.map(|m| self.guard_metadata(m, allow, &mut kept)).transpose()?;
-        let ev = &mut input.evolving;
-        ev.value = self.guard_opt(ev.value.take(), allow, "value", &mut kept)?;
-        ev.consequent = self.guard_opt(ev.consequent.take(), allow, "consequent", &mut kept)?;
-        ev.signature = self.guard_opt(ev.signature.take(), allow, "signature", &mut kept)?;
+        for f in TextField::ALL {
+            let field = input.evolving.text_mut(f);
+            *field = self.guard_opt(field.take(), allow, f.name(), &mut kept)?;
+        }
         Self::flag_kept(&mut guarded.flags, kept);
         Ok((input, guarded))
     }
@@ -103,11 +103,11 @@ impl Engram {
         patch.tags = patch.tags.map(|t| self.guard_strings(t, allow, "a tag", &mut kept)).transpose()?;
         patch.metadata = patch.metadata.map(|m| self.guard_metadata(m, allow, &mut kept)).transpose()?;
         // The evolving text fields a patch sets are guarded as `add` guards them.
-        let ev = &mut patch.evolving;
-        for (field, what) in [(&mut ev.value, "value"), (&mut ev.consequent, "consequent"), (&mut ev.signature, "signature")] {
+        for f in TextField::ALL {
+            let field = patch.evolving.text_mut(f);
             // `None` (leave it) and `Some(None)` (clear it) carry no text.
             match field.take() {
-                Some(Some(text)) => *field = Some(Some(self.guard_field(text, allow, what, &mut kept)?)),
+                Some(Some(text)) => *field = Some(Some(self.guard_field(text, allow, f.name(), &mut kept)?)),
                 other => *field = other,
             }
         }
@@ -144,8 +144,9 @@ impl Engram {
             let mut kept = Vec::new();
             m.tags = self.guard_strings(std::mem::take(&mut m.tags), false, "a tag", &mut kept).map_err(|e| named("memory", &id, e))?;
             m.metadata = self.guard_metadata(std::mem::take(&mut m.metadata), false, &mut kept).map_err(|e| named("memory", &id, e))?;
-            for (field, what) in [(&mut m.value, "value"), (&mut m.consequent, "consequent"), (&mut m.signature, "signature")] {
-                *field = self.guard_opt(field.take(), false, what, &mut kept).map_err(|e| named("memory", &id, e))?;
+            for f in TextField::ALL {
+                let field = m.evolving_text_mut(f);
+                *field = self.guard_opt(field.take(), false, f.name(), &mut kept).map_err(|e| named("memory", &id, e))?;
             }
             Self::flag_kept(&mut g.flags, kept);
             m.content = g.text;

@@ -47,6 +47,8 @@ pub use search::{Hit, HitTarget};
 pub use state::{EngineState, WithVector};
 pub use vectors::VectorTarget;
 pub use visibility::{NamespaceChoice, Namespaces};
+// The evolving record lives with the data model; `engine::Evolving` stays its public path.
+pub use crate::model::{Evolving, EvolvingPatch};
 
 use crate::error::{Error, Result};
 use crate::host::{Clock, Embedder};
@@ -79,20 +81,6 @@ pub struct NewMemory {
     pub allow_secrets: bool,
 }
 
-/// The evolving-fact fields a writer may set (see `model::evolve`); derived states are never here.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Evolving {
-    pub shape: Option<crate::model::Shape>,
-    pub thread: Option<String>,
-    pub value: Option<String>,
-    pub depends_on: Option<crate::model::DependsOn>,
-    pub consequent: Option<String>,
-    pub area: Vec<String>,
-    pub signature: Option<String>,
-    pub pin: Option<crate::model::Pin>,
-    pub confidence: Option<f64>,
-}
-
 /// What `update` changes; `None` leaves a field as it is. The layer is not here: only the lifecycle
 /// moves memories between layers.
 #[derive(Clone, Debug, Default)]
@@ -110,20 +98,6 @@ pub struct MemoryPatch {
     pub allow_secrets: bool,
     /// The evolving-fact fields to change (`Some(None)` clears one).
     pub evolving: EvolvingPatch,
-}
-
-/// What `update` changes of the evolving-fact fields; `None` leaves a field, `Some(None)` clears it.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EvolvingPatch {
-    pub shape: Option<Option<crate::model::Shape>>,
-    pub thread: Option<Option<String>>,
-    pub value: Option<Option<String>>,
-    pub depends_on: Option<Option<crate::model::DependsOn>>,
-    pub consequent: Option<Option<String>>,
-    pub area: Option<Vec<String>>,
-    pub signature: Option<Option<String>>,
-    pub pin: Option<crate::model::Pin>,
-    pub confidence: Option<Option<f64>>,
 }
 
 /// Result of `add`: the stored memory, and whether it already existed (then it was reinforced).
@@ -310,7 +284,7 @@ impl Engram {
         let id = self.fresh_id()?;
         let epoch = self.epoch(&namespace);
         let links = vector.as_deref().map(|v| self.nearest_for_links(v, &namespace)).unwrap_or_default();
-        let memory = Memory {
+        let mut memory = Memory {
             id: id.clone(),
             namespace,
             content: input.content,
@@ -328,20 +302,13 @@ impl Engram {
             event_at: input.event_at,
             derived_from,
             links,
-            shape: evolving.shape,
-            thread: evolving.thread,
-            value: evolving.value,
-            depends_on: evolving.depends_on,
-            consequent: evolving.consequent,
-            area: evolving.area,
-            signature: evolving.signature,
-            pin: evolving.pin.unwrap_or_default(),
-            confidence: evolving.confidence,
             cites: Vec::new(),
             lifecycle: crate::model::Lifecycle { layer_epoch: epoch, decay_epoch: epoch, ..Default::default() },
             flags: guarded.flags,
             quarantined: guarded.quarantine,
+            ..Memory::default()
         };
+        evolving.set_on(&mut memory);
         self.note_memory(&id);
         self.log(HistoryEvent {
             memory_id: id,

@@ -4,14 +4,9 @@
 
 use crate::error::{Error, Result};
 use crate::model::time::truncate;
-use crate::model::{DependsOn, Memory, Shape};
+use crate::model::{DependsOn, Evolving, EvolvingPatch, Memory, Shape, TextField};
 
-pub const LABEL_MAX_CHARS: usize = 96;
-pub const LABEL_MAX_SEGMENTS: usize = 4;
-pub const AREA_MAX: usize = 3;
-pub const VALUE_MAX_CHARS: usize = 1000;
-/// A verbatim phrase may be a whole error log or recipe line.
-pub const SIGNATURE_MAX_CHARS: usize = 4000;
+pub use crate::model::evolve::{AREA_MAX, LABEL_MAX_CHARS, LABEL_MAX_SEGMENTS, SIGNATURE_MAX_CHARS, VALUE_MAX_CHARS};
 
 /// `thread`, `area` entries and `dependsOn.thread`: lowercase ASCII words joined by `-`, segments
 /// separated by `/`. Any other ASCII punctuation or whitespace separates words; non-ASCII letters
@@ -126,9 +121,9 @@ pub fn check_memory(m: &Memory) -> Result<()> {
             return Err(Error::invalid("dependsOn.thread must be a normalized label, as `add` stores it"));
         }
     }
-    for (t, what, max) in [(&m.value, "value", VALUE_MAX_CHARS), (&m.consequent, "consequent", VALUE_MAX_CHARS), (&m.signature, "signature", SIGNATURE_MAX_CHARS)] {
-        if let Some(t) = t {
-            text(t, what, max)?;
+    for f in TextField::ALL {
+        if let Some(t) = m.evolving_text(f) {
+            text(t, f.name(), f.max_chars())?;
         }
     }
     if let Some(c) = m.confidence {
@@ -138,28 +133,24 @@ pub fn check_memory(m: &Memory) -> Result<()> {
 }
 
 /// The fields `add` takes, checked and normalized before anything changes.
-pub fn check_new(e: crate::engine::Evolving) -> Result<crate::engine::Evolving> {
+pub fn check_new(mut e: Evolving) -> Result<Evolving> {
     let thread = e.thread.as_deref().map(|t| label(t, "thread")).transpose()?;
     let depends_on = e.depends_on.as_ref().map(|d| depends_on(d, thread.as_deref())).transpose()?;
-    if let Some(v) = &e.value {
-        text(v, "value", VALUE_MAX_CHARS)?;
-    }
-    if let Some(v) = &e.consequent {
-        text(v, "consequent", VALUE_MAX_CHARS)?;
-    }
-    if let Some(v) = &e.signature {
-        text(v, "signature", SIGNATURE_MAX_CHARS)?;
+    for f in TextField::ALL {
+        if let Some(v) = e.text_mut(f) {
+            text(v, f.name(), f.max_chars())?;
+        }
     }
     if let Some(c) = e.confidence {
         confidence(c)?;
     }
     shape_fits(e.shape, thread.as_deref())?;
-    Ok(crate::engine::Evolving { thread, depends_on, area: area(&e.area)?, ..e })
+    Ok(Evolving { thread, depends_on, area: area(&e.area)?, ..e })
 }
 
 /// Applies a patch's evolving fields to a memory, checking each; the memory is a copy, so an error
 /// leaves the stored one as it was.
-pub fn apply_patch(m: &mut Memory, p: &crate::engine::EvolvingPatch) -> Result<()> {
+pub fn apply_patch(m: &mut Memory, p: &EvolvingPatch) -> Result<()> {
     if let Some(s) = p.shape {
         m.shape = s;
     }

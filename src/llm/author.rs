@@ -15,7 +15,8 @@ pub const PROMPT_ID: &str = "author@2";
 /// Memories one reply may hold.
 pub const MEMORIES_MAX: usize = 24;
 pub const CONTENT_MAX_CHARS: usize = 1000;
-pub const LABEL_MAX_CHARS: usize = 96;
+/// Labels as `add` bounds them (the value and phrase bounds above are the reply's own, tighter).
+pub use crate::model::evolve::{AREA_MAX, LABEL_MAX_CHARS};
 pub const VALUE_MAX_CHARS: usize = 300;
 pub const SIGNATURE_MAX_CHARS: usize = 1000;
 /// Turns one memory may cite.
@@ -88,7 +89,7 @@ pub fn schema(offered_ids: &[&str]) -> Value {
                             "properties": { "thread": { "type": "string", "minLength": 1, "maxLength": LABEL_MAX_CHARS }, "value": nullable_string(VALUE_MAX_CHARS) },
                         },
                         "consequent": nullable_string(VALUE_MAX_CHARS),
-                        "area": { "type": "array", "minItems": 1, "maxItems": 3, "items": { "type": "string", "minLength": 1, "maxLength": 40 } },
+                        "area": { "type": "array", "minItems": 1, "maxItems": AREA_MAX, "items": { "type": "string", "minLength": 1, "maxLength": 40 } },
                         "signature": nullable_string(SIGNATURE_MAX_CHARS),
                         "confidence": { "type": "number", "minimum": 0, "maximum": 1 },
                         "eventAt": { "type": ["string", "null"], "maxLength": 40 },

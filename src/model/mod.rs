@@ -7,6 +7,6 @@ mod raw;
 pub mod time;
 pub mod validate;
 
-pub use evolve::{DependsOn, Pin, Shape};
+pub use evolve::{DependsOn, Evolving, EvolvingPatch, Pin, Shape, TextField};
 pub use memory::{Kind, Layer, Lifecycle, Memory};
 pub use raw::{speaker_text, RawEntry};

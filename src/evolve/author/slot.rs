@@ -66,8 +66,8 @@ pub const KNOWN_MATCH: f64 = 0.5;
 
 /// At most this many words in a thread label.
 pub const LABEL_WORDS_MAX: usize = 5;
-/// Characters of a label (the same bound as labels written through `add`).
-pub const LABEL_MAX_CHARS: usize = 96;
+/// Characters of a label: the bound of labels written through `add`.
+pub use crate::model::evolve::LABEL_MAX_CHARS;
 /// Characters of a stated value kept.
 pub const VALUE_MAX_CHARS: usize = 200;
 
