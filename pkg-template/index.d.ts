@@ -675,8 +675,12 @@ export interface WorkerOptions extends Omit<OpenOptions, "embedder" | "onProgres
   /** Keeps the `indexedDB` store encrypted: `encrypted(new IndexedDBStorage(indexedDB), encryptionKey)` in the worker. */
   encryptionKey?: EncryptionKey;
   storage?: never;
-  /** Opening in a worker cannot be aborted (a signal cannot cross into it). */
-  signal?: never;
+  /**
+   * Aborts the opening: the worker is ended and the call rejects with `Aborted` (the store keeps
+   * every record written whole, as after a crash). It covers only the opening; each later call
+   * takes its own.
+   */
+  signal?: AbortSignal | null;
 }
 
 /**

@@ -15,9 +15,10 @@ import { isPlainObject } from "./wire.js";
 /** @param {Record<string, any>} [options] */
 export async function openInWorker(options = {}) {
   if (!isPlainObject(options)) throw invalid("openInWorker: expected an options object");
-  const { onProgress, workerUrl, onBackgroundError, llm = null, ...rest } = options;
+  const { onProgress, workerUrl, onBackgroundError, llm = null, signal, ...rest } = options;
   if (onProgress !== undefined && typeof onProgress !== "function") throw invalid("openInWorker: `onProgress` must be a function");
-  if (rest.signal !== undefined) throw invalid("openInWorker: a `signal` cannot cross into the worker; opening there cannot be aborted");
+  if (signal !== undefined && signal !== null && !WATCH_OPTIONS.signal(signal)) throw invalid(`openInWorker: \`signal\` must be ${WATCH_OPTIONS.signal.expected}`);
+  if (signal?.aborted) throw abortedError("opening in a worker");
   if (llm !== null && typeof llm !== "function") throw invalid("openInWorker: `llm` must be a function, e.g. openAICompatible({...})");
   if (onBackgroundError !== undefined && onBackgroundError !== null && typeof onBackgroundError !== "function") {
     throw invalid("openInWorker: `onBackgroundError` must be a function");
@@ -87,7 +88,26 @@ export async function openInWorker(options = {}) {
       worker.postMessage({ id, method, args, ...(extra.watch ? { watch: extra.watch } : {}) });
       extra.started?.(id);
     });
-  await call("open", [rest, { relayLlm: llm !== null }]);
+  // A signal cannot cross into the worker, and the open there is one wasm call: aborting ends the
+  // worker itself. Nothing of the store is lost (every write it made was a whole record or none,
+  // as after a crash) and the store's lock dies with the worker.
+  let openId;
+  const onAbort = () => {
+    const opening = pending.get(openId);
+    if (!opening) return; // already opened: the signal covered only the opening
+    pending.delete(openId);
+    worker.terminate();
+    opening.reject(abortedError("opening in a worker"));
+  };
+  signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    await call("open", [rest, { relayLlm: llm !== null }], { started: (id) => (openId = id) });
+  } catch (e) {
+    if (!signal?.aborted) worker.terminate();
+    throw e;
+  } finally {
+    signal?.removeEventListener("abort", onAbort);
+  }
   const client = { terminate: () => worker.terminate() };
   for (const m of FORWARDED_METHODS) client[m] = (...args) => call(m, args);
   // The watched calls: progress events come back under the call's id; the signal is relayed as a message.

@@ -47,6 +47,17 @@ test("Engram + local embedder in a Web Worker; model cached for offline reuse", 
   console.log(`worker: first load + open ${Math.round(r.firstLoadMs)} ms`);
 });
 
+test("openInWorker: a signal aborts the opening (Aborted), the store opens again, a later abort leaves it open", async () => {
+  await browser.goto(`${server.origin}/tests/browser/worker-abort.html`);
+  const r = await browser.result();
+  assert.equal(r.ok, true, r.failure);
+  assert.equal(r.alreadyAborted, "Aborted");
+  assert.equal(r.duringOpen, "Aborted");
+  assert.equal(r.afterAbort, "The boiler is serviced every October");
+  assert.equal(r.reopened, 1);
+  assert.equal(r.badSignal, "InvalidInput");
+});
+
 test("vector index builds run in a module Worker: the page keeps running; abort; automatic builds; through openInWorker", async () => {
   await browser.goto(`${server.origin}/tests/browser/vectors.html`);
   const r = await browser.result();

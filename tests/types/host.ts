@@ -214,8 +214,11 @@ export async function watched(db: Engram, file: Uint8Array): Promise<number> {
   const reopened = await Engram.open({ reembed: true, ...watch });
   // @ts-expect-error: progress is a callback
   await db.compact({ onProgress: "50%" });
-  // @ts-expect-error: a signal cannot cross into the worker when it opens
-  await openInWorker({ indexedDB: "demo", signal: controller.signal });
+  // Aborting the opening ends the worker.
+  const inWorker = await openInWorker({ indexedDB: "demo", signal: controller.signal });
+  await inWorker.close();
+  // @ts-expect-error: a signal, not a flag
+  await openInWorker({ indexedDB: "demo", signal: true });
   const { added } = await db.import(file, watch);
   await reopened.close();
   return added;
