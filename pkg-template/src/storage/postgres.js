@@ -398,11 +398,7 @@ export class PostgresStorage {
       client.removeListener("error", ignore);
       client.release(true); // destroyed: a timed-out or broken session is not handed out again
       const timedOut = e?.code === "55P03";
-      throw storageError(
-        timedOut ? `lock: store ${JSON.stringify(this.#store)} stayed locked by another connection for ${this.#lockTimeoutMs} ms` : "lock",
-        undefined,
-        e,
-      );
+      throw storageError(timedOut ? `lock: store ${JSON.stringify(this.#store)} stayed locked by another connection for ${this.#lockTimeoutMs} ms` : "lock", undefined, e);
     }
     return { client, ignore };
   }
