@@ -388,12 +388,10 @@ export class PostgresStorage {
     const ignore = () => {};
     client.on("error", ignore);
     try {
-      await client.query("BEGIN");
-      // lock_timeout bounds the wait for the advisory lock; local, so it ends with this transaction.
-      await client.query("SELECT set_config('lock_timeout', $1, true)", [`${this.#lockTimeoutMs}ms`]);
-      await client.query("SELECT pg_advisory_lock($1)", [this.#lockKey]);
-      // The lock is session-level: it outlives this transaction and stays until unlocked.
-      await client.query("COMMIT");
+      // One statement, one round trip: the CTE (volatile, so evaluated first and once) sets
+      // lock_timeout for this statement's transaction only, bounding the wait for the lock, which is
+      // session-level and outlives the statement.
+      await client.query("WITH timeout AS (SELECT set_config('lock_timeout', $2, true)) SELECT pg_advisory_lock($1) FROM timeout", [this.#lockKey, `${this.#lockTimeoutMs}ms`]);
     } catch (e) {
       client.removeListener("error", ignore);
       client.release(true); // destroyed: a timed-out or broken session is not handed out again
