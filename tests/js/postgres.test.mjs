@@ -159,12 +159,15 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     };
     const randomKey = () => Array.from({ length: 1 + random(3) }, () => Array.from({ length: 1 + random(2) }, () => alphabet[random(alphabet.length)]).join(""));
     // Distinct keys: two saves of one key at once may land in either order.
-    const keys = [...new Map(Array.from({ length: 250 }, randomKey).map((k) => [JSON.stringify(k), k])).values()];
+    // Neighbours a wrong bound or escape would let into or keep out of a range: a segment extended by
+    // "\0" or "\u0001", a "\0" segment after it.
+    const edges = [["a"], ["a\0"], ["a\0", "b"], ["a", "\0"], ["a\u0001"], ["a", "b"], ["a\0\0"], ["\0"], ["\0", "\0"], ["\0\0"], ["\0\u0001"], ["\uffff"], ["\uffff\0"]];
+    const keys = [...new Map([...edges, ...Array.from({ length: 250 }, randomKey)].map((k) => [JSON.stringify(k), k])).values()];
     await Promise.all(keys.map((k, i) => Promise.all([s.save(k, bytes(i & 255)), model.save(k, bytes(i & 255))])));
     const plain = (records) => records.map((r) => [r.key, Array.from(r.data)]);
     assert.deepEqual(plain(await s.loadRange([])), plain(await model.loadRange([])));
-    for (let i = 0; i < 40; i++) {
-      const prefix = randomKey().slice(0, 1 + random(2));
+    const prefixes = [...edges, ...Array.from({ length: 40 }, () => randomKey().slice(0, 1 + random(2)))];
+    for (const prefix of prefixes) {
       assert.deepEqual(plain(await s.loadRange(prefix)), plain(await model.loadRange(prefix)), JSON.stringify(prefix));
     }
     for (const prefix of [["a"], ["\0"], ["\uffff", "a"]]) {
