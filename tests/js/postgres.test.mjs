@@ -6,9 +6,14 @@
 // (no PostgreSQL installed) the file fails under CI and is skipped elsewhere.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
 import pg from "pg";
-import { repo } from "./helpers.mjs";
+import { pkgDir, repo } from "./helpers.mjs";
 import { startPostgres } from "./pg-server.mjs";
 import { Engram, EngramError, MemoryStorage } from "engram-wasm";
 import { PostgresStorage, postgres } from "engram-wasm/postgres";
@@ -17,6 +22,7 @@ import { decodeKey, encodeKey } from "../../pkg-template/src/storage/postgres.js
 import { compareKeys, hasPrefix } from "../../pkg-template/src/storage/adapter.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const run = promisify(execFile);
 const bytes = (...b) => Uint8Array.from(b);
 
 let server;
@@ -229,6 +235,41 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     const other = await Engram.open({ embedder: null, storage: postgres({ pool: hostPool, store: `${store}-other` }) });
     assert.deepEqual(await other.getAll(), []);
     await other.close();
+  });
+
+  test("the README's Many machines example prints what it claims", async () => {
+    const readme = readFileSync(join(repo, "README.md"), "utf8");
+    const marker = readme.indexOf("<!-- example: executed by tests/js/postgres.test.mjs -->");
+    assert.ok(marker >= 0, "README marks its example");
+    const code = /```js\n([\s\S]*?)```/.exec(readme.slice(marker))[1];
+    const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+    assert.equal(expected.length, 2);
+    // A throwaway project that depends on the package and on pg, as a host's would; its own database.
+    const database = `readme_${++counter}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const dir = mkdtempSync(join(tmpdir(), "engram-pg-readme-"));
+    try {
+      mkdirSync(join(dir, "node_modules"));
+      symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
+      symlinkSync(join(repo, "node_modules", "pg"), join(dir, "node_modules", "pg"), "dir");
+      writeFileSync(join(dir, "example.mjs"), code);
+      const { stdout } = await run(process.execPath, [join(dir, "example.mjs")], {
+        env: { ...process.env, DATABASE_URL: connectionString.replace(/\/postgres$/, `/${database}`) },
+      });
+      assert.deepEqual(stdout.trim().split("\n"), expected);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("through require (the CommonJS build): the same adapter, the same EngramError class", async () => {
+    const required = createRequire(import.meta.url)("engram-wasm/postgres");
+    assert.equal(typeof required.postgres, "function");
+    const s = required.postgres({ connectionString, store: freshStore("cjs") });
+    assert.equal(await s.create(["k"], bytes(1)), true);
+    assert.deepEqual(Array.from(await s.load(["k"])), [1]);
+    await assert.rejects(s.load([]), (e) => assertCode(e, "InvalidInput"));
+    await s.close();
   });
 
   test("1,000 tenant stores in one table: each reads, ranges over and removes only its own keys", async () => {
