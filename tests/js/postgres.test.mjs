@@ -76,9 +76,19 @@ async function assertAcknowledgedPresent(db, acked, { exact = true } = {}) {
   return assertPresent(db, contents, { exact });
 }
 
+/** Every memory of the store, a page of 1,000 at a time (getAll's largest). */
+async function allMemories(db) {
+  const all = [];
+  for (;;) {
+    const page = await db.getAll({ limit: 1000, offset: all.length });
+    all.push(...page);
+    if (page.length < 1000) return all;
+  }
+}
+
 /** Every content in `contents` is in the store, no memory twice; `exact`: nothing else. Resolves to the count. */
 async function assertPresent(db, contents, { exact = true } = {}) {
-  const all = await db.getAll({ limit: contents.length + 1000 });
+  const all = await allMemories(db);
   const stored = new Set(all.map((m) => m.content));
   assert.equal(all.length, stored.size, "no memory twice");
   const missing = contents.filter((c) => !stored.has(c));
@@ -385,7 +395,7 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     console.log(`# 4 × 500 adds in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     const db = await Engram.open({ embedder: null, storage: postgres({ connectionString, store }) });
     await assertAcknowledgedPresent(db, new Map(writers.map(([who, w]) => [who, w.acks])));
-    assert.equal((await db.getAll({ limit: 3000 })).length, 2000);
+    assert.equal((await allMemories(db)).length, 2000);
     await db.close();
   });
 
