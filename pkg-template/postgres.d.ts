@@ -10,7 +10,14 @@ export type { StorageAdapter, StorageKey, StorageRecord } from "./index.js";
  */
 export interface PostgresPool {
   query(text: string, values?: unknown[]): Promise<unknown>;
-  connect(): Promise<unknown>;
+  connect(): Promise<PostgresPoolClient>;
+}
+
+/** A connection checked out of a `PostgresPool` (a node-postgres `PoolClient`). */
+export interface PostgresPoolClient {
+  query(text: string, values?: unknown[]): Promise<unknown>;
+  /** Back to the pool; with an error or `true`, the connection is closed instead. */
+  release(destroy?: Error | boolean): void;
 }
 
 interface PostgresStorageOptionsBase {

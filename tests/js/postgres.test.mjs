@@ -221,6 +221,17 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     }
     assert.equal(postgres({ connectionString, store: "x".repeat(256) }).store.length, 256);
     assert.equal(postgres({ connectionString, store: "🎉" }).store, "🎉");
+    // A single pg Client has query() and connect() too, but hands out no pooled connection.
+    const client = new pg.Client({ connectionString });
+    try {
+      const wrong = postgres({ pool: client, store: freshStore("client") });
+      await assert.rejects(
+        wrong.lock(async () => "never"),
+        (e) => assertCode(e, "Storage") && /pg Pool/.test(e.message),
+      );
+    } finally {
+      await client.end();
+    }
     const s = new PostgresStorage({ pool: hostPool, store: freshStore("long") });
     await assert.rejects(s.save(["x".repeat(900)], bytes(1)), (e) => assertCode(e, "InvalidInput"));
     await assert.rejects(s.loadRange(["x".repeat(900)]), (e) => assertCode(e, "InvalidInput"));

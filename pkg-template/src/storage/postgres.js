@@ -383,6 +383,9 @@ export class PostgresStorage {
     } catch (e) {
       throw storageError("lock", undefined, e);
     }
+    if (typeof client?.query !== "function" || typeof client.release !== "function" || typeof client.on !== "function") {
+      throw storageError("lock", undefined, new Error("`pool.connect()` handed out no pooled connection: is `pool` a pg Pool?"));
+    }
     // While the lock is held the connection is checked out, where the pool no longer listens for its
     // errors: one that dies meanwhile must not crash the process (its lock dies with it).
     const ignore = () => {};
