@@ -371,6 +371,24 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     await Promise.all([s.close(), holder.close()]);
   });
 
+  test("close ends the adapter's own connections, a later call opens new ones; a host's pool stays open", async () => {
+    const app = `engram-close-${++counter}`;
+    const sessions = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app])).rows[0].n;
+    const s = postgres({ connectionString: `${connectionString}?application_name=${app}`, store: freshStore("close") });
+    await Promise.all([s.save(["a"], bytes(1)), s.save(["b"], bytes(2)), s.lock(async () => s.load(["a"]))]);
+    assert.ok((await sessions()) >= 1);
+    await s.close();
+    for (let i = 0; i < 50 && (await sessions()) > 0; i++) await sleep(20);
+    assert.equal(await sessions(), 0, "every connection of the adapter's pool ended");
+    assert.deepEqual(Array.from(await s.load(["b"])), [2]);
+    assert.ok((await sessions()) >= 1, "a new pool");
+    await s.close();
+    const onHost = postgres({ pool: hostPool, store: s.store });
+    await onHost.close();
+    assert.deepEqual(Array.from(await onHost.load(["a"])), [1]);
+    assert.equal((await hostPool.query("SELECT 1 AS one")).rows[0].one, 1, "the host's pool is still open");
+  });
+
   test("lock: held by another connection longer than lockTimeoutMs rejects with Storage; once released it is free again", async () => {
     const store = freshStore("lock");
     const a = postgres({ connectionString, store });
