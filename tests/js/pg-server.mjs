@@ -1,7 +1,7 @@
 // A real PostgreSQL server for the tests, started from Debian's binaries (scripts/setup.sh installs
 // the `postgresql` package): a new cluster in a temporary directory, on a free loopback port, run by
 // the unprivileged `postgres` user when the tests run as root (initdb and postgres refuse root).
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir, userInfo } from "node:os";
@@ -59,6 +59,21 @@ export async function startPostgres() {
     throw new Error(`PostgreSQL did not start: ${e.stderr || e.message}`, { cause: e });
   }
   let stopped = false;
+  // A test process that ends without its `after` hook (a crash, process.exit) still takes its
+  // server along: exit handlers run synchronously, so this stop is synchronous too.
+  const stopAtExit = () => {
+    if (stopped) return;
+    stopped = true;
+    const args = ["-D", data, "-w", "-m", "immediate", "stop"];
+    try {
+      if (asRoot) execFileSync("runuser", ["-u", "postgres", "--", join(bin, "pg_ctl"), ...args], { stdio: "ignore" });
+      else execFileSync(join(bin, "pg_ctl"), args, { stdio: "ignore" });
+    } catch {
+      // already stopped
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
+  process.on("exit", stopAtExit);
   return {
     port,
     dir,
@@ -68,6 +83,7 @@ export async function startPostgres() {
     async stop() {
       if (stopped) return;
       stopped = true;
+      process.off("exit", stopAtExit);
       try {
         await pgCtl("-w", "-m", "fast", "stop");
       } finally {
