@@ -371,6 +371,25 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     await Promise.all([s.close(), holder.close()]);
   });
 
+  test("first use of a database from many pools at once: the table is made once, every call succeeds", async () => {
+    const database = `race_${++counter}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const url = connectionString.replace(/\/postgres$/, `/${database}`);
+    // Each adapter has its own pool, so each makes its own first look and CREATE TABLE, at once.
+    const adapters = Array.from({ length: 8 }, (_, i) => postgres({ connectionString: url, store: `s${i}` }));
+    await Promise.all(adapters.map((s, i) => s.create(["k"], bytes(i))));
+    for (const [i, s] of adapters.entries()) assert.deepEqual(Array.from(await s.load(["k"])), [i]);
+    await Promise.all(adapters.map((s) => s.close()));
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    try {
+      const { rows } = await other.query("SELECT count(*)::int AS n FROM pg_class WHERE relname = 'engram_records'");
+      assert.equal(rows[0].n, 1);
+    } finally {
+      await other.end();
+    }
+  });
+
   test("close ends the adapter's own connections, a later call opens new ones; a host's pool stays open", async () => {
     const app = `engram-close-${++counter}`;
     const sessions = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1", [app])).rows[0].n;
