@@ -1,9 +1,11 @@
 // engram-wasm/postgres against a real PostgreSQL server this file starts itself (pg-server.mjs):
 // the adapter contract (engram-wasm/adapter-tests) with the adapter's own pool and with a host's
-// pool, key order and ranges against the reference order, Engram stores round-tripping through it,
-// writers in four processes on one store, writers killed with SIGKILL, a lost connection, the
-// server restarted under live writers, and a thousand tenant stores in one table. Without a server
-// (no PostgreSQL installed) the file fails under CI and is skipped elsewhere.
+// pool, key order and ranges against the reference order, option checks, the README example, the
+// CommonJS build, Engram stores round-tripping through it, a thousand tenant stores in one table,
+// the table made once under concurrent first use, close, a lost connection, the lock's timeout,
+// writers in four processes on one store, writers killed with SIGKILL, and the server restarted
+// under live writers. Without a server (no PostgreSQL installed) the file fails under CI and is
+// skipped elsewhere.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
