@@ -93,6 +93,21 @@ for (const [ext, format] of [
 ]) {
   await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
 }
+// PostgreSQL storage (engram-wasm/postgres), Node-only like node-fs: `pg` stays the host's (an
+// optional peer dependency), imported by name at its first connection, never bundled.
+for (const [ext, format] of [
+  ["mjs", "esm"],
+  ["cjs", "cjs"],
+]) {
+  await esbuild({
+    ...common,
+    external: [...common.external, "pg"],
+    entryPoints: [join(template, "src", "storage", "postgres.js")],
+    outfile: join(out, "dist", `engram.postgres.${ext}`),
+    format,
+    platform: "node",
+  });
+}
 // The storage-adapter conformance suite (engram-wasm/adapter-tests): no glue, any platform.
 await esbuild({
   ...common,
@@ -226,6 +241,9 @@ cpSync(join(template, "reports.d.ts"), join(out, "reports.d.ts"));
 cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
 const nodeFsTypes = readFileSync(join(template, "node-fs.d.ts"), "utf8");
 if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node-fs.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "postgres.d.ts"), join(out, "postgres.d.ts"));
+const postgresTypes = readFileSync(join(template, "postgres.d.ts"), "utf8");
+if (!postgresTypes.includes('from "./index.js"')) throw new Error("build-pkg: postgres.d.ts no longer imports ./index.js as this script expects");
 for (const [typesExt, jsExt] of [
   ["mts", "mjs"],
   ["cts", "cjs"],
@@ -233,6 +251,7 @@ for (const [typesExt, jsExt] of [
   writeFileSync(join(out, `index.d.${typesExt}`), indexTypes.replaceAll('from "./reports.js"', `from "./reports.${jsExt}"`));
   writeFileSync(join(out, `reports.d.${typesExt}`), reportTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
+  writeFileSync(join(out, `postgres.d.${typesExt}`), postgresTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }
 // The conformance suite is ESM only: one .d.mts beside the .d.ts.
 const adapterTestsTypes = readFileSync(join(template, "adapter-tests.d.ts"), "utf8");

@@ -46,6 +46,15 @@ if [ "$want_browser" = 1 ] && { ! command -v chromium >/dev/null || ! command -v
   apt-get install -y -qq chromium chromium-driver >/dev/null
 fi
 
+# tests/js/postgres.test.mjs starts its own PostgreSQL server from Debian's binaries (they live in
+# /usr/lib/postgresql/<version>/bin, off PATH); only the package is needed.
+if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
+  say "installing Debian postgresql (the server tests/js/postgres.test.mjs runs)"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq postgresql >/dev/null
+fi
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing the dev npm packages (tests and benchmarks)"
   npm ci --no-audit --no-fund --loglevel=error
