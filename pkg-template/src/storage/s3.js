@@ -143,12 +143,12 @@ export function uriEncode(text, keepSlash = false) {
 const amzDate = (date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
 
 /**
- * Signs a request with AWS Signature Version 4 (service "s3") and returns the headers to send:
+ * Signs a request with AWS Signature Version 4 (service "s3" unless told) and returns the headers to send:
  * `headers` (lower-case names; all of them are signed) plus x-amz-date, x-amz-content-sha256, the
  * session token and Authorization. `path` is the canonical, already percent-encoded path; `query`
  * the query parameters (unencoded). Exported for the known-answer test.
  */
-export async function signV4({ method, host, path, query = {}, headers = {}, payloadHash, credentials, region, date = new Date(), signingKeys }) {
+export async function signV4({ method, host, path, query = {}, headers = {}, payloadHash, credentials, region, service = "s3", date = new Date(), signingKeys }) {
   const stamp = amzDate(date);
   const day = stamp.slice(0, 8);
   const all = { ...headers, host, "x-amz-date": stamp, "x-amz-content-sha256": payloadHash };
@@ -164,14 +164,14 @@ export async function signV4({ method, host, path, query = {}, headers = {}, pay
     .join("&");
   const signedHeaders = names.join(";");
   const canonicalRequest = [method, path, canonicalQuery, names.map((n) => `${n}:${lower[n]}\n`).join(""), signedHeaders, payloadHash].join("\n");
-  const scope = `${day}/${region}/s3/aws4_request`;
+  const scope = `${day}/${region}/${service}/aws4_request`;
   const stringToSign = ["AWS4-HMAC-SHA256", stamp, scope, await sha256Hex(utf8.encode(canonicalRequest))].join("\n");
   // The signing key changes once a day per secret: kept by the caller across requests.
   const cacheKey = `${credentials.secretAccessKey}\n${scope}`;
   let signingKey = signingKeys?.get(cacheKey);
   if (!signingKey) {
     let k = await hmac(utf8.encode("AWS4" + credentials.secretAccessKey), day);
-    for (const part of [region, "s3", "aws4_request"]) k = await hmac(k, part);
+    for (const part of [region, service, "aws4_request"]) k = await hmac(k, part);
     signingKey = k;
     if (signingKeys) {
       signingKeys.clear(); // only the current day's key is ever needed
