@@ -93,6 +93,14 @@ for (const [ext, format] of [
 ]) {
   await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
 }
+// The S3 storage adapter (engram-wasm/s3): fetch and WebCrypto only, so one build for every platform,
+// ESM and CJS like node-fs.
+for (const [ext, format] of [
+  ["mjs", "esm"],
+  ["cjs", "cjs"],
+]) {
+  await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "s3.js")], outfile: join(out, "dist", `engram.s3.${ext}`), format, platform: "neutral" });
+}
 // The storage-adapter conformance suite (engram-wasm/adapter-tests): no glue, any platform.
 await esbuild({
   ...common,
@@ -226,6 +234,9 @@ cpSync(join(template, "reports.d.ts"), join(out, "reports.d.ts"));
 cpSync(join(template, "node-fs.d.ts"), join(out, "node-fs.d.ts"));
 const nodeFsTypes = readFileSync(join(template, "node-fs.d.ts"), "utf8");
 if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node-fs.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "s3.d.ts"), join(out, "s3.d.ts"));
+const s3Types = readFileSync(join(template, "s3.d.ts"), "utf8");
+if (!s3Types.includes('from "./index.js"')) throw new Error("build-pkg: s3.d.ts no longer imports ./index.js as this script expects");
 for (const [typesExt, jsExt] of [
   ["mts", "mjs"],
   ["cts", "cjs"],
@@ -233,6 +244,7 @@ for (const [typesExt, jsExt] of [
   writeFileSync(join(out, `index.d.${typesExt}`), indexTypes.replaceAll('from "./reports.js"', `from "./reports.${jsExt}"`));
   writeFileSync(join(out, `reports.d.${typesExt}`), reportTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
+  writeFileSync(join(out, `s3.d.${typesExt}`), s3Types.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }
 // The conformance suite is ESM only: one .d.mts beside the .d.ts.
 const adapterTestsTypes = readFileSync(join(template, "adapter-tests.d.ts"), "utf8");
