@@ -79,7 +79,16 @@ async function query(endpoint, service, params, credentials) {
   const body = new TextEncoder().encode(new URLSearchParams({ ...params, Version: service === "sts" ? "2011-06-15" : "2010-05-08" }).toString());
   const url = new URL(endpoint);
   const payloadHash = Buffer.from(await crypto.subtle.digest("SHA-256", body)).toString("hex");
-  const headers = await signV4({ method: "POST", host: url.host, path: "/", headers: { "content-type": "application/x-www-form-urlencoded" }, payloadHash, credentials, region: REGION, service });
+  const headers = await signV4({
+    method: "POST",
+    host: url.host,
+    path: "/",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    payloadHash,
+    credentials,
+    region: REGION,
+    service,
+  });
   const r = await fetch(`${url.origin}/`, { method: "POST", headers, body });
   const text = await r.text();
   if (r.status !== 200) throw new Error(`${service} ${params.Action}: HTTP ${r.status} ${text}`);

@@ -30,14 +30,16 @@ async function rejectsWith(promise, code, pattern) {
 
 describe("object names", () => {
   // Code units at and around every boundary of the encoding, lone surrogates, and the extremes.
-  const UNITS = [0x0, 0x1, 0x20, 0x2e, 0x2f, 0x30, 0x31, 0x38, 0x39, 0x3a, 0x40, 0x41, 0x59, 0x5a, 0x5b, 0x60, 0x61, 0x79, 0x7a, 0x7b, 0x7f, 0xe9, 0x65e5, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfffe, 0xffff];
+  const UNITS = [
+    0x0, 0x1, 0x20, 0x2e, 0x2f, 0x30, 0x31, 0x38, 0x39, 0x3a, 0x40, 0x41, 0x59, 0x5a, 0x5b, 0x60, 0x61, 0x79, 0x7a, 0x7b, 0x7f, 0xe9, 0x65e5, 0xd800, 0xdbff, 0xdc00, 0xdfff,
+    0xfffe, 0xffff,
+  ];
   let seed = 12345;
   const random = (n) => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
     return seed % n;
   };
-  const randomKey = () =>
-    Array.from({ length: 1 + random(3) }, () => String.fromCharCode(...Array.from({ length: 1 + random(4) }, () => UNITS[random(UNITS.length)])));
+  const randomKey = () => Array.from({ length: 1 + random(3) }, () => String.fromCharCode(...Array.from({ length: 1 + random(4) }, () => UNITS[random(UNITS.length)])));
   const keys = [...TRICKY_KEYS, ...Array.from({ length: 600 }, randomKey)];
 
   test("sort in the contract's key order, nest as key prefixes, use [0-9A-Za-z/] only, and round-trip", () => {
@@ -79,7 +81,10 @@ describe("SigV4", () => {
 
   test("GET Object, PUT Object, GET Bucket (list) give AWS's signatures", async () => {
     const get = await signV4({ ...common, method: "GET", path: "/test.txt", headers: { range: "bytes=0-9" }, payloadHash: EMPTY });
-    assert.equal(get.authorization, "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41");
+    assert.equal(
+      get.authorization,
+      "AWS4-HMAC-SHA256 Credential=AKIAIOSFODNN7EXAMPLE/20130524/us-east-1/s3/aws4_request, SignedHeaders=host;range;x-amz-content-sha256;x-amz-date, Signature=f0e8bdb87c964420e857bd35b5d6ed310bd44f0170aba48dd91039c6036bdb41",
+    );
     assert.equal(get["x-amz-date"], "20130524T000000Z");
     assert.equal(get.host, undefined, "fetch sets Host itself");
     const body = utf8.encode("Welcome to Amazon S3.");
@@ -266,7 +271,17 @@ describe("S3Storage on moto", needsServer, () => {
   });
 
   test("retries: 503 SlowDown, 500 and dropped connections are retried; the call succeeds", async (t) => {
-    const proxy = await faultyProxy(t, (req, n) => (n === 1 ? { status: 503, code: "SlowDown" } : n === 2 ? "reset" : n === 3 ? { status: 500, code: "InternalError" } : n === 5 ? { status: 429, code: "TooManyRequests" } : undefined));
+    const proxy = await faultyProxy(t, (req, n) =>
+      n === 1
+        ? { status: 503, code: "SlowDown" }
+        : n === 2
+          ? "reset"
+          : n === 3
+            ? { status: 500, code: "InternalError" }
+            : n === 5
+              ? { status: 429, code: "TooManyRequests" }
+              : undefined,
+    );
     const s = s3Source(fresh({ endpoint: proxy.endpoint, retryBaseMs: 5 }));
     await s.save(["k"], bytes(1, 2)); // requests 1-4
     assert.equal(proxy.count(), 4);
@@ -412,7 +427,13 @@ describe("engram-wasm/s3 on moto", needsServer, () => {
   test("an Engram store on S3: adds, reopen, identical recall", async () => {
     const options = fresh();
     const db = await Engram.open({ embedder: null, storage: s3(options), compactAfter: 8 });
-    const facts = ["Ana is allergic to peanuts", "the cello lesson is on Thursday at 5", "the spare key is under the blue pot", "release builds run on the CI box", "the cat is named Miso"];
+    const facts = [
+      "Ana is allergic to peanuts",
+      "the cello lesson is on Thursday at 5",
+      "the spare key is under the blue pot",
+      "release builds run on the CI box",
+      "the cat is named Miso",
+    ];
     for (let i = 0; i < 20; i++) await db.add({ content: `${facts[i % facts.length]} (note ${i})` });
     const queries = ["when is the cello lesson", "where is the spare key", "what is the cat called"];
     const before = await Promise.all(queries.map((q) => db.search(q, { limit: 5 })));
@@ -465,9 +486,6 @@ describe("engram-wasm/s3 on moto", needsServer, () => {
     const reopened = await Engram.open({ embedder: null, storage: encrypted(s3(options), key) });
     assert.deepEqual((await reopened.getAll({ limit: 10 })).map((m) => m.content).sort(), [...secrets].sort());
     await reopened.close();
-    await rejectsWith(
-      Engram.open({ embedder: null, storage: encrypted(s3(options), crypto.getRandomValues(new Uint8Array(32))) }),
-      "Corrupt",
-    );
+    await rejectsWith(Engram.open({ embedder: null, storage: encrypted(s3(options), crypto.getRandomValues(new Uint8Array(32))) }), "Corrupt");
   });
 });

@@ -26,7 +26,16 @@ const EMPTY_SHA256 = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b78
 /** A cached temporary credential is renewed this long before its `expiration`. */
 const RENEW_BEFORE_MS = 60_000;
 /** S3 error codes worth another attempt: throttling, transient faults, a conditional write racing another. */
-const RETRY_CODES = new Set(["SlowDown", "Throttling", "ThrottlingException", "RequestTimeout", "InternalError", "ServiceUnavailable", "ConditionalRequestConflict", "OperationAborted"]);
+const RETRY_CODES = new Set([
+  "SlowDown",
+  "Throttling",
+  "ThrottlingException",
+  "RequestTimeout",
+  "InternalError",
+  "ServiceUnavailable",
+  "ConditionalRequestConflict",
+  "OperationAborted",
+]);
 /** Codes saying the (temporary) credentials ran out: fetched anew once, then tried again. */
 const EXPIRED_CODES = new Set(["ExpiredToken", "TokenRefreshRequired"]);
 
@@ -67,7 +76,7 @@ export function encodeSegment(segment) {
 /** The segment `name` encodes, or null unless `name` is exactly what `encodeSegment` makes. */
 export function decodeSegment(name) {
   let out = "";
-  for (let i = 0; i < name.length; ) {
+  for (let i = 0; i < name.length;) {
     const c = name.charCodeAt(i);
     if (isLiteral(c)) {
       out += name[i++];
@@ -140,7 +149,11 @@ export function uriEncode(text, keepSlash = false) {
 }
 
 /** `YYYYMMDD'T'HHMMSS'Z'` */
-const amzDate = (date) => date.toISOString().replace(/[-:]/g, "").replace(/\.\d{3}/, "");
+const amzDate = (date) =>
+  date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d{3}/, "");
 
 /**
  * Signs a request with AWS Signature Version 4 (service "s3" unless told) and returns the headers to send:
@@ -179,7 +192,7 @@ export async function signV4({ method, host, path, query = {}, headers = {}, pay
     }
   }
   const signature = toHex(await hmac(signingKey, stringToSign));
-  const out = { ...all };
+  const out = /** @type {Record<string, string>} */ ({ ...all });
   delete out.host; // fetch sets it from the URL (and browsers forbid setting it)
   out.authorization = `AWS4-HMAC-SHA256 Credential=${credentials.accessKeyId}/${scope}, SignedHeaders=${signedHeaders}, Signature=${signature}`;
   return out;
@@ -291,7 +304,7 @@ export class S3Storage {
     else this.#credentials = { ...checkCredentials(credentials, "s3: credentials") };
     const f = fetchFn ?? globalThis.fetch;
     if (typeof f !== "function") throw invalid("s3: no fetch: pass options.fetch");
-    this.#fetch = fetchFn ? fetchFn : (...args) => globalThis.fetch(...args);
+    this.#fetch = fetchFn ? fetchFn : (input, init) => globalThis.fetch(input, init); // late-bound: a host may replace fetch
     this.#origin = url.origin;
     this.#host = url.host;
     this.#basePath = `${url.pathname.replace(/\/+$/, "")}/${bucket}`;
@@ -472,6 +485,9 @@ export class S3Storage {
    * backoff and jitter on network errors, timeouts, 5xx, 429 and throttling codes, up to maxAttempts.
    * Resolves to the final response (any status the caller handles) and whether an attempt before it
    * may have taken effect on the server.
+   * @param {string} method
+   * @param {string} object
+   * @param {{query?: Record<string, string>, headers?: Record<string, string>, body?: Uint8Array}} [options]
    */
   async #request(method, object, { query = {}, headers = {}, body } = {}) {
     const path = this.#basePath + "/" + uriEncode(object, true);
