@@ -221,10 +221,18 @@ class S3Error extends Error {
   }
 }
 
-async function errorOf(response) {
-  const text = await response.text().catch(() => "");
-  return new S3Error(response.status, element(text, "Code"), element(text, "Message"), element(text, "RequestId"));
+/** The S3Error for an answer `{status, data}` of #request. */
+function errorOf({ status, data }) {
+  const text = new TextDecoder().decode(data);
+  return new S3Error(status, element(text, "Code"), element(text, "Message"), element(text, "RequestId"));
 }
+
+/** The credentials function failed: not a network error, so not retried. */
+class CredentialsError extends Error {
+  name = "CredentialsError";
+}
+
+const ok = (status) => status >= 200 && status < 300;
 
 // --- The adapter ---------------------------------------------------------------------------------
 
@@ -323,13 +331,10 @@ export class S3Storage {
     key = checkKey(key, "load");
     const name = this.#name(key, "load");
     try {
-      const { response } = await this.#request("GET", name);
-      if (response.status === 404) {
-        await response.body?.cancel();
-        return undefined;
-      }
-      if (response.status !== 200) throw await errorOf(response);
-      return new Uint8Array(await response.arrayBuffer());
+      const answer = await this.#request("GET", name);
+      if (answer.status === 404) return undefined;
+      if (answer.status !== 200) throw errorOf(answer);
+      return answer.data;
     } catch (e) {
       throw storageError("load", key, e);
     }
@@ -340,9 +345,8 @@ export class S3Storage {
     const bytes = copyData(data, "save", key);
     const name = this.#name(key, "save");
     try {
-      const { response } = await this.#request("PUT", name, { body: bytes });
-      if (response.status !== 200) throw await errorOf(response);
-      await response.body?.cancel();
+      const answer = await this.#request("PUT", name, { body: bytes });
+      if (!ok(answer.status)) throw errorOf(answer);
     } catch (e) {
       throw storageError("save", key, e);
     }
@@ -353,16 +357,12 @@ export class S3Storage {
     const bytes = copyData(data, "create", key);
     const name = this.#name(key, "create");
     try {
-      const { response, retried } = await this.#request("PUT", name, { body: bytes, headers: { "if-none-match": "*" } });
-      if (response.status === 200) {
-        await response.body?.cancel();
-        return true;
-      }
-      if (response.status !== 412) throw await errorOf(response);
-      await response.body?.cancel();
+      const answer = await this.#request("PUT", name, { body: bytes, headers: { "if-none-match": "*" } });
+      if (ok(answer.status)) return true;
+      if (answer.status !== 412) throw errorOf(answer);
       // An earlier attempt whose answer was lost (a dropped connection, a 5xx) may have written the
       // record: the key then holds our own bytes, and "taken" would have Engram commit twice.
-      if (retried) {
+      if (answer.retried) {
         const stored = await this.load(key);
         if (stored && stored.length === bytes.length && stored.every((b, i) => b === bytes[i])) return true;
       }
@@ -389,13 +389,10 @@ export class S3Storage {
       const listed = await this.#list(name);
       const found = new Array(listed.length);
       await eachLimited(listed, this.#concurrency, async ({ object, key }, i) => {
-        const { response } = await this.#request("GET", object);
-        if (response.status === 404) {
-          await response.body?.cancel(); // removed since it was listed
-          return;
-        }
-        if (response.status !== 200) throw await errorOf(response);
-        found[i] = { key, data: new Uint8Array(await response.arrayBuffer()) };
+        const answer = await this.#request("GET", object);
+        if (answer.status === 404) return; // removed since it was listed
+        if (answer.status !== 200) throw errorOf(answer);
+        found[i] = { key, data: answer.data };
       });
       return found.filter(Boolean);
     } catch (e) {
@@ -432,9 +429,8 @@ export class S3Storage {
   }
 
   async #delete(object) {
-    const { response } = await this.#request("DELETE", object);
-    await response.body?.cancel();
-    if (response.status !== 204 && response.status !== 200 && response.status !== 404) throw await errorOf(response);
+    const answer = await this.#request("DELETE", object);
+    if (!ok(answer.status) && answer.status !== 404) throw errorOf(answer);
   }
 
   /** Every object of ours under `namePrefix`, with its key, in key order: ListObjectsV2 page by page. */
@@ -444,9 +440,9 @@ export class S3Storage {
     do {
       const query = { "list-type": "2", prefix: namePrefix, "max-keys": String(this.#pageSize) };
       if (token) query["continuation-token"] = token;
-      const { response } = await this.#request("GET", "", { query });
-      if (response.status !== 200) throw await errorOf(response);
-      const xml = await response.text();
+      const answer = await this.#request("GET", "", { query });
+      if (answer.status !== 200) throw errorOf(answer);
+      const xml = new TextDecoder().decode(answer.data);
       for (const [, contents] of xml.matchAll(/<Contents>([\s\S]*?)<\/Contents>/g)) {
         const object = element(contents, "Key");
         if (object === undefined || !object.startsWith(this.#prefix)) continue;
@@ -460,19 +456,19 @@ export class S3Storage {
   }
 
   /** The credentials to sign with: the static ones, or the function's, kept until near their `expiration`. */
-  async #currentCredentials(renew = false) {
+  async #currentCredentials() {
     if (typeof this.#credentials !== "function") return this.#credentials;
-    if (!renew && this.#cached && this.#cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.#cached.credentials;
+    if (this.#cached && this.#cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.#cached.credentials;
     let c;
     try {
       c = await this.#credentials();
     } catch (e) {
-      throw new EngramError("Storage", `s3: the credentials function failed: ${e?.message ?? e}`, { cause: e });
+      throw new CredentialsError(`the credentials function failed: ${e?.message ?? e}`, { cause: e });
     }
     try {
-      checkCredentials(c, "s3: the credentials function's result");
+      checkCredentials(c, "the credentials function's result");
     } catch (e) {
-      throw new EngramError("Storage", e.message);
+      throw new CredentialsError(e.message);
     }
     const expiresAt = c.expiration === undefined || c.expiration === null ? NaN : new Date(c.expiration).getTime();
     // Without an expiration the function is asked before every request (the host caches, if it wants).
@@ -483,8 +479,9 @@ export class S3Storage {
   /**
    * Sends a signed request for `object` (the bucket itself when ""), trying again with exponential
    * backoff and jitter on network errors, timeouts, 5xx, 429 and throttling codes, up to maxAttempts.
-   * Resolves to the final response (any status the caller handles) and whether an attempt before it
-   * may have taken effect on the server.
+   * Resolves to the final answer, its body read whole inside the retries (a connection lost
+   * mid-body is retried too): `{status, data, retried}`, any status for the caller to judge, and
+   * whether an attempt before it may have taken effect on the server.
    * @param {string} method
    * @param {string} object
    * @param {{query?: Record<string, string>, headers?: Record<string, string>, body?: Uint8Array}} [options]
@@ -504,22 +501,19 @@ export class S3Storage {
         const signed = await signV4({ method, host: this.#host, path, query, headers, payloadHash, credentials, region: this.#region, signingKeys: this.#signingKeys });
         if (body) signed["content-type"] = "application/octet-stream";
         const response = await this.#fetch(url, { method, headers: signed, body, signal: AbortSignal.timeout(this.#timeoutMs) });
-        if (response.status < 400 || response.status === 404 || response.status === 412) return { response, retried };
-        // The error's code decides: read the body, and hand it back to the caller as a fresh response.
-        const text = await response.text().catch(() => "");
-        const code = element(text, "Code");
-        const again = () => new Response(text, { status: response.status, headers: response.headers });
+        const answer = { status: response.status, data: new Uint8Array(await response.arrayBuffer()), retried };
+        if (answer.status < 400 || answer.status === 404 || answer.status === 412) return answer;
+        const code = errorOf(answer).s3Code;
         if (EXPIRED_CODES.has(code) && typeof this.#credentials === "function" && !renewed) {
           renewed = true;
-          this.#cached = null;
-          await this.#currentCredentials(true);
+          this.#cached = null; // the next pass asks the function again
           attempt--; // a renewal is not a failure
           continue;
         }
-        const transient = response.status >= 500 || response.status === 429 || RETRY_CODES.has(code);
-        if (!transient || attempt >= this.#maxAttempts) return { response: again(), retried };
+        const transient = answer.status >= 500 || answer.status === 429 || RETRY_CODES.has(code);
+        if (!transient || attempt >= this.#maxAttempts) return answer;
       } catch (e) {
-        if (e instanceof EngramError) throw e;
+        if (e instanceof CredentialsError || e instanceof EngramError) throw e; // not the network's fault: no retry
         // A network error or timeout: the request may or may not have reached the server.
         if (attempt >= this.#maxAttempts) throw e;
       }
