@@ -21,7 +21,11 @@ export interface S3Options {
   endpoint: string;
   /** The bucket (it must exist; the adapter never creates one). */
   bucket: string;
-  /** Folders for this store's objects: "" (default) or names ending in "/" (e.g. "stores/alice/"), of A-Z a-z 0-9 . _ -. */
+  /**
+   * Folders for this store's objects: "" (default) or names ending in "/" (e.g. "stores/alice/"), of
+   * A-Z a-z 0-9 . _ -. The store owns every object under it whose name is one of its encodings (others
+   * are ignored): give each store its own prefix, or its own bucket.
+   */
   prefix?: string;
   /** The signing region; default "us-east-1". */
   region?: string;
@@ -50,8 +54,9 @@ export interface S3Options {
  * Key `[s1, …, sn]` is the object `<prefix>enc(s1)/…/enc(sn)/`, each segment encoded to [0-9A-Za-z]
  * so that S3's listing order is the key order and a key prefix is a name prefix: `loadRange` and
  * `removeRange` are one paginated ListObjectsV2 plus a GET (or DELETE) per object. `create` is a PUT
- * with `If-None-Match: *`, atomic on the server; after a retried attempt finds the key taken it reads
- * the object back, so its own write whose answer was lost still counts as written.
+ * with `If-None-Match: *`, atomic on the server (AWS S3 since 2024, MinIO, R2; a service that ignores
+ * the header would let writers overwrite each other's commits); after a retried attempt finds the key
+ * taken it reads the object back, so its own write whose answer was lost still counts as written.
  *
  * There is no `lock`: S3 has none, and Engram commits with `create`, which keeps concurrent writers
  * from overwriting each other without one. `flush` resolves at once (an acknowledged PUT is durable)
