@@ -371,6 +371,26 @@ describe("S3Storage on moto", needsServer, () => {
     await rejectsWith(s3Source(fresh({ credentials: async () => ({ accessKeyId: "x" }) })).load(["a"]), "Storage", /credentials/);
   });
 
+  test("ExpiredToken: a credentials function is asked again once and the request repeated; static keys fail", async (t) => {
+    const proxy = await faultyProxy(t, (req, n) => (n === 1 ? { status: 400, code: "ExpiredToken" } : undefined));
+    let calls = 0;
+    const s = s3Source(
+      fresh({
+        endpoint: proxy.endpoint,
+        credentials: async () => {
+          calls++;
+          return server.assumeRole();
+        },
+      }),
+    );
+    await s.save(["k"], bytes(1));
+    assert.equal(calls, 2, "renewed after the refusal, though the first had an hour left");
+    assert.equal(proxy.count(), 2);
+    const always = await faultyProxy(t, () => ({ status: 400, code: "ExpiredToken" }));
+    await rejectsWith(s3Source(fresh({ endpoint: always.endpoint })).load(["k"]), "Storage", /HTTP 400 ExpiredToken/);
+    assert.equal(always.count(), 1);
+  });
+
   test("a listed record removed before it is read is left out, not an error", async () => {
     const options = fresh();
     const s = s3Source(options);
