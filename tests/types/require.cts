@@ -1,4 +1,4 @@
-// The CommonJS side of the package's types (`require`, resolved to index.d.cts / node-fs.d.cts).
+// The CommonJS side of the package's types (`require`, resolved to index.d.cts / node-fs.d.cts / s3.d.cts).
 import engram = require("engram-wasm");
 import nodeFs = require("engram-wasm/node-fs");
 
@@ -11,4 +11,11 @@ export async function openOnDisk(dir: string): Promise<engram.MemoryItem[]> {
   } finally {
     await db.close();
   }
+}
+
+import s3Entry = require("engram-wasm/s3");
+
+/** engram-wasm/s3 through require (s3.d.cts). */
+export function bucketStore(bucket: string): engram.StorageAdapter {
+  return s3Entry.s3({ endpoint: "http://127.0.0.1:9000", bucket, credentials: { accessKeyId: "a", secretAccessKey: "b" } });
 }
