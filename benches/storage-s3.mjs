@@ -71,7 +71,7 @@ async function measure(name, makeStorage, counter) {
     const ms = performance.now() - t;
     if (i > 0) opens.push(ms); // the first open warms up
     if (counter) openRequests = diff(c0, counter.snapshot());
-    const n = (await again.getAll({ limit: 10_000 })).length;
+    const n = (await again.getAll({ limit: 1000 })).length;
     if (n !== total) throw new Error(`${name}: ${n} memories after reopen, expected ${total}`);
     await again.close();
   }
