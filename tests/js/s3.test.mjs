@@ -7,6 +7,7 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { createServer, request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import { EngramError } from "../../pkg-template/src/errors.js";
 import { compareKeys, hasPrefix } from "../../pkg-template/src/storage/adapter.js";
 import { TRICKY_KEYS } from "../../pkg-template/src/storage/conformance.js";
@@ -262,8 +263,18 @@ describe("S3Storage on moto", needsServer, () => {
     assert.equal((await a.loadRange(["race"])).length, 20);
   });
 
-  test("pagination: ranges over several ListObjectsV2 pages, in key order", async () => {
-    const { counts, fetch: f } = counting();
+  test("pagination: ranges over several ListObjectsV2 pages, in key order, reads 4 at a time", async () => {
+    const { counts, fetch: counted } = counting();
+    let inFlight = 0;
+    let most = 0;
+    const f = async (url, init) => {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await counted(url, init);
+      } finally {
+        inFlight--;
+      }
+    };
     const s = s3Source(fresh({ pageSize: 2, fetch: f, concurrency: 4 }));
     const keys = Array.from({ length: 23 }, (_, i) => ["p", String(i)]);
     await Promise.all(keys.map((k, i) => s.save(k, bytes(i))));
@@ -275,6 +286,9 @@ describe("S3Storage on moto", needsServer, () => {
     );
     for (const r of range) assert.deepEqual(Array.from(r.data), [Number(r.key[1])]);
     assert.equal(counts.LIST, 12, "23 objects, 2 a page");
+    most = 0;
+    await s.loadRange(["p"]);
+    assert.equal(most, 4, "the reads of a range: in parallel, bounded by concurrency");
     assert.equal((await s.loadRange([])).length, 24);
     await s.removeRange(["p"]);
     assert.deepEqual(
@@ -478,23 +492,41 @@ describe("engram-wasm/s3 on moto", needsServer, () => {
     await reopened.close();
   });
 
-  test("two Engram writers adding at once to one store lose no acknowledged add", async () => {
+  test("three Engram writers (two instances here, one in a worker thread) adding at once lose no acknowledged add", async () => {
     const options = fresh();
-    const open = () => Engram.open({ embedder: null, storage: s3(options), compactAfter: 6 });
+    const n = 12;
+    // The worker has its own wasm instance and adapter: another writer as far as the store can tell.
+    const source = `
+      const { parentPort, workerData } = require("node:worker_threads");
+      (async () => {
+        const { Engram } = await import(workerData.main);
+        const { s3 } = await import(workerData.s3);
+        const db = await Engram.open({ embedder: null, storage: s3(workerData.options), compactAfter: 5 });
+        for (let i = 0; i < workerData.n; i++) await db.add({ content: "note " + i + " from worker" });
+        await db.close();
+        parentPort.postMessage("done");
+      })().catch((e) => parentPort.postMessage("failed: " + e.stack));`;
+    const dist = (f) => new URL(`../../pkg/dist/${f}`, import.meta.url).href;
+    const worker = new Promise((resolve, reject) => {
+      const w = new Worker(source, { eval: true, workerData: { main: dist("engram.node.mjs"), s3: dist("engram.s3.mjs"), options, n } });
+      w.once("message", resolve);
+      w.once("error", reject);
+    });
+    const open = () => Engram.open({ embedder: null, storage: s3(options), compactAfter: 5 });
     const [a, b] = [await open(), await open()];
-    const n = 15;
     const write = async (db, who) => {
       for (let i = 0; i < n; i++) await db.add({ content: `note ${i} from ${who}` });
     };
     await Promise.all([write(a, "a"), write(b, "b")]);
+    assert.equal(await worker, "done");
     await Promise.all([a.close(), b.close()]);
     const db = await open();
     const all = await db.getAll({ limit: 1000 });
     const contents = new Set(all.map((m) => m.content));
     assert.equal(all.length, contents.size, "no memory twice");
-    const missing = ["a", "b"].flatMap((who) => Array.from({ length: n }, (_, i) => `note ${i} from ${who}`)).filter((c) => !contents.has(c));
+    const missing = ["a", "b", "worker"].flatMap((who) => Array.from({ length: n }, (_, i) => `note ${i} from ${who}`)).filter((c) => !contents.has(c));
     assert.deepEqual(missing, [], `${missing.length} acknowledged adds lost`);
-    assert.equal(all.length, 2 * n);
+    assert.equal(all.length, 3 * n);
     await db.close();
   });
 
