@@ -11,7 +11,7 @@ export interface S3Credentials {
   /**
    * When temporary keys stop working (a Date, ISO string or epoch ms). From a credentials function,
    * a result with `expiration` is kept until a minute before it; without, the function is called
-   * before every request.
+   * before every request (requests starting while a call is pending share it).
    */
   expiration?: Date | string | number;
 }

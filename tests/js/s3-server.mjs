@@ -2,6 +2,12 @@
 // `moto[s3]`, installed by scripts/setup.sh into a venv), started on a free port and stopped after.
 // No MinIO, Garage or SeaweedFS installs from the package registries here; moto implements the parts
 // the adapter relies on: SigV4, conditional PUT (`If-None-Match: *`, atomic), ListObjectsV2 paging.
+// moto's conditional PUT looks for the object, then writes it, without a lock: in its usual threaded
+// mode two racing creates can both win (seen here: both true in one round of 20). So it runs
+// single-threaded (moto's own app and request handler under werkzeug's run_simple, as its
+// moto_server entry does, with threaded=False): requests are handled one at a time, writers still
+// interleave request by request, and `If-None-Match` is then atomic as S3 guarantees it to be. The
+// create race then checks the adapter's side (412 → false, one winner), not moto's atomicity.
 // Once started, the server checks every request's signature (with botocore's SigV4, not ours) against
 // an IAM user it was given, and STS hands out temporary credentials with session tokens.
 import { spawn } from "node:child_process";
@@ -27,6 +33,15 @@ function freePort() {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/** moto_server's main(), single-threaded: argv host, port. */
+const LAUNCH = `
+import signal, sys
+from werkzeug.serving import run_simple
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication, MotoRequestHandler, create_backend_app
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+run_simple(sys.argv[1], int(sys.argv[2]), DomainDispatcherApplication(create_backend_app), threaded=False, request_handler=MotoRequestHandler)
+`;
+
 /**
  * Starts moto_server on a free port with signatures checked; resolves to `{endpoint, stop(),
  * credentials, assumeRole()}` (an IAM user's keys; temporary keys from STS), or rejects saying why it
@@ -38,8 +53,11 @@ export async function startS3Server() {
   let lastError;
   for (let tries = 0; tries < 3; tries++) {
     const port = await freePort();
-    // The binary itself (not a wrapper), so killing this pid stops the server.
-    const child = spawn(bin, ["-H", "127.0.0.1", "-p", String(port)], { stdio: ["ignore", "ignore", "pipe"] });
+    // The venv's python itself (no wrapper), so killing this pid stops the server.
+    const child = spawn(join(motoVenv, "bin", "python"), ["-c", LAUNCH, "127.0.0.1", String(port)], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, MOTO_PORT: String(port) },
+    });
     let log = "";
     child.stderr.on("data", (d) => (log = (log + d).slice(-4000)));
     let exited = false;

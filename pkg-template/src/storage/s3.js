@@ -278,6 +278,7 @@ export class S3Storage {
   #region;
   #credentials;
   #cached = null; // {credentials, expiresAt} from a credentials function
+  #asking = null; // the credentials function's call in progress
   #signingKeys = new Map();
   #concurrency;
   #pageSize;
@@ -459,6 +460,12 @@ export class S3Storage {
   async #currentCredentials() {
     if (typeof this.#credentials !== "function") return this.#credentials;
     if (this.#cached && this.#cached.expiresAt - RENEW_BEFORE_MS > Date.now()) return this.#cached.credentials;
+    // Requests starting together share one call (a burst of reads does not ask the vault 8 times).
+    this.#asking ??= this.#askCredentials().finally(() => (this.#asking = null));
+    return this.#asking;
+  }
+
+  async #askCredentials() {
     let c;
     try {
       c = await this.#credentials();
