@@ -12,7 +12,7 @@ import { EngramError } from "../../pkg-template/src/errors.js";
 import { compareKeys, hasPrefix } from "../../pkg-template/src/storage/adapter.js";
 import { TRICKY_KEYS } from "../../pkg-template/src/storage/conformance.js";
 import { decodeKey, decodeSegment, encodeKey, encodeSegment, s3 as s3Source, signV4, uriEncode } from "../../pkg-template/src/storage/s3.js";
-import { createBucket, rawObjects, startS3Server } from "./s3-server.mjs";
+import { createBucket, rawObjects, s3Request, startS3Server } from "./s3-server.mjs";
 
 const bytes = (...b) => Uint8Array.from(b);
 const utf8 = new TextEncoder();
@@ -529,6 +529,24 @@ describe("engram-wasm/s3 on moto", needsServer, () => {
     assert.deepEqual(missing, [], `${missing.length} acknowledged adds lost`);
     assert.equal(all.length, 3 * n);
     await db.close();
+  });
+
+  test("a bucket removed under a live store: reads and writes fail with Storage, nothing looks empty", async () => {
+    const bucket = "engram-gone";
+    await createBucket(server, bucket);
+    const options = { ...fresh(), bucket };
+    const db = await Engram.open({ embedder: null, storage: s3(options) });
+    await db.add({ content: "kept before the bucket went" });
+    await db.close();
+    const raw = s3(options);
+    await raw.removeRange([]);
+    const gone = await s3Request(server, "DELETE", `/${bucket}`);
+    assert.equal(gone.status, 204, await gone.text());
+    await rejectsWith(raw.load(["engram", "head"]), "Storage", /NoSuchBucket/);
+    await rejectsWith(raw.remove(["engram", "head"]), "Storage", /NoSuchBucket/);
+    await rejectsWith(raw.save(["k"], bytes(1)), "Storage", /NoSuchBucket/);
+    await rejectsWith(raw.loadRange([]), "Storage", /NoSuchBucket/);
+    await rejectsWith(Engram.open({ embedder: null, storage: s3(options) }), "Storage");
   });
 
   test("encrypted(s3(...)): the bucket holds only ciphertext; the same key reads it back", async () => {

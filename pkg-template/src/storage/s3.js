@@ -233,6 +233,11 @@ class CredentialsError extends Error {
 }
 
 const ok = (status) => status >= 200 && status < 300;
+/**
+ * A 404 for the object, not for the bucket: a store whose bucket is gone (deleted, a typo, another
+ * region) must fail, never look empty.
+ */
+const noSuchKey = (answer) => answer.status === 404 && errorOf(answer).s3Code !== "NoSuchBucket";
 
 // --- The adapter ---------------------------------------------------------------------------------
 
@@ -333,7 +338,7 @@ export class S3Storage {
     const name = this.#name(key, "load");
     try {
       const answer = await this.#request("GET", name);
-      if (answer.status === 404) return undefined;
+      if (noSuchKey(answer)) return undefined;
       if (answer.status !== 200) throw errorOf(answer);
       return answer.data;
     } catch (e) {
@@ -391,7 +396,7 @@ export class S3Storage {
       const found = new Array(listed.length);
       await eachLimited(listed, this.#concurrency, async ({ object, key }, i) => {
         const answer = await this.#request("GET", object);
-        if (answer.status === 404) return; // removed since it was listed
+        if (noSuchKey(answer)) return; // removed since it was listed
         if (answer.status !== 200) throw errorOf(answer);
         found[i] = { key, data: answer.data };
       });
@@ -431,7 +436,7 @@ export class S3Storage {
 
   async #delete(object) {
     const answer = await this.#request("DELETE", object);
-    if (!ok(answer.status) && answer.status !== 404) throw errorOf(answer);
+    if (!ok(answer.status) && !noSuchKey(answer)) throw errorOf(answer);
   }
 
   /** Every object of ours under `namePrefix`, with its key, in key order: ListObjectsV2 page by page. */
