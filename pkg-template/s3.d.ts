@@ -63,7 +63,7 @@ export interface S3Options {
  * and `close` holds nothing (the adapter stays usable). Errors: `InvalidInput` for bad options (thrown
  * by the constructor), keys and data, or a key too long for an object name (1024 bytes with the
  * prefix); `Storage` naming the operation, the key and S3's error code otherwise, after retries
- * where retrying can help.
+ * where retrying can help. A missing bucket (`NoSuchBucket`) is `Storage` too, never an empty store.
  */
 export class S3Storage implements StorageAdapter {
   constructor(options: S3Options);
