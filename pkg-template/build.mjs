@@ -94,7 +94,9 @@ for (const [ext, format] of [
   await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "node-fs.js")], outfile: join(out, "dist", `engram.node-fs.${ext}`), format, platform: "node" });
 }
 // PostgreSQL storage (engram-wasm/postgres), Node-only like node-fs: `pg` stays the host's (an
-// optional peer dependency), imported by name at its first connection, never bundled.
+// optional peer dependency), imported by name at its first connection, never bundled. The S3
+// storage adapter (engram-wasm/s3): fetch and WebCrypto only, so one build for every platform.
+// Both ESM and CJS like node-fs.
 for (const [ext, format] of [
   ["mjs", "esm"],
   ["cjs", "cjs"],
@@ -107,6 +109,7 @@ for (const [ext, format] of [
     format,
     platform: "node",
   });
+  await esbuild({ ...common, entryPoints: [join(template, "src", "storage", "s3.js")], outfile: join(out, "dist", `engram.s3.${ext}`), format, platform: "neutral" });
 }
 // The storage-adapter conformance suite (engram-wasm/adapter-tests): no glue, any platform.
 await esbuild({
@@ -244,6 +247,9 @@ if (!nodeFsTypes.includes('from "./index.js"')) throw new Error("build-pkg: node
 cpSync(join(template, "postgres.d.ts"), join(out, "postgres.d.ts"));
 const postgresTypes = readFileSync(join(template, "postgres.d.ts"), "utf8");
 if (!postgresTypes.includes('from "./index.js"')) throw new Error("build-pkg: postgres.d.ts no longer imports ./index.js as this script expects");
+cpSync(join(template, "s3.d.ts"), join(out, "s3.d.ts"));
+const s3Types = readFileSync(join(template, "s3.d.ts"), "utf8");
+if (!s3Types.includes('from "./index.js"')) throw new Error("build-pkg: s3.d.ts no longer imports ./index.js as this script expects");
 for (const [typesExt, jsExt] of [
   ["mts", "mjs"],
   ["cts", "cjs"],
@@ -252,6 +258,7 @@ for (const [typesExt, jsExt] of [
   writeFileSync(join(out, `reports.d.${typesExt}`), reportTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
   writeFileSync(join(out, `node-fs.d.${typesExt}`), nodeFsTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
   writeFileSync(join(out, `postgres.d.${typesExt}`), postgresTypes.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
+  writeFileSync(join(out, `s3.d.${typesExt}`), s3Types.replaceAll('from "./index.js"', `from "./index.${jsExt}"`));
 }
 // The conformance suite is ESM only: one .d.mts beside the .d.ts.
 const adapterTestsTypes = readFileSync(join(template, "adapter-tests.d.ts"), "utf8");

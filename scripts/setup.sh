@@ -55,6 +55,17 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null; then
   apt-get install -y -qq postgresql >/dev/null
 fi
 
+# The S3 adapter's tests (tests/js/s3.test.mjs) run against moto's server, an S3 emulator from PyPI:
+# no real S3-compatible server (MinIO, Garage, SeaweedFS) installs from the package registries here.
+MOTO_VERSION=5.2.5
+MOTO_VENV=${ENGRAM_MOTO_VENV:-$HOME/.cache/engram/moto-venv}
+if ! "$MOTO_VENV/bin/python" -c "import importlib.metadata as m, sys; sys.exit(m.version('moto') != '$MOTO_VERSION')" 2>/dev/null || [ ! -x "$MOTO_VENV/bin/moto_server" ]; then
+  say "installing moto[s3]==$MOTO_VERSION (an S3 emulator for the S3 adapter's tests) into $MOTO_VENV"
+  rm -rf "$MOTO_VENV"
+  python3 -m venv "$MOTO_VENV"
+  "$MOTO_VENV/bin/pip" install --quiet --disable-pip-version-check "moto[s3]==$MOTO_VERSION" "flask==3.1.3" "flask-cors==6.0.5"
+fi
+
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing the dev npm packages (tests and benchmarks)"
   npm ci --no-audit --no-fund --loglevel=error
