@@ -74,24 +74,16 @@ fn cut_and_mutated_payloads_never_panic() {
 }
 
 /// Runs of candidates that never close (no space after a trigger, no END line, no `](http`) stay
-/// linear, where a scan from every candidate to the end of the text took minutes. Measured as growth
-/// in one run, not against a clock: four times the text may take at most eight times as long (a
-/// quadratic scan takes sixteen), so a busy machine slows both sides alike.
+/// linear: 256 KiB of each takes well under a second even in a debug build, where a scan from every
+/// candidate to the end of the text took minutes. The bound is loose so a busy machine never fails it.
 #[test]
 fn adversarial_runs_stay_linear() {
     let g = GuardOptions { secrets: crate::guard::SecretPolicy::Flag, injection: crate::guard::InjectionPolicy::Quarantine };
-    let time = |text: &str| {
-        let t = std::time::Instant::now();
-        let _ = g.apply(text, false, "content");
-        t.elapsed().as_secs_f64()
-    };
     for unit in ["pwd,", "SG.", "token=", "![", "-----BEGIN PRIVATE KEY----- ", "4 1 ", "password is \"", "pw:", "<|", "eyJ.", "忽略之前", "sk-"] {
-        let small = unit.repeat((64 << 10) / unit.len());
-        let large = unit.repeat((256 << 10) / unit.len());
-        // The smaller run's best of two, so one stall cannot make the larger one look superlinear.
-        let small_s = time(&small).min(time(&small));
-        let large_s = time(&large);
-        assert!(large_s <= 8.0 * small_s + 0.05, "{unit:?}: {large_s:.3} s for 256 KiB against {small_s:.3} s for 64 KiB");
+        let text = unit.repeat((256 << 10) / unit.len());
+        let t = std::time::Instant::now();
+        let _ = g.apply(&text, false, "content");
+        assert!(t.elapsed().as_secs_f64() < 10.0, "{unit:?}: {:?} for 256 KiB", t.elapsed());
     }
 }
 
