@@ -30,7 +30,8 @@ export ENGRAM_NATIVE_VECTORS_DIR="$PWD/target/embed-native-vectors"
 rm -rf "$ENGRAM_NATIVE_VECTORS_DIR"
 # Every optimized build below uses one feature set ($native), so tract and the crate compile
 # optimized once and the embedder tests, the eval tools and the vector-scale runs share them (a
-# debug build of tract cost as much again, and the model takes minutes per pass in debug).
+# debug build of tract cost as much again, and the model takes minutes per pass in debug). The
+# profile unwinds like tests do, so `cargo build --example` below reuses the test build's dependencies.
 native="embedder,internals"
 # The integration tests moved into the crate (they need internals) ran above and do not depend on
 # the embedder: skipped here, as they were before the move.
