@@ -2,7 +2,7 @@
 //! prefix and a valid Luhn check digit. Any span of whole groups inside a longer run of numbers is
 //! tried, so "in 2024 4111 1111 1111 1111" still finds the card.
 
-use super::Finding;
+use super::{Finding, Findings};
 
 /// The fewest digits of a card number this scanner finds.
 pub const MIN_DIGITS: usize = 13;
@@ -48,7 +48,7 @@ fn labelled_as_other(text: &str, at: usize) -> bool {
         && !before.contains("card")
 }
 
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
@@ -120,7 +120,7 @@ const CODE_LABELS: &[&str] = &[
 
 /// A card's security code: three or four digits right after a word that names one ("CVV 123",
 /// "security code: 4417").
-pub fn codes(text: &str, out: &mut Vec<Finding>) {
+pub fn codes(text: &str, out: &mut Findings) {
     // A code is a run of three or four digits: most texts have none, and need no label search.
     let b = text.as_bytes();
     let mut run = 0;
@@ -159,7 +159,7 @@ pub fn codes(text: &str, out: &mut Vec<Finding>) {
                 && bounded
                 && text[end..s].chars().all(|c| !c.is_alphabetic() || c.is_ascii())
                 && text[end..s].split_whitespace().count() <= 2
-                && !super::overlaps(out, s, i)
+                && !out.overlaps(s, i)
             {
                 out.push(Finding { start: s, end: i, kind: "card-code" });
             }
@@ -172,7 +172,7 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<&str> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
     }
@@ -186,7 +186,7 @@ mod tests {
     #[test]
     fn security_codes_after_their_label() {
         let code = |t: &str| {
-            let mut out = Vec::new();
+            let mut out = Findings::default();
             codes(t, &mut out);
             out.iter().map(|f| t[f.start..f.end].to_string()).collect::<Vec<_>>()
         };

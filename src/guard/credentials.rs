@@ -5,7 +5,7 @@
 //! `:password@`, `:<pass>@` or `:${DB_PASSWORD}@` are documentation, not secrets.
 
 use super::entropy::is_placeholder;
-use super::{overlaps, Finding};
+use super::{Finding, Findings};
 
 /// Longest user information or field value looked at: longer is not a credential, and a bound
 /// keeps a text full of `://` or `=` linear.
@@ -31,7 +31,7 @@ fn ends_authority(b: u8) -> bool {
 
 /// `scheme://user:password@host`: the password (between the first `:` of the user information and
 /// its last `@`), for any scheme: databases, brokers, caches, HTTP basic auth, FTP.
-pub fn url_passwords(text: &str, out: &mut Vec<Finding>) {
+pub fn url_passwords(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     for (at, _) in text.match_indices("://") {
         // A scheme: a letter, then letters, digits, `+ . -`.
@@ -56,7 +56,7 @@ pub fn url_passwords(text: &str, out: &mut Vec<Finding>) {
             continue;
         }
         let value = &text[start..stop];
-        if !is_stand_in(value) && !overlaps(out, start, stop) {
+        if !is_stand_in(value) && !out.overlaps(start, stop) {
             out.push(Finding { start, end: stop, kind: "url-password" });
         }
     }
@@ -75,7 +75,7 @@ const SECRET_FIELDS: &[(&str, &str)] = &[
 
 /// `Field=value` in `;`-separated connection strings (ADO.NET, Azure, ODBC): the values of the
 /// secret fields. The field must start the string or follow a `;`, so prose with `=` is left alone.
-pub fn connection_fields(text: &str, out: &mut Vec<Finding>) {
+pub fn connection_fields(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     // Where the last `;` is, found once: asking at every `=` whether one follows would be quadratic.
     let last_semicolon = text.rfind(';');
@@ -99,7 +99,7 @@ pub fn connection_fields(text: &str, out: &mut Vec<Finding>) {
             end += 1;
         }
         let value = &text[start..end];
-        if value.is_empty() || is_stand_in(value) || overlaps(out, start, end) {
+        if value.is_empty() || is_stand_in(value) || out.overlaps(start, end) {
             continue;
         }
         out.push(Finding { start, end, kind });
@@ -107,7 +107,7 @@ pub fn connection_fields(text: &str, out: &mut Vec<Finding>) {
 }
 
 /// `sig=` in a URL's query: a shared-access signature (base64, often percent-encoded).
-pub fn url_signatures(text: &str, out: &mut Vec<Finding>) {
+pub fn url_signatures(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     for (at, _) in text.match_indices("sig=") {
         if !(at > 0 && matches!(bytes[at - 1], b'?' | b'&' | b';')) {
@@ -119,13 +119,13 @@ pub fn url_signatures(text: &str, out: &mut Vec<Finding>) {
             end += 1;
         }
         let value = &text[start..end];
-        if value.len() >= 16 && !is_stand_in(value) && !overlaps(out, start, end) {
+        if value.len() >= 16 && !is_stand_in(value) && !out.overlaps(start, end) {
             out.push(Finding { start, end, kind: "azure-sas" });
         }
     }
 }
 
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     if text.contains("://") {
         url_passwords(text, out);
     }
@@ -142,7 +142,7 @@ mod tests {
     use super::*;
 
     fn values(text: &str) -> Vec<(&str, &'static str)> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
     }

@@ -1,7 +1,7 @@
 //! IBANs: a country code, two check digits and the country's length of letters and digits (groups
 //! of four may be spaced), valid under ISO 7064 mod 97.
 
-use super::Finding;
+use super::{Finding, Findings};
 
 /// IBAN lengths of the countries that use one (SWIFT registry).
 const LENGTHS: &[(&str, usize)] = &[
@@ -93,7 +93,7 @@ pub fn mod97_ok(chars: &[u8]) -> bool {
     rem == 1
 }
 
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     let b = text.as_bytes();
     for i in 0..b.len().saturating_sub(3) {
         if !(b[i].is_ascii_uppercase() && b[i + 1].is_ascii_uppercase() && b[i + 2].is_ascii_digit() && b[i + 3].is_ascii_digit()) {
@@ -126,7 +126,7 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<&str> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
     }

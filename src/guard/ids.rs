@@ -6,7 +6,7 @@
 //!   dashes and dots allowed between) right after a word that names an identity document in one of
 //!   the languages below ("passport no.", "PESEL:", "Steuer-ID", "СНИЛС", "TC Kimlik No", …).
 
-use super::{overlaps, Finding};
+use super::{Finding, Findings};
 
 /// Whether `bytes[at]` is a letter or digit (an id never starts or ends inside a longer token).
 fn alnum_at(bytes: &[u8], at: Option<usize>) -> bool {
@@ -401,11 +401,11 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
     at
 }
 
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     let tokens = candidates(text);
     for &(s, e) in &tokens {
-        if e - s < 9 || overlaps(out, s, e) {
+        if e - s < 9 || out.overlaps(s, e) {
             continue;
         }
         if let Some(kind) = self_evident(&bytes[s..e]) {
@@ -430,7 +430,7 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             }
             let token = &bytes[s..e];
             let digits = token.iter().filter(|b| b.is_ascii_digit()).count();
-            if digits >= 6 && (6..=24).contains(&token.len()) && !overlaps(out, s, e) {
+            if digits >= 6 && (6..=24).contains(&token.len()) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }
         }
@@ -442,8 +442,9 @@ mod tests {
     use super::*;
 
     fn found(text: &str) -> Vec<(&str, &'static str)> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
+        let mut out = out.into_vec();
         out.sort_by_key(|f| f.start);
         out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
     }

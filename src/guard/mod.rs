@@ -31,7 +31,7 @@ pub use options::{GuardOptions, InjectionPolicy, SecretPolicy};
 pub(crate) mod scan;
 #[cfg(test)]
 pub(crate) use scan::find_secrets;
-pub(crate) use scan::{lower_in_place, overlaps, Finding, Guarded};
+pub(crate) use scan::{lower_in_place, Finding, Findings, Guarded};
 
 #[cfg(test)]
 mod tests {

@@ -2,7 +2,7 @@
 //! "Passwort ist …", "пароль: …", "密码是…". Only the value is found, and only when it looks like a
 //! password rather than a word ("the password is required", "my password is the name of my dog").
 
-use super::{overlaps, Finding};
+use super::{Finding, Findings};
 
 /// Words that introduce a password (lower case).
 const TRIGGERS: &[&str] = &[
@@ -261,7 +261,7 @@ static TRIGGER_STARTS: [bool; 256] = {
     table
 };
 
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     if text.contains(" / ") {
         pairs(text, out);
     }
@@ -349,7 +349,7 @@ pub fn find(text: &str, out: &mut Vec<Finding>) {
             let rest = &text[after..];
             let start = after + (rest.len() - rest.trim_start().len());
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
-            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !overlaps(out, vs, ve) {
+            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
         }
@@ -449,7 +449,7 @@ const LOGIN_WORDS: &[&str] = &[
 
 /// `user / password` on a line that names a login: the part after the slash, where it can only
 /// be a password (`password_shaped`) and the part before can be a user name.
-fn pairs(text: &str, out: &mut Vec<Finding>) {
+fn pairs(text: &str, out: &mut Findings) {
     for (slash, _) in text.match_indices(" / ") {
         let line_start = text[..slash].rfind('\n').map_or(0, |i| i + 1);
         let line_end = text[slash..].find('\n').map_or(text.len(), |i| slash + i);
@@ -463,7 +463,7 @@ fn pairs(text: &str, out: &mut Vec<Finding>) {
         }
         let vs = slash + 3 + rest.find(token).unwrap_or(0);
         let ve = vs + token.len();
-        if !overlaps(out, vs, ve) {
+        if !out.overlaps(vs, ve) {
             out.push(Finding { start: vs, end: ve, kind: "password" });
         }
     }
@@ -478,7 +478,7 @@ const AFTER_WORDS: usize = 10;
 /// A password-word without a separator ("Kennwort habe ich auf Kastanie#4711 geändert",
 /// "use Turnhalle!88 as the password"): the nearest password-shaped token within a few words
 /// after it, or else within three words before it, in the same sentence.
-fn nearby(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
+fn nearby(text: &str, start: usize, end: usize, out: &mut Findings) {
     let tokens = |s: &str| -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         let mut at = None;
@@ -526,7 +526,7 @@ fn nearby(text: &str, start: usize, end: usize, out: &mut Vec<Finding>) {
     before_tokens.truncate(3);
     let found = pick(after, end, &after_tokens).or_else(|| pick(before, before_base, &before_tokens));
     if let Some((vs, ve)) = found {
-        if !overlaps(out, vs, ve) {
+        if !out.overlaps(vs, ve) {
             out.push(Finding { start: vs, end: ve, kind: "password" });
         }
     }
@@ -537,7 +537,7 @@ mod tests {
     use super::*;
 
     fn values(text: &str) -> Vec<&str> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
     }

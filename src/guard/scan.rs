@@ -12,9 +12,52 @@ pub struct Finding {
     pub kind: &'static str,
 }
 
-/// Whether `start..end` overlaps a finding already made (the first scanner to claim a span keeps it).
-pub(crate) fn overlaps(found: &[Finding], start: usize, end: usize) -> bool {
-    found.iter().any(|f| start < f.end && f.start < end)
+/// The findings of one scan, in the order the scanners made them, and the bytes they cover as
+/// disjoint spans, so asking whether a span is already claimed costs a lookup rather than a walk
+/// over every finding (text dense with candidates makes one finding every few bytes).
+#[derive(Debug, Default)]
+pub struct Findings {
+    list: Vec<Finding>,
+    /// Start → end of each maximal run of overlapping findings.
+    covered: std::collections::BTreeMap<usize, usize>,
+}
+
+impl Findings {
+    pub fn push(&mut self, f: Finding) {
+        self.list.push(f);
+        if f.start >= f.end {
+            return;
+        }
+        // Absorb every covered span that overlaps this one (the last one starting before its end,
+        // and so on back while they still reach into it).
+        let (mut start, mut end) = (f.start, f.end);
+        while let Some((&s, &e)) = self.covered.range(..end).next_back() {
+            if e <= start {
+                break;
+            }
+            start = start.min(s);
+            end = end.max(e);
+            self.covered.remove(&s);
+        }
+        self.covered.insert(start, end);
+    }
+
+    /// Whether `start..end` overlaps a finding already made (the first scanner to claim a span keeps
+    /// it). The covered spans are disjoint, so only the last one starting before `end` can reach it.
+    pub fn overlaps(&self, start: usize, end: usize) -> bool {
+        start < end && self.covered.range(..end).next_back().is_some_and(|(_, &e)| start < e)
+    }
+
+    pub fn into_vec(self) -> Vec<Finding> {
+        self.list
+    }
+}
+
+impl std::ops::Deref for Findings {
+    type Target = [Finding];
+    fn deref(&self) -> &[Finding] {
+        &self.list
+    }
 }
 
 /// `text` lower-cased with every byte where it was, so positions found in it are positions in
@@ -35,7 +78,7 @@ pub(crate) fn lower_in_place(text: &str) -> std::borrow::Cow<'_, str> {
 
 /// Every secret in `text`, sorted by position, overlaps merged (the earlier finding names them).
 pub fn find_secrets(text: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut out = Findings::default();
     secrets::find(text, &mut out);
     credentials::find(text, &mut out);
     // A card number has at least 13 digits and an IBAN 2 (its check digits): most text has fewer,
@@ -55,6 +98,7 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
         ids::find(text, &mut out);
     }
     password::find(text, &mut out);
+    let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     let mut merged: Vec<Finding> = Vec::with_capacity(out.len());
     for f in out {
@@ -145,5 +189,33 @@ impl GuardOptions {
             }
         }
         Ok(Guarded { text, flags, redacted, quarantine })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The covered spans answer exactly what a walk over every finding would, for non-empty findings that
+    /// overlap, nest, touch or stand apart, made in any order.
+    #[test]
+    fn overlap_lookup_matches_a_walk_over_every_finding() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = |n: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((seed >> 33) % n) as usize
+        };
+        for _ in 0..200 {
+            let mut found = Findings::default();
+            for _ in 0..40 {
+                // Empty findings claim nothing (no scanner makes one).
+                let (s, len) = (next(200), 1 + next(12));
+                let (qs, qlen) = (next(200), next(12));
+                let walk = found.iter().any(|f| qs < f.end && f.start < qs + qlen);
+                assert_eq!(found.overlaps(qs, qs + qlen), walk && qlen > 0, "{qs}..{} against {:?}", qs + qlen, &*found);
+                found.push(Finding { start: s, end: s + len, kind: "x" });
+            }
+            assert_eq!(found.len(), 40);
+        }
     }
 }

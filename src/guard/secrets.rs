@@ -4,7 +4,7 @@
 
 use super::entropy::{is_placeholder, looks_random};
 use super::lookup::by_first_byte;
-use super::{overlaps, Finding};
+use super::{Finding, Findings};
 
 #[derive(Clone, Copy)]
 enum Charset {
@@ -126,7 +126,7 @@ fn run_end_within(bytes: &[u8], from: usize, charset: Charset, max: usize) -> us
     end
 }
 
-pub fn prefixed(text: &str, out: &mut Vec<Finding>) {
+pub fn prefixed(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     // One pass over token starts, comparing prefixes there (no substring searcher per rule: this
     // runs on every write).
@@ -146,7 +146,7 @@ pub fn prefixed(text: &str, out: &mut Vec<Finding>) {
             let len = end - body_start;
             // A key runs to a boundary: more token characters after it means something else.
             let bounded = end == bytes.len() || !is_token_byte(bytes[end]) || matches!(r.charset, Charset::Path);
-            if len < r.min || len > r.max || !bounded || overlaps(out, at, end) {
+            if len < r.min || len > r.max || !bounded || out.overlaps(at, end) {
                 continue;
             }
             let random = match r.charset {
@@ -165,7 +165,7 @@ pub fn prefixed(text: &str, out: &mut Vec<Finding>) {
 }
 
 /// `-----BEGIN … PRIVATE KEY-----` through its END line (or the end of the text).
-pub fn private_keys(text: &str, out: &mut Vec<Finding>) {
+pub fn private_keys(text: &str, out: &mut Findings) {
     for (at, _) in text.match_indices("-----BEGIN ") {
         // Inside a block already found (one without an END runs to the end of the text).
         if out.last().is_some_and(|f| f.kind == "private-key" && at < f.end) {
@@ -185,14 +185,14 @@ pub fn private_keys(text: &str, out: &mut Vec<Finding>) {
             }
             None => text.len(),
         };
-        if !overlaps(out, at, end) {
+        if !out.overlaps(at, end) {
             out.push(Finding { start: at, end, kind: "private-key" });
         }
     }
 }
 
 /// `eyJ….eyJ….sig`: a JSON header and payload, base64url-encoded.
-pub fn jwts(text: &str, out: &mut Vec<Finding>) {
+pub fn jwts(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     for (at, _) in text.match_indices("eyJ") {
         if !starts_token(bytes, at) {
@@ -211,7 +211,7 @@ pub fn jwts(text: &str, out: &mut Vec<Finding>) {
         if end - p_end < 10 && !text[h_end + 1..].starts_with("eyJ") {
             continue;
         }
-        if !overlaps(out, at, end) {
+        if !out.overlaps(at, end) {
             out.push(Finding { start: at, end, kind: "jwt" });
         }
     }
@@ -268,7 +268,7 @@ fn starts_folded(bytes: &[u8], at: usize, word: &[u8]) -> bool {
 const ASSIGNED_MAX: usize = 2048;
 
 /// A high-entropy value assigned to a key-like name: `api_key = "…"`, `token: …`, `Bearer …`.
-pub fn assigned(text: &str, out: &mut Vec<Finding>) {
+pub fn assigned(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     let buckets = names_by_first_byte();
     let starts = (0..bytes.len()).filter(|&at| !buckets[usize::from(bytes[at])].is_empty() && (at == 0 || !bytes[at - 1].is_ascii_alphanumeric()));
@@ -312,7 +312,7 @@ pub fn assigned(text: &str, out: &mut Vec<Finding>) {
                 e
             };
             let value = &text[start..end];
-            if value.len() < 16 || value.len() > ASSIGNED_MAX || value.starts_with("http") || overlaps(out, start, end) || value.contains("..") {
+            if value.len() < 16 || value.len() > ASSIGNED_MAX || value.starts_with("http") || out.overlaps(start, end) || value.contains("..") {
                 continue;
             }
             if looks_random(value, 16, 3.3) {
@@ -332,7 +332,7 @@ pub fn assigned(text: &str, out: &mut Vec<Finding>) {
 /// A Twilio account SID (`AC` and 32 hex digits) is an account's name; the auth token that goes
 /// with it is 32 hex digits too. In a text that names an account, every other run of exactly 32
 /// hex digits is taken for its token.
-pub fn account_tokens(text: &str, out: &mut Vec<Finding>) {
+pub fn account_tokens(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     let hex_run = |at: usize| run_end_within(bytes, at, Charset::Hex, 33) - at;
     let sid = text.match_indices("AC").any(|(at, _)| starts_token(bytes, at) && hex_run(at + 2) == 32 && !bytes.get(at + 34).is_some_and(|&b| is_token_byte(b)));
@@ -347,7 +347,7 @@ pub fn account_tokens(text: &str, out: &mut Vec<Finding>) {
         }
         let end = run_end_within(bytes, at, Charset::Hex, 33);
         let bounded = end == bytes.len() || !is_token_byte(bytes[end]);
-        if end - at == 32 && bounded && !overlaps(out, at, end) && super::entropy::bits_per_char(&text[at..end]) >= 3.0 {
+        if end - at == 32 && bounded && !out.overlaps(at, end) && super::entropy::bits_per_char(&text[at..end]) >= 3.0 {
             out.push(Finding { start: at, end, kind: "twilio-token" });
         }
         at = end.max(at + 1);
@@ -401,7 +401,7 @@ const KEY_RUN: usize = shortest_key_run(RULES);
 
 /// Every secret of these kinds in `text`. A scanner runs only when the text has a run of value
 /// bytes as long as its shortest find: ordinary prose has no run that long and skips them all.
-pub fn find(text: &str, out: &mut Vec<Finding>) {
+pub fn find(text: &str, out: &mut Findings) {
     let run = longest_value_run(text.as_bytes());
     if run >= PEM_RUN {
         private_keys(text, out);
@@ -425,7 +425,7 @@ mod tests {
     use super::*;
 
     fn kinds(text: &str) -> Vec<&'static str> {
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| f.kind).collect()
     }
@@ -459,7 +459,7 @@ mod tests {
     #[test]
     fn pem_blocks_jwts_and_assigned_values() {
         let pem = "here:\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----\nthanks";
-        let mut out = Vec::new();
+        let mut out = Findings::default();
         find(pem, &mut out);
         assert_eq!(out.len(), 1);
         assert_eq!(&pem[out[0].start..out[0].end], "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7\n-----END RSA PRIVATE KEY-----");
@@ -475,7 +475,7 @@ mod tests {
         let s = "-----BEGIN PRIVATE KEY-----\nsk-proj-abc eyJhbGciOi.eyJ token: é AKIA ghp_ Bearer ";
         for i in 0..=s.len() {
             if s.is_char_boundary(i) {
-                let mut out = Vec::new();
+                let mut out = Findings::default();
                 find(&s[..i], &mut out);
                 find(&s[i..], &mut out);
             }

@@ -7,7 +7,7 @@
 use super::corpus as guard_corpus;
 use super::variants as guard_variants;
 
-use crate::guard::{cards, credentials, find_secrets, iban, ids, password, secrets, Finding};
+use crate::guard::{cards, credentials, find_secrets, iban, ids, password, secrets, Finding, Findings};
 
 fn texts() -> Vec<String> {
     let payloads: Vec<String> = guard_corpus::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards")).into_iter().map(|p| p.text).collect();
@@ -15,7 +15,7 @@ fn texts() -> Vec<String> {
 }
 
 /// `secrets::find` without its shortcut: each scanner on the whole text, in its order.
-fn every_secret_scanner(text: &str, out: &mut Vec<Finding>) {
+fn every_secret_scanner(text: &str, out: &mut Findings) {
     secrets::private_keys(text, out);
     secrets::prefixed(text, out);
     secrets::jwts(text, out);
@@ -25,7 +25,7 @@ fn every_secret_scanner(text: &str, out: &mut Vec<Finding>) {
 
 /// `find_secrets` without its shortcuts, merged the way it merges.
 fn every_scanner(text: &str) -> Vec<Finding> {
-    let mut out = Vec::new();
+    let mut out = Findings::default();
     every_secret_scanner(text, &mut out);
     credentials::url_passwords(text, &mut out);
     credentials::connection_fields(text, &mut out);
@@ -35,6 +35,7 @@ fn every_scanner(text: &str) -> Vec<Finding> {
     iban::find(text, &mut out);
     ids::find(text, &mut out);
     password::find(text, &mut out);
+    let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     let mut merged: Vec<Finding> = Vec::new();
     for f in out {
@@ -52,11 +53,11 @@ fn shortcuts_find_what_every_scanner_finds() {
     assert!(texts.len() > 3000, "{} texts", texts.len());
     let mut found = 0;
     for t in &texts {
-        let mut direct = Vec::new();
+        let mut direct = Findings::default();
         secrets::find(t, &mut direct);
-        let mut every = Vec::new();
+        let mut every = Findings::default();
         every_secret_scanner(t, &mut every);
-        assert_eq!(direct, every, "secrets::find on {t:?}");
+        assert_eq!(*direct, *every, "secrets::find on {t:?}");
         let reference = every_scanner(t);
         assert_eq!(find_secrets(t), reference, "find_secrets on {t:?}");
         found += usize::from(!reference.is_empty());
