@@ -40,14 +40,35 @@ struct Args {
     misses: bool,
     /// Consolidation epochs run after ingesting, before the questions (recall must not drop).
     consolidate: u32,
+    /// A fixed half of the data: `tune` (LoCoMo conversations 1–3, LongMemEval's even questions) to
+    /// fit levers on, `held` (the rest) to report them on. Unset: all of it.
+    part: Option<Part>,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Tune,
+    Held,
+}
+
+impl Part {
+    /// Whether item `i` (a LoCoMo conversation, a LongMemEval question) belongs to `part`.
+    fn holds(part: Option<Part>, i: usize, conversations: bool) -> bool {
+        let tune = if conversations { i < 3 } else { i % 2 == 0 };
+        match part {
+            None => true,
+            Some(Part::Tune) => tune,
+            Some(Part::Held) => !tune,
+        }
+    }
 }
 
 fn parse_args() -> AnyResult<Args> {
     let mut it = std::env::args().skip(1);
-    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses] [--consolidate N]";
+    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses] [--consolidate N] [--part tune|held]";
     let dataset = it.next().ok_or(usage)?;
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false, consolidate: 0 };
+    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false, consolidate: 0, part: None };
     while let Some(flag) = it.next() {
         if flag == "--misses" {
             args.misses = true;
@@ -59,6 +80,13 @@ fn parse_args() -> AnyResult<Args> {
             "--mode" => args.mode = value,
             "--neighbors" => args.neighbors = value.parse()?,
             "--consolidate" => args.consolidate = value.parse()?,
+            "--part" => {
+                args.part = Some(match value.as_str() {
+                    "tune" => Part::Tune,
+                    "held" => Part::Held,
+                    _ => return Err(usage.into()),
+                })
+            }
             _ => return Err(usage.into()),
         }
     }
@@ -242,7 +270,10 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
     let mut per_cat: BTreeMap<u64, (usize, [f64; 3])> = BTreeMap::new();
     let mut total = (0usize, [0f64; 3]);
     let mut questions_seen = 0usize;
-    for conv in data.as_array().ok_or("LoCoMo: expected an array")? {
+    for (i, conv) in data.as_array().ok_or("LoCoMo: expected an array")?.iter().enumerate() {
+        if !Part::holds(args.part, i, true) {
+            continue;
+        }
         let c = &conv["conversation"];
         let (mut engine, clock) = new_engine(0, embedder);
         let mut turn_ids: HashSet<String> = HashSet::new();
@@ -317,9 +348,12 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
 fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> AnyResult<()> {
     let mut by_type: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
     let (mut n, mut recall_sum, mut ndcg_sum) = (0usize, 0f64, 0f64);
-    for q in data.as_array().ok_or("LongMemEval: expected an array")? {
+    for (i, q) in data.as_array().ok_or("LongMemEval: expected an array")?.iter().enumerate() {
         if args.limit.is_some_and(|l| n >= l) {
             break;
+        }
+        if !Part::holds(args.part, i, false) {
+            continue;
         }
         let qid = q["question_id"].as_str().unwrap_or_default();
         if qid.ends_with("_abs") {
