@@ -379,9 +379,11 @@ export interface OpenOptions {
   /** The stored vectors came from another embedder: re-embed every record instead of refusing to open. */
   reembed?: boolean;
   /**
-   * Opening is one unit (phase `open`): the core opens the store, a `reembed` included, in one step.
-   * Aborted before it, nothing is read; aborted during it, the store is closed again once it is open
-   * (a finished re-embed stays written) and `open` rejects with `Aborted`.
+   * Opening is one unit (phase `open`); a `reembed` adds one unit per record (phase `reembed`,
+   * reported after each batch of 32, the event loop getting a turn between batches). Aborted before
+   * the write of the new vectors, nothing is written and `open` rejects with `Aborted` (the store
+   * still opens with its old embedder); aborted after it, the store is closed again (the re-embed
+   * stays written) and `open` rejects with `Aborted`.
    */
   signal?: AbortSignal;
   onProgress?: (event: Progress) => void;
@@ -873,9 +875,10 @@ export interface OpenAICompatibleOptions {
  * Progress of a call that can run long, in its work units: `done` never decreases and is never above
  * `total`; `total` may grow as the call finds more work; on success the last event has
  * `done === total`. Units by call: `addMany` items; `ingest`, `ingestMany` turns; `import` bytes;
- * `reindex` points; `extract`, `author`, `consolidate` LLM calls plus one for the apply; `open`,
- * `compact` one. `phase` names the step: `prepare`, `embed` (a host embedder, in slices), `read`,
- * `write`, `compact`, `open`, `build`, `install`, `plan`, `llm`, `apply`, `author`, `done`.
+ * `reindex` points; `extract`, `author`, `consolidate` LLM calls plus one for the apply; `open` one,
+ * plus a record each when it re-embeds; `compact` one. `phase` names the step: `prepare`, `embed` (a
+ * host embedder, in slices), `read`, `write`, `compact`, `open`, `reembed`, `build`, `install`,
+ * `plan`, `llm`, `apply`, `author`, `done`.
  */
 export interface Progress {
   phase: string;

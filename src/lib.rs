@@ -49,7 +49,9 @@ pub mod embed;
 #[cfg(target_arch = "wasm32")]
 mod wasm;
 
-pub use engine::{Added, DeletedSession, EngineOptions, Engram, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, SessionInput, Stats, TurnInput};
+pub use engine::{
+    Added, DeletedSession, EngineOptions, Engram, Evolving, EvolvingPatch, Hit, HitTarget, Ingested, MemoryPatch, NewMemory, Reembed, SessionInput, Stats, TurnInput, REEMBED_BATCH,
+};
 pub use error::{Error, ErrorCode, Result};
 pub use model::{Kind, Layer, Memory, RawEntry};
 pub use recall::{Scope, SearchRequest};

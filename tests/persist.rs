@@ -89,6 +89,47 @@ fn a_store_remembers_its_embedder_and_refuses_another_unless_asked_to_reembed() 
     assert_eq!(open_with("model-a", 8, false).err().unwrap().code, ErrorCode::Embedder);
 }
 
+/// Opening with `reembed` in steps: progress counts every record in batches, a drop before the end
+/// leaves storage byte for byte as it was (the old embedder still opens it), and finishing gives
+/// what a one-step open gives.
+#[test]
+fn a_reembedding_open_runs_in_batches_and_a_drop_before_the_end_changes_nothing() {
+    let storage = Rc::new(MemoryStorage::new());
+    let mut store = block_on(Store::open(storage.clone(), Box::new(clock()), with_embedder("model-a", 8, false))).unwrap();
+    let contents: Vec<String> = (0..70).map(|i| format!("memory number {i} about topic {}", i % 7)).collect();
+    let mut ids = Vec::new();
+    for c in &contents {
+        ids.push(block_on(store.add(NewMemory { content: c.clone(), ..Default::default() })).unwrap().memory.id);
+    }
+    drop(store);
+    let before = storage.dump();
+
+    let mut opening = block_on(Store::opening(storage.clone(), Box::new(clock()), with_embedder("model-b", 16, true))).unwrap();
+    assert_eq!(opening.progress(), (0, 70));
+    assert!(opening.step().unwrap());
+    assert_eq!(opening.progress(), (engram::REEMBED_BATCH, 70));
+    drop(opening);
+    assert_eq!(storage.dump(), before, "a dropped opening wrote nothing");
+    assert!(block_on(Store::open(storage.clone(), Box::new(clock()), with_embedder("model-a", 8, false))).is_ok(), "the old embedder still opens it");
+
+    let mut opening = block_on(Store::opening(storage.clone(), Box::new(clock()), with_embedder("model-b", 16, true))).unwrap();
+    let mut seen = vec![opening.progress().0];
+    while opening.step().unwrap() {
+        seen.push(opening.progress().0);
+    }
+    seen.push(opening.progress().0);
+    assert_eq!(seen, [0, 32, 64, 70]);
+    let stepped = block_on(opening.finish()).unwrap();
+    let at_once = block_on(Store::open(Rc::new(MemoryStorage::from_records(before)), Box::new(clock()), with_embedder("model-b", 16, true))).unwrap();
+    for id in &ids {
+        let v = stepped.engine().memory_with_vector(id).unwrap().1.unwrap();
+        assert_eq!(v.len(), 16);
+        assert_eq!(Some(v), at_once.engine().memory_with_vector(id).unwrap().1);
+    }
+    drop(stepped);
+    assert_eq!(block_on(Store::open(storage.clone(), Box::new(clock()), with_embedder("model-a", 8, false))).err().unwrap().code, ErrorCode::Embedder);
+}
+
 #[test]
 fn a_seeded_id_source_never_reuses_an_id_after_a_reopen() {
     // A seeded source restarts its sequence on every open; the ids it already handed out (live or

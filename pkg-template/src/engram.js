@@ -97,9 +97,20 @@ export class Engram {
     progress.check();
     progress.report("open", 0, 1);
     progress.check();
-    const db = new Engram(OPEN, { ...(await openCore(settings.reopen)), ...settings });
+    // A reembed runs in batches: watched, each batch is reported, then the event loop gets a turn
+    // (for the host's UI, and for its abort) before the next; an abort there rejects the open with
+    // nothing written.
+    const onBatch = progress.watched
+      ? async (done, total) => {
+          progress.report("reembed", done, total);
+          progress.check();
+          await new Promise((resolve) => setTimeout(resolve, 0));
+          progress.check();
+        }
+      : undefined;
+    const db = new Engram(OPEN, { ...(await openCore(settings.reopen, onBatch)), ...settings });
     db.#skipped(db.#core);
-    // The core's open (a reembed with it) is one step: aborted during it, the store is closed again.
+    // Aborted after the core's open finished: the store is closed again.
     if (progress.signal?.aborted) {
       await db.close().catch(() => {});
       throw abortedError("opening the store");

@@ -9,7 +9,7 @@ import { faultsOf, unlessFaulted } from "./faults.js";
 import { forgetHandle, liveCore } from "./instance.js";
 
 /** A new core on the live instance, opened from storage when there is an adapter: `{glue, core}`. */
-export async function openCore({ coreJson, storeJson, storage, adapter, local }) {
+export async function openCore({ coreJson, storeJson, storage, adapter, local }, onBatch) {
   const glue = await liveCore();
   const faults = faultsOf(glue);
   let core;
@@ -17,7 +17,7 @@ export async function openCore({ coreJson, storeJson, storage, adapter, local })
     const handle = local ? await Embedder.handleOn(local, glue) : null;
     core = new glue.EngramCore(coreJson);
     if (handle) core.setEmbedder(handle);
-    if (adapter) await withLock(storage, () => unlessFaulted(faults, core.open(adapter, storeJson)));
+    if (adapter) await withLock(storage, () => unlessFaulted(faults, core.open(adapter, storeJson, onBatch)));
   } catch (e) {
     if (faults.message === null) core?.free();
     else forgetHandle(core);

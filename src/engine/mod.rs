@@ -42,6 +42,7 @@ pub(crate) use journal::Changes;
 pub use merge::Merged;
 pub(crate) use prebuilt::{Counted, PersistedSegment, Prebuilt};
 pub use raw::{DeletedSession, Ingested, SessionInput, TurnInput};
+pub use reembed::{Reembed, REEMBED_BATCH};
 pub(crate) use replay::RecordChange;
 pub use search::{Hit, HitTarget};
 pub use state::{EngineState, WithVector};

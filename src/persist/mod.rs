@@ -70,4 +70,4 @@ pub use block_on::block_on;
 pub use identity::EmbedderIdentity;
 pub use load::{Damage, Skipped};
 pub use memory_storage::MemoryStorage;
-pub use store::{GroupedWrite, OpenOptions, Store, DEFAULT_COMPACT_AFTER};
+pub use store::{GroupedWrite, OpenOptions, Opening, Store, DEFAULT_COMPACT_AFTER};

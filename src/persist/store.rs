@@ -12,7 +12,7 @@ use super::keys::{self, chunk_key, head_key, head_marker_key, snapshot_key, Stor
 use super::load;
 use super::ops::{Op, OpWriter};
 use super::record::{self, RecordKind};
-use crate::engine::{Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, Merged, NewMemory, RecordChange, SessionInput, VectorTarget};
+use crate::engine::{Added, Changes, DeletedSession, EngineOptions, Engram, Hit, Ingested, MemoryPatch, Merged, NewMemory, RecordChange, Reembed, SessionInput, VectorTarget};
 use crate::error::{Error, ErrorCode, Result};
 use crate::host::{Clock, Storage, StorageKey};
 use crate::index::vector::{BuildInput, BuildOutput, Installed};
@@ -95,9 +95,48 @@ fn storage_error(e: Error) -> Error {
     }
 }
 
+/// A store being opened whose records still wait for the new embedder's vectors ([`Store::opening`]).
+pub struct Opening<S: Storage> {
+    store: Store<S>,
+    reembed: Option<Reembed>,
+}
+
+impl<S: Storage> Opening<S> {
+    /// Records re-embedded so far, and in all (`(0, 0)` when nothing is to be re-embedded).
+    pub fn progress(&self) -> (usize, usize) {
+        self.reembed.as_ref().map_or((0, 0), Reembed::progress)
+    }
+
+    /// Embeds the next batch; returns whether any remain.
+    pub fn step(&mut self) -> Result<bool> {
+        match &mut self.reembed {
+            Some(job) => job.step(&self.store.engine),
+            None => Ok(false),
+        }
+    }
+
+    /// The open store, with the new vectors written as one chunk. Dropping an `Opening` instead
+    /// leaves storage as it was.
+    pub async fn finish(mut self) -> Result<Store<S>> {
+        if let Some(job) = self.reembed.take() {
+            self.store.mutate(|e| e.apply_reembed(&job)).await?;
+        }
+        Ok(self.store)
+    }
+}
+
 impl<S: Storage> Store<S> {
     /// Opens the store kept in `storage` (empty storage: a new store).
     pub async fn open(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Self> {
+        let mut opening = Self::opening(storage, clock, options).await?;
+        while opening.step()? {}
+        opening.finish().await
+    }
+
+    /// [`Store::open`] in steps: the store as loaded, with the re-embedding `reembed` asked for still
+    /// to run batch by batch ([`Opening::step`]), so a host can report progress and give up between
+    /// batches; nothing is written before [`Opening::finish`].
+    pub async fn opening(storage: S, clock: Box<dyn Clock>, options: OpenOptions) -> Result<Opening<S>> {
         let loaded = Self::read_image(&storage, options.damage).await?;
         let wanted = options.engine.embedder.as_deref().map(EmbedderIdentity::of).or(options.identity);
         let mismatch = matches!((&loaded.identity, &wanted), (Some(have), Some(want)) if have != want);
@@ -137,10 +176,8 @@ impl<S: Storage> Store<S> {
             store.identity_pending = store.identity.as_ref() != Some(&want);
             store.identity = Some(want);
         }
-        if mismatch {
-            store.mutate(|e| e.reembed()).await?;
-        }
-        Ok(store)
+        let reembed = if mismatch { Some(store.engine.plan_reembed()?) } else { None };
+        Ok(Opening { store, reembed })
     }
 
     /// The image in storage. Read again if a snapshot was made while the records were read (by a

@@ -179,7 +179,10 @@ impl EngramCore {
 
     /// Binds this (still empty) handle to the store kept by `adapter`, loading what it holds.
     /// `options`: JSON `{reembed?: boolean, compactAfter?: number, skipDamaged?: boolean}`.
-    pub fn open(&self, adapter: JsAdapter, options: Option<String>) -> Promise {
+    /// `on_batch(done, total)`, when a reembed runs: called after each batch of records embedded; it
+    /// may return a promise, awaited before the next batch (the host's turn to report progress and
+    /// to give up: a throw or rejection ends the open with that error, nothing written).
+    pub fn open(&self, adapter: JsAdapter, options: Option<String>, on_batch: Option<js_sys::Function>) -> Promise {
         let inner = self.inner.clone();
         let (id_seed, local, declared, vectors, guards, exclude_default) =
             (self.id_seed, self.local.clone(), self.declared.clone(), self.vectors.clone(), self.guards, self.exclude_default);
@@ -192,7 +195,17 @@ impl EngramCore {
             }
             let embedder: Option<Box<dyn Embedder>> = local.map(|e| Box::new(e) as Box<dyn Embedder>);
             let options = OpenOptions { engine: EngineOptions { id_seed, embedder, vectors, guards, exclude_default }, reembed, compact_after, identity: declared, damage };
-            let store = Store::open(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
+            let mut opening = Store::opening(JsStorage::new(adapter), Box::new(JsClock), options).await.map_err(to_js)?;
+            while opening.step().map_err(to_js)? {
+                if let Some(f) = &on_batch {
+                    let (done, total) = opening.progress();
+                    let turn = f.call2(&JsValue::NULL, &JsValue::from(done as f64), &JsValue::from(total as f64))?;
+                    if turn.is_instance_of::<Promise>() {
+                        wasm_bindgen_futures::JsFuture::from(Promise::from(turn)).await?;
+                    }
+                }
+            }
+            let store = opening.finish().await.map_err(to_js)?;
             *guard = Backend::Stored(Box::new(store));
             Ok(JsValue::UNDEFINED)
         })

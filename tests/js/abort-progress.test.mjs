@@ -253,3 +253,38 @@ test("a host embedder watched is asked in slices, so an abort between two stops 
   assert.deepEqual(calls, [items.length]);
   await db.close();
 });
+
+test(
+  "open with reembed reports each batch of records, and an abort between two batches leaves the store as it was",
+  { skip: !haveModel && !process.env.ENGRAM_REQUIRE_MODEL && "model files absent (bash scripts/fetch-models.sh)" },
+  async () => {
+    const storage = new CountingStorage();
+    const first = await Engram.open({ embedder: hostEmbedder("host-a"), storage });
+    await first.addMany(Array.from({ length: 100 }, (_, i) => `memory ${i} kept across the reembed`));
+    await first.close();
+    storage.writes = 0;
+    const reopen = async (watch) => Engram.open({ embedder: await localEmbedder(), storage, reembed: true, autoReindex: false, ...watch });
+
+    const controller = new AbortController();
+    const batches = [];
+    const onProgress = (e) => {
+      if (e.phase !== "reembed") return;
+      batches.push(e.done);
+      if (batches.length === 2) controller.abort();
+    };
+    await rejectsWith(reopen({ signal: controller.signal, onProgress }), "Aborted", EngramError);
+    assert.deepEqual(batches, [32, 64], "stopped after the batch during which the abort came");
+    assert.equal(storage.writes, 0, "nothing written");
+    const old = await Engram.open({ embedder: hostEmbedder("host-a"), storage });
+    assert.equal((await old.stats()).memories, 100, "the old embedder still opens it, whole");
+    await old.close();
+
+    const events = [];
+    const db = await reopen({ onProgress: (e) => events.push(e) });
+    const done = events.filter((e) => e.phase === "reembed").map((e) => e.done);
+    assert.deepEqual(done, [32, 64, 96], "one event per batch (the last batch is the write that follows)");
+    assert.equal(events.at(-1).done, events.at(-1).total);
+    assert.equal((await db.stats()).memories, 100);
+    await db.close();
+  },
+);
