@@ -5,9 +5,9 @@
 // object of the middleware's shape: the SDK itself is the host's, nothing is imported from it.
 
 import { invalid } from "./errors.js";
-import { fields, isPlainObject } from "./wire.js";
+import { is, readOptions } from "./options.js";
 
-const OPTIONS = ["memory", "namespace", "includeDefault", "maxTokens", "sessionId", "author"];
+const OPTIONS = Object.freeze({ memory: is.passed, namespace: is.string, sessionId: is.string, author: is.boolean, includeDefault: is.boolean, maxTokens: is.count });
 
 /** The text of a prompt message's parts (the SDK's prompt: system content is a string, others parts). */
 function textOf(message) {
@@ -40,14 +40,10 @@ function newUserText(prompt) {
  * `author: false` keeps the exchange verbatim without authoring memories from it.
  */
 export function engramMiddleware(options) {
-  if (!isPlainObject(options)) throw invalid("engramMiddleware: expected an options object like {memory}");
-  const read = fields(options, "engramMiddleware");
-  for (const key of Object.keys(read)) if (!OPTIONS.includes(key)) throw invalid(`engramMiddleware: unknown option \`${key}\` (allowed: ${OPTIONS.join(", ")})`);
-  const { memory, namespace, includeDefault, maxTokens = 800, sessionId, author = true } = read;
+  const { memory, namespace, includeDefault, maxTokens = 800, sessionId, author = true } = readOptions(options, "engramMiddleware", OPTIONS, "{memory}");
   if (memory === null || typeof memory !== "object" || typeof memory.recall !== "function" || typeof memory.ingest !== "function")
     throw invalid("engramMiddleware: `memory` must be an Engram (from Engram.open or openInWorker)");
   if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === "")) throw invalid("engramMiddleware: `sessionId` must be a non-empty string");
-  if (typeof author !== "boolean") throw invalid("engramMiddleware: `author` must be a boolean");
   const scope = { ...(namespace === undefined ? {} : { namespace }), ...(includeDefault === undefined ? {} : { includeDefault }) };
 
   // One exchange kept at a time: each reads the session's turns and ingests them with its own

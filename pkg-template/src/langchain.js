@@ -7,7 +7,7 @@ import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { Document } from "@langchain/core/documents";
 import { AIMessage, ChatMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { invalid } from "./errors.js";
-import { fields, isPlainObject } from "./wire.js";
+import { is, readOptions } from "./options.js";
 
 /** The Engram passed in: checked by shape, so a handle from `openInWorker` serves as well. */
 function memoryOf(given, what, methods) {
@@ -16,15 +16,22 @@ function memoryOf(given, what, methods) {
   return given;
 }
 
-function optionsOf(given, what, allowed) {
-  if (!isPlainObject(given)) throw invalid(`${what}: expected an options object like {memory}`);
-  const read = fields(given, what);
-  for (const key of Object.keys(read)) if (!allowed.includes(key)) throw invalid(`${what}: unknown option \`${key}\` (allowed: ${allowed.join(", ")})`);
-  return read;
-}
-
-// `tags`, `metadata`, `callbacks` and `verbose` are LangChain's (tracing); `memoryTags` filters memories.
-const RETRIEVER_OPTIONS = ["memory", "namespace", "includeDefault", "limit", "scope", "kinds", "layers", "memoryTags", "callbacks", "tags", "metadata", "verbose"];
+// `tags`, `metadata`, `callbacks` and `verbose` are LangChain's (tracing); `memoryTags` filters
+// memories. The search options are checked by the core on the first call, as for `search` itself.
+const RETRIEVER_OPTIONS = Object.freeze({
+  memory: is.passed,
+  namespace: is.string,
+  includeDefault: is.boolean,
+  limit: is.passed,
+  scope: is.passed,
+  kinds: is.passed,
+  layers: is.passed,
+  memoryTags: is.passed,
+  callbacks: is.passed,
+  tags: is.passed,
+  metadata: is.passed,
+  verbose: is.boolean,
+});
 
 /**
  * Memories (and, with `scope: "all"`, verbatim turns) for a query, as LangChain `Document`s: the
@@ -42,11 +49,10 @@ export class EngramRetriever extends BaseRetriever {
   #search;
 
   constructor(options) {
-    const read = optionsOf(options, "EngramRetriever", RETRIEVER_OPTIONS);
+    const read = readOptions(options, "EngramRetriever", RETRIEVER_OPTIONS, "{memory}");
     const { memory, callbacks, metadata, verbose, tags, memoryTags, ...search } = read;
     super({ callbacks, metadata, verbose, tags });
     this.#memory = memoryOf(memory, "EngramRetriever", ["search"]);
-    // The search options are checked by the core on the first call, as for `search` itself.
     this.#search = { limit: 5, ...search, ...(memoryTags === undefined ? {} : { tags: memoryTags }) };
   }
 
@@ -62,7 +68,7 @@ export class EngramRetriever extends BaseRetriever {
   }
 }
 
-const HISTORY_OPTIONS = ["memory", "sessionId", "namespace", "author"];
+const HISTORY_OPTIONS = Object.freeze({ memory: is.passed, namespace: is.string, sessionId: is.string, author: is.boolean });
 
 /** A LangChain message's role as Engram stores turns, and its text (text parts of a multi-part message). */
 function turnOf(message, i) {
@@ -111,10 +117,9 @@ export class EngramChatMessageHistory extends BaseListChatMessageHistory {
 
   constructor(options) {
     super();
-    const read = optionsOf(options, "EngramChatMessageHistory", HISTORY_OPTIONS);
+    const read = readOptions(options, "EngramChatMessageHistory", HISTORY_OPTIONS, "{memory, sessionId}");
     this.#memory = memoryOf(read.memory, "EngramChatMessageHistory", ["session", "ingest", "deleteSession", "sessions"]);
     if (typeof read.sessionId !== "string" || read.sessionId === "") throw invalid("EngramChatMessageHistory: `sessionId` must be a non-empty string");
-    if (read.author !== undefined && typeof read.author !== "boolean") throw invalid("EngramChatMessageHistory: `author` must be a boolean");
     this.#sessionId = read.sessionId;
     this.#namespace = read.namespace;
     this.#author = read.author ?? true;

@@ -88,3 +88,38 @@ test("engramMiddleware: without a sessionId nothing is kept; bad options are Inv
     );
   await memory.close();
 });
+
+test("engramMiddleware: a misspelled or wrongly typed option is InvalidInput naming the call; valid ones work", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const refused = [
+    [{ memory, sesionId: "chat-1" }, /^engramMiddleware: unknown option `sesionId` \(allowed: memory, namespace, sessionId, author, includeDefault, maxTokens\)$/],
+    [{ memory, maxTokens: "800" }, /^engramMiddleware: `maxTokens` must be a non-negative integer$/],
+    [{ memory, maxTokens: 1.5 }, /^engramMiddleware: `maxTokens` must be a non-negative integer$/],
+    [{ memory, includeDefault: 0 }, /^engramMiddleware: `includeDefault` must be a boolean$/],
+    [{ memory, namespace: { id: "team" } }, /^engramMiddleware: `namespace` must be a string$/],
+    [{ memory, sessionId: 42 }, /^engramMiddleware: `sessionId` must be a string$/],
+    [{ memory, sessionId: "chat-1", author: null }, /^engramMiddleware: `author` must be a boolean$/],
+    ["memory", /^engramMiddleware: expected an options object like \{memory\}$/],
+  ];
+  for (const [bad, message] of refused)
+    assert.throws(
+      () => engramMiddleware(bad),
+      (e) => e instanceof EngramError && e.code === "InvalidInput" && message.test(e.message),
+      String(message),
+    );
+
+  await memory.add({ content: "Ana prefers short answers", namespace: "team" });
+  const { model, prompts } = recordingModel("Sure.");
+  const middleware = engramMiddleware({ memory, namespace: "team", includeDefault: true, maxTokens: 200, sessionId: "chat-2", author: false });
+  await generateText({ model: wrapLanguageModel({ model, middleware }), prompt: "How does Ana like her answers?" });
+  assert.match(systemTexts(prompts[0])[0], /Ana prefers short answers/);
+  assert.deepEqual(
+    (await memory.session("chat-2")).map((t) => [t.role, t.content]),
+    [
+      ["user", "How does Ana like her answers?"],
+      ["assistant", "Sure."],
+    ],
+  );
+  assert.equal((await memory.getAll({ namespace: "team" })).length, 1, "author: false authors nothing");
+  await memory.close();
+});

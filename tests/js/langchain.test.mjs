@@ -96,6 +96,44 @@ test("EngramChatMessageHistory: a conversation kept as a session, read back afte
   await reopened.close();
 });
 
+/** Asserts `make` throws InvalidInput with a message matching `message`. */
+function refuses(make, message) {
+  assert.throws(make, (e) => e instanceof EngramError && e.code === "InvalidInput" && message.test(e.message), String(message));
+}
+
+test("the adapters' options: a misspelled or wrongly typed one is InvalidInput naming the call; valid ones work", async () => {
+  const memory = await Engram.open({ embedder: null });
+  await memory.add({ content: "Ana reviews the release notes", namespace: "work" });
+  refuses(() => new EngramRetriever({ memory, limt: 3 }), /^EngramRetriever: unknown option `limt` \(allowed: memory, namespace, /);
+  refuses(() => new EngramRetriever({ memory, includeDefault: "no" }), /^EngramRetriever: `includeDefault` must be a boolean$/);
+  refuses(() => new EngramRetriever({ memory, namespace: 42 }), /^EngramRetriever: `namespace` must be a string$/);
+  refuses(() => new EngramRetriever({ memory, verbose: 1 }), /^EngramRetriever: `verbose` must be a boolean$/);
+  refuses(() => new EngramRetriever([memory]), /^EngramRetriever: expected an options object like \{memory\}$/);
+  refuses(() => new EngramRetriever({ memory, userId: "u1" }), /Engram scopes memories by namespace, any id of yours: \{ namespace: "u1" \}$/);
+  refuses(
+    () => new EngramChatMessageHistory({ memory, sessionId: "chat-1", autor: false }),
+    /^EngramChatMessageHistory: unknown option `autor` \(allowed: memory, namespace, sessionId, author\)$/,
+  );
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: 7 }), /^EngramChatMessageHistory: `sessionId` must be a string$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "" }), /^EngramChatMessageHistory: `sessionId` must be a non-empty string$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "chat-1", author: "no" }), /^EngramChatMessageHistory: `author` must be a boolean$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "chat-1", namespace: ["work"] }), /^EngramChatMessageHistory: `namespace` must be a string$/);
+
+  const retriever = new EngramRetriever({ memory, namespace: "work", includeDefault: false, verbose: false, limit: 2 });
+  assert.deepEqual(
+    (await retriever.invoke("who reviews the release notes?")).map((d) => d.pageContent),
+    ["Ana reviews the release notes"],
+  );
+  const history = new EngramChatMessageHistory({ memory, sessionId: "chat-1", namespace: "work", author: false });
+  await history.addUserMessage("Ana is on leave next week.");
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => m.content),
+    ["Ana is on leave next week."],
+  );
+  assert.equal((await memory.getAll({ namespace: "work" })).length, 1, "author: false authors nothing");
+  await memory.close();
+});
+
 test("the README's LangChain example prints its documented output", (t) => {
   const readme = readFileSync(join(repo, "README.md"), "utf8");
   const marker = readme.indexOf("<!-- example: executed by tests/js/langchain.test.mjs -->");
