@@ -8,13 +8,7 @@ import { Document } from "@langchain/core/documents";
 import { AIMessage, ChatMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { invalid } from "./errors.js";
 import { is, readOptions } from "./options.js";
-
-/** The Engram passed in: checked by shape, so a handle from `openInWorker` serves as well. */
-function memoryOf(given, what, methods) {
-  if (given === null || typeof given !== "object" || methods.some((m) => typeof given[m] !== "function"))
-    throw invalid(`${what}: \`memory\` must be an Engram (from Engram.open or openInWorker)`);
-  return given;
-}
+import { HOST_SESSION_OPTIONS, hostSession, memoryOf } from "./host-session.js";
 
 // `tags`, `metadata`, `callbacks` and `verbose` are LangChain's (tracing); `memoryTags` filters
 // memories. The search options are checked by the core on the first call, as for `search` itself.
@@ -68,8 +62,6 @@ export class EngramRetriever extends BaseRetriever {
   }
 }
 
-const HISTORY_OPTIONS = Object.freeze({ memory: is.passed, namespace: is.string, sessionId: is.string, author: is.boolean });
-
 /** A LangChain message's role as Engram stores turns, and its text (text parts of a multi-part message). */
 function turnOf(message, i) {
   const type = typeof message?.getType === "function" ? message.getType() : typeof message?._getType === "function" ? message._getType() : undefined;
@@ -110,29 +102,16 @@ function messageOf(entry) {
 export class EngramChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ["engram", "chat_history"];
 
-  #memory;
-  #sessionId;
-  #namespace;
-  #author;
+  #session;
 
   constructor(options) {
     super();
-    const read = readOptions(options, "EngramChatMessageHistory", HISTORY_OPTIONS, "{memory, sessionId}");
-    this.#memory = memoryOf(read.memory, "EngramChatMessageHistory", ["session", "ingest", "deleteSession", "sessions"]);
-    if (typeof read.sessionId !== "string" || read.sessionId === "") throw invalid("EngramChatMessageHistory: `sessionId` must be a non-empty string");
-    this.#sessionId = read.sessionId;
-    this.#namespace = read.namespace;
-    this.#author = read.author ?? true;
-  }
-
-  async #turns() {
-    const known = await this.#memory.sessions(this.#namespace === undefined ? undefined : { namespace: this.#namespace });
-    if (!known.includes(this.#sessionId)) return [];
-    return (await this.#memory.session(this.#sessionId)).map(({ role, content }) => ({ role, content }));
+    const read = readOptions(options, "EngramChatMessageHistory", HOST_SESSION_OPTIONS, "{memory, sessionId}");
+    this.#session = hostSession(read.memory, read, "EngramChatMessageHistory");
   }
 
   async getMessages() {
-    return (await this.#turns()).map(messageOf);
+    return (await this.#session.turns()).map(messageOf);
   }
 
   async addMessage(message) {
@@ -141,15 +120,10 @@ export class EngramChatMessageHistory extends BaseListChatMessageHistory {
 
   async addMessages(messages) {
     if (!Array.isArray(messages)) throw invalid("EngramChatMessageHistory: addMessages takes an array of messages");
-    const added = messages.map(turnOf);
-    if (added.length === 0) return;
-    const session = { id: this.#sessionId, turns: [...(await this.#turns()), ...added] };
-    if (this.#namespace !== undefined) session.namespace = this.#namespace;
-    await this.#memory.ingest(session, this.#author ? { author: true } : undefined);
+    await this.#session.append(messages.map(turnOf));
   }
 
   async clear() {
-    const known = await this.#memory.sessions(this.#namespace === undefined ? undefined : { namespace: this.#namespace });
-    if (known.includes(this.#sessionId)) await this.#memory.deleteSession(this.#sessionId);
+    await this.#session.clear();
   }
 }

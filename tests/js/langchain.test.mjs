@@ -96,6 +96,19 @@ test("EngramChatMessageHistory: a conversation kept as a session, read back afte
   await reopened.close();
 });
 
+test("EngramChatMessageHistory: messages added together are all kept, in the order they were added", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const history = new EngramChatMessageHistory({ memory, sessionId: "chat-1", author: false });
+  await Promise.all([history.addUserMessage("One."), history.addAIMessage("Two."), history.addUserMessage("Three.")]);
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => m.content),
+    ["One.", "Two.", "Three."],
+  );
+  await Promise.all([history.addUserMessage("Four."), history.clear()]);
+  assert.deepEqual(await history.getMessages(), [], "a clear after an add removes it");
+  await memory.close();
+});
+
 /** Asserts `make` throws InvalidInput with a message matching `message`. */
 function refuses(make, message) {
   assert.throws(make, (e) => e instanceof EngramError && e.code === "InvalidInput" && message.test(e.message), String(message));
