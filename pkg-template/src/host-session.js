@@ -22,12 +22,21 @@ export function memoryOf(given, what, methods) {
  * names the adapter in errors.
  */
 export function hostSession(memory, { sessionId, namespace, author = true }, what) {
-  memoryOf(memory, what, ["session", "sessions", "ingest", "deleteSession"]);
+  memoryOf(memory, what, ["session", "ingest", "deleteSession"]);
   if (typeof sessionId !== "string" || sessionId === "") throw invalid(`${what}: \`sessionId\` must be a non-empty string`);
+  const ownNamespace = namespace ?? "default";
 
+  // The one session read by id, so the work per message does not grow with the store's other
+  // sessions. A session of another namespace reads as none, as it would listed within this one.
   async function stored() {
-    const known = await memory.sessions(namespace === undefined ? undefined : { namespace });
-    return known.includes(sessionId) ? memory.session(sessionId) : null;
+    let entries;
+    try {
+      entries = await memory.session(sessionId);
+    } catch (e) {
+      if (e?.code === "NotFound") return null;
+      throw e;
+    }
+    return entries[0]?.namespace === ownNamespace ? entries : null;
   }
 
   /** The turns kept so far, `[{role, content}]` in order. */

@@ -1,4 +1,5 @@
-// Shared by the Node tests: where the built package is, and a helper to assert typed rejections.
+// Shared by the Node tests: where the built package is, a helper to assert typed rejections, and
+// call counts through a wrapper.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -19,4 +20,23 @@ export async function rejectsWith(promise, code, EngramError) {
     assert.equal(e.name, code);
     return true;
   });
+}
+
+/**
+ * `target` behind a wrapper that counts its method calls by name (`calls`), each still made on
+ * `target` itself (so private fields work).
+ */
+export function countingCalls(target) {
+  const calls = {};
+  const wrapper = new Proxy(target, {
+    get(object, key) {
+      const value = Reflect.get(object, key, object);
+      if (typeof value !== "function") return value;
+      return (...args) => {
+        calls[key] = (calls[key] ?? 0) + 1;
+        return value.apply(object, args);
+      };
+    },
+  });
+  return { wrapper, calls };
 }

@@ -14,7 +14,7 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { Engram, EngramError } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 import { EngramChatMessageHistory, EngramRetriever } from "engram-wasm/langchain";
-import { pkgDir, repo } from "./helpers.mjs";
+import { countingCalls, pkgDir, repo } from "./helpers.mjs";
 
 test("EngramRetriever: a LangChain retriever over what is current, composable in a chain", async () => {
   const memory = await Engram.open({ embedder: null });
@@ -144,6 +144,56 @@ test("the adapters' options: a misspelled or wrongly typed one is InvalidInput n
     ["Ana is on leave next week."],
   );
   assert.equal((await memory.getAll({ namespace: "work" })).length, 1, "author: false authors nothing");
+  await memory.close();
+});
+
+test("EngramChatMessageHistory reads its one session by id: no listing of the store's sessions, whatever their number", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const others = (n) => Array.from({ length: n }, (_, i) => ({ id: `other-${i}`, namespace: "user:42", turns: [{ role: "user", content: `note ${i}` }] }));
+  await memory.ingestMany(others(40));
+  const { wrapper, calls } = countingCalls(memory);
+  const history = new EngramChatMessageHistory({ memory: wrapper, sessionId: "chat-1", namespace: "user:42", author: false });
+  assert.deepEqual(await history.getMessages(), []);
+  await history.addUserMessage("First.");
+  await history.addMessages([new AIMessage("Second."), new HumanMessage("Third.")]);
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => [m.getType(), m.content]),
+    [
+      ["human", "First."],
+      ["ai", "Second."],
+      ["human", "Third."],
+    ],
+  );
+  // One read per call: two getMessages and two appends, with 40 or 400 other sessions alike.
+  assert.equal(calls.sessions, undefined, "sessions() is never listed");
+  assert.equal(calls.session, 4);
+  assert.equal(calls.ingest, 2);
+  await memory.ingestMany(others(400));
+  await history.addUserMessage("Fourth.");
+  assert.equal(calls.session, 5);
+  assert.equal(calls.sessions, undefined);
+
+  // A session of the same id in another namespace stays out of reach, as when sessions were listed.
+  await memory.ingest({ id: "shared", namespace: "team", turns: [{ role: "user", content: "team only" }] });
+  const outsider = new EngramChatMessageHistory({ memory: wrapper, sessionId: "shared", namespace: "user:42" });
+  assert.deepEqual(await outsider.getMessages(), []);
+  await outsider.clear();
+  assert.equal(calls.deleteSession, undefined, "clear() leaves another namespace's session alone");
+  await assert.rejects(outsider.addUserMessage("hi"), (e) => e instanceof EngramError && e.code === "InvalidInput");
+  assert.deepEqual(
+    (await memory.session("shared")).map((t) => t.content),
+    ["team only"],
+  );
+  // And one of the default namespace is reached by a history without a namespace.
+  await memory.ingest({ id: "plain", turns: [{ role: "user", content: "kept" }] });
+  const plain = new EngramChatMessageHistory({ memory: wrapper, sessionId: "plain" });
+  assert.deepEqual(
+    (await plain.getMessages()).map((m) => m.content),
+    ["kept"],
+  );
+  await plain.clear();
+  assert.deepEqual(await memory.sessions(), []);
+  assert.deepEqual(await plain.getMessages(), []);
   await memory.close();
 });
 
