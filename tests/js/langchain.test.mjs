@@ -3,8 +3,7 @@
 // Engram session that a new history object (or a reopened store) reads back, authored into memories.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BaseRetriever } from "@langchain/core/retrievers";
@@ -14,7 +13,7 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { Engram, EngramError } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 import { EngramChatMessageHistory, EngramRetriever } from "engram-wasm/langchain";
-import { countingCalls, pkgDir, repo } from "./helpers.mjs";
+import { countingCalls, documentedOutput, readmeSnippet, runInProject } from "./helpers.mjs";
 
 test("EngramRetriever: a LangChain retriever over what is current, composable in a chain", async () => {
   const memory = await Engram.open({ embedder: null });
@@ -197,23 +196,10 @@ test("EngramChatMessageHistory reads its one session by id: no listing of the st
   await memory.close();
 });
 
-test("the README's LangChain example prints its documented output", (t) => {
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const marker = readme.indexOf("<!-- example: executed by tests/js/langchain.test.mjs -->");
-  assert.ok(marker >= 0, "README marks its LangChain example");
-  const code = /```js\n([\s\S]*?)```/.exec(readme.slice(marker))[1];
-  const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+test("the README's LangChain example prints its documented output", async () => {
+  const code = readmeSnippet("<!-- example: executed by tests/js/langchain.test.mjs -->");
+  const expected = documentedOutput(code);
   assert.equal(expected.length, 2);
   // A throwaway project depending on the package; @langchain/core resolves beside it, as a host's would.
-  const dir = mkdtempSync(join(tmpdir(), "engram-langchain-readme-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "node_modules"));
-  symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
-  writeFileSync(join(dir, "example.mjs"), code);
-  assert.deepEqual(
-    execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" })
-      .trim()
-      .split("\n"),
-    expected,
-  );
+  assert.deepEqual(await runInProject(code), expected);
 });
