@@ -4,10 +4,10 @@
 // `sessionId`, the exchange is kept as turns of that session and authored into memories. A plain
 // object of the middleware's shape: the SDK itself is the host's, nothing is imported from it.
 
-import { invalid } from "./errors.js";
-import { fields, isPlainObject } from "./wire.js";
+import { is, readOptions } from "./options.js";
+import { HOST_SESSION_OPTIONS, hostSession, memoryOf } from "./host-session.js";
 
-const OPTIONS = ["memory", "namespace", "includeDefault", "maxTokens", "sessionId", "author"];
+const OPTIONS = Object.freeze({ ...HOST_SESSION_OPTIONS, includeDefault: is.boolean, maxTokens: is.count });
 
 /** The text of a prompt message's parts (the SDK's prompt: system content is a string, others parts). */
 function textOf(message) {
@@ -40,30 +40,12 @@ function newUserText(prompt) {
  * `author: false` keeps the exchange verbatim without authoring memories from it.
  */
 export function engramMiddleware(options) {
-  if (!isPlainObject(options)) throw invalid("engramMiddleware: expected an options object like {memory}");
-  const read = fields(options, "engramMiddleware");
-  for (const key of Object.keys(read)) if (!OPTIONS.includes(key)) throw invalid(`engramMiddleware: unknown option \`${key}\` (allowed: ${OPTIONS.join(", ")})`);
-  const { memory, namespace, includeDefault, maxTokens = 800, sessionId, author = true } = read;
-  if (memory === null || typeof memory !== "object" || typeof memory.recall !== "function" || typeof memory.ingest !== "function")
-    throw invalid("engramMiddleware: `memory` must be an Engram (from Engram.open or openInWorker)");
-  if (sessionId !== undefined && (typeof sessionId !== "string" || sessionId === "")) throw invalid("engramMiddleware: `sessionId` must be a non-empty string");
-  if (typeof author !== "boolean") throw invalid("engramMiddleware: `author` must be a boolean");
+  const { memory, namespace, includeDefault, maxTokens = 800, sessionId, author } = readOptions(options, "engramMiddleware", OPTIONS, "{memory}");
+  memoryOf(memory, "engramMiddleware", ["recall"]);
   const scope = { ...(namespace === undefined ? {} : { namespace }), ...(includeDefault === undefined ? {} : { includeDefault }) };
-
-  // One exchange kept at a time: each reads the session's turns and ingests them with its own
-  // appended, so two calls finishing together must not both append to the same old list.
-  let keeping = Promise.resolve();
-  const keep = (user, reply) => {
-    const run = keeping.then(async () => {
-      const known = await memory.sessions(namespace === undefined ? undefined : { namespace });
-      const turns = known.includes(sessionId) ? (await memory.session(sessionId)).map(({ role, content }) => ({ role, content })) : [];
-      const added = [user && { role: "user", content: user }, reply && { role: "assistant", content: reply }].filter(Boolean);
-      if (added.length === 0) return;
-      await memory.ingest({ id: sessionId, ...(namespace === undefined ? {} : { namespace }), turns: [...turns, ...added] }, author ? { author: true } : undefined);
-    });
-    keeping = run.catch(() => {});
-    return run;
-  };
+  // Without a sessionId, recall only: nothing is kept.
+  const session = sessionId === undefined ? null : hostSession(memory, { sessionId, namespace, author }, "engramMiddleware");
+  const keep = (user, reply) => session.append([user && { role: "user", content: user }, reply && { role: "assistant", content: reply }].filter(Boolean));
 
   return {
     async transformParams({ params }) {
@@ -81,7 +63,7 @@ export function engramMiddleware(options) {
 
     async wrapGenerate({ doGenerate, params }) {
       const result = await doGenerate();
-      if (sessionId !== undefined) {
+      if (session !== null) {
         const reply = (result.content ?? [])
           .filter((part) => part.type === "text")
           .map((part) => part.text)
@@ -93,7 +75,7 @@ export function engramMiddleware(options) {
 
     async wrapStream({ doStream, params }) {
       const result = await doStream();
-      if (sessionId === undefined) return result;
+      if (session === null) return result;
       let reply = "";
       const user = newUserText(params.prompt ?? []);
       const stream = result.stream.pipeThrough(

@@ -7,24 +7,25 @@ import { BaseListChatMessageHistory } from "@langchain/core/chat_history";
 import { Document } from "@langchain/core/documents";
 import { AIMessage, ChatMessage, HumanMessage, SystemMessage } from "@langchain/core/messages";
 import { invalid } from "./errors.js";
-import { fields, isPlainObject } from "./wire.js";
+import { is, readOptions } from "./options.js";
+import { HOST_SESSION_OPTIONS, hostSession, memoryOf } from "./host-session.js";
 
-/** The Engram passed in: checked by shape, so a handle from `openInWorker` serves as well. */
-function memoryOf(given, what, methods) {
-  if (given === null || typeof given !== "object" || methods.some((m) => typeof given[m] !== "function"))
-    throw invalid(`${what}: \`memory\` must be an Engram (from Engram.open or openInWorker)`);
-  return given;
-}
-
-function optionsOf(given, what, allowed) {
-  if (!isPlainObject(given)) throw invalid(`${what}: expected an options object like {memory}`);
-  const read = fields(given, what);
-  for (const key of Object.keys(read)) if (!allowed.includes(key)) throw invalid(`${what}: unknown option \`${key}\` (allowed: ${allowed.join(", ")})`);
-  return read;
-}
-
-// `tags`, `metadata`, `callbacks` and `verbose` are LangChain's (tracing); `memoryTags` filters memories.
-const RETRIEVER_OPTIONS = ["memory", "namespace", "includeDefault", "limit", "scope", "kinds", "layers", "memoryTags", "callbacks", "tags", "metadata", "verbose"];
+// `tags`, `metadata`, `callbacks` and `verbose` are LangChain's (tracing); `memoryTags` filters
+// memories. The search options are checked by the core on the first call, as for `search` itself.
+const RETRIEVER_OPTIONS = Object.freeze({
+  memory: is.passed,
+  namespace: is.string,
+  includeDefault: is.boolean,
+  limit: is.passed,
+  scope: is.passed,
+  kinds: is.passed,
+  layers: is.passed,
+  memoryTags: is.passed,
+  callbacks: is.passed,
+  tags: is.passed,
+  metadata: is.passed,
+  verbose: is.boolean,
+});
 
 /**
  * Memories (and, with `scope: "all"`, verbatim turns) for a query, as LangChain `Document`s: the
@@ -42,11 +43,10 @@ export class EngramRetriever extends BaseRetriever {
   #search;
 
   constructor(options) {
-    const read = optionsOf(options, "EngramRetriever", RETRIEVER_OPTIONS);
+    const read = readOptions(options, "EngramRetriever", RETRIEVER_OPTIONS, "{memory}");
     const { memory, callbacks, metadata, verbose, tags, memoryTags, ...search } = read;
     super({ callbacks, metadata, verbose, tags });
     this.#memory = memoryOf(memory, "EngramRetriever", ["search"]);
-    // The search options are checked by the core on the first call, as for `search` itself.
     this.#search = { limit: 5, ...search, ...(memoryTags === undefined ? {} : { tags: memoryTags }) };
   }
 
@@ -61,8 +61,6 @@ export class EngramRetriever extends BaseRetriever {
     });
   }
 }
-
-const HISTORY_OPTIONS = ["memory", "sessionId", "namespace", "author"];
 
 /** A LangChain message's role as Engram stores turns, and its text (text parts of a multi-part message). */
 function turnOf(message, i) {
@@ -104,30 +102,16 @@ function messageOf(entry) {
 export class EngramChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ["engram", "chat_history"];
 
-  #memory;
-  #sessionId;
-  #namespace;
-  #author;
+  #session;
 
   constructor(options) {
     super();
-    const read = optionsOf(options, "EngramChatMessageHistory", HISTORY_OPTIONS);
-    this.#memory = memoryOf(read.memory, "EngramChatMessageHistory", ["session", "ingest", "deleteSession", "sessions"]);
-    if (typeof read.sessionId !== "string" || read.sessionId === "") throw invalid("EngramChatMessageHistory: `sessionId` must be a non-empty string");
-    if (read.author !== undefined && typeof read.author !== "boolean") throw invalid("EngramChatMessageHistory: `author` must be a boolean");
-    this.#sessionId = read.sessionId;
-    this.#namespace = read.namespace;
-    this.#author = read.author ?? true;
-  }
-
-  async #turns() {
-    const known = await this.#memory.sessions(this.#namespace === undefined ? undefined : { namespace: this.#namespace });
-    if (!known.includes(this.#sessionId)) return [];
-    return (await this.#memory.session(this.#sessionId)).map(({ role, content }) => ({ role, content }));
+    const read = readOptions(options, "EngramChatMessageHistory", HOST_SESSION_OPTIONS, "{memory, sessionId}");
+    this.#session = hostSession(read.memory, read, "EngramChatMessageHistory");
   }
 
   async getMessages() {
-    return (await this.#turns()).map(messageOf);
+    return (await this.#session.turns()).map(messageOf);
   }
 
   async addMessage(message) {
@@ -136,15 +120,10 @@ export class EngramChatMessageHistory extends BaseListChatMessageHistory {
 
   async addMessages(messages) {
     if (!Array.isArray(messages)) throw invalid("EngramChatMessageHistory: addMessages takes an array of messages");
-    const added = messages.map(turnOf);
-    if (added.length === 0) return;
-    const session = { id: this.#sessionId, turns: [...(await this.#turns()), ...added] };
-    if (this.#namespace !== undefined) session.namespace = this.#namespace;
-    await this.#memory.ingest(session, this.#author ? { author: true } : undefined);
+    await this.#session.append(messages.map(turnOf));
   }
 
   async clear() {
-    const known = await this.#memory.sessions(this.#namespace === undefined ? undefined : { namespace: this.#namespace });
-    if (known.includes(this.#sessionId)) await this.#memory.deleteSession(this.#sessionId);
+    await this.#session.clear();
   }
 }

@@ -8,6 +8,7 @@ import { generateText, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { Engram, EngramError } from "engram-wasm";
 import { engramMiddleware } from "engram-wasm/ai";
+import { countingCalls } from "./helpers.mjs";
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: 3, reasoning: undefined } };
 
@@ -86,5 +87,58 @@ test("engramMiddleware: without a sessionId nothing is kept; bad options are Inv
       (e) => e instanceof EngramError && e.code === "InvalidInput",
       JSON.stringify(Object.keys(bad)),
     );
+  await memory.close();
+});
+
+test("engramMiddleware: a misspelled or wrongly typed option is InvalidInput naming the call; valid ones work", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const refused = [
+    [{ memory, sesionId: "chat-1" }, /^engramMiddleware: unknown option `sesionId` \(allowed: memory, namespace, sessionId, author, includeDefault, maxTokens\)$/],
+    [{ memory, maxTokens: "800" }, /^engramMiddleware: `maxTokens` must be a non-negative integer$/],
+    [{ memory, maxTokens: 1.5 }, /^engramMiddleware: `maxTokens` must be a non-negative integer$/],
+    [{ memory, includeDefault: 0 }, /^engramMiddleware: `includeDefault` must be a boolean$/],
+    [{ memory, namespace: { id: "team" } }, /^engramMiddleware: `namespace` must be a string$/],
+    [{ memory, sessionId: 42 }, /^engramMiddleware: `sessionId` must be a string$/],
+    [{ memory, sessionId: "chat-1", author: null }, /^engramMiddleware: `author` must be a boolean$/],
+    ["memory", /^engramMiddleware: expected an options object like \{memory\}$/],
+  ];
+  for (const [bad, message] of refused)
+    assert.throws(
+      () => engramMiddleware(bad),
+      (e) => e instanceof EngramError && e.code === "InvalidInput" && message.test(e.message),
+      String(message),
+    );
+
+  await memory.add({ content: "Ana prefers short answers", namespace: "team" });
+  const { model, prompts } = recordingModel("Sure.");
+  const middleware = engramMiddleware({ memory, namespace: "team", includeDefault: true, maxTokens: 200, sessionId: "chat-2", author: false });
+  await generateText({ model: wrapLanguageModel({ model, middleware }), prompt: "How does Ana like her answers?" });
+  assert.match(systemTexts(prompts[0])[0], /Ana prefers short answers/);
+  assert.deepEqual(
+    (await memory.session("chat-2")).map((t) => [t.role, t.content]),
+    [
+      ["user", "How does Ana like her answers?"],
+      ["assistant", "Sure."],
+    ],
+  );
+  assert.equal((await memory.getAll({ namespace: "team" })).length, 1, "author: false authors nothing");
+  await memory.close();
+});
+
+test("engramMiddleware keeps each exchange with one read of its session by id, however many sessions the store holds", async () => {
+  const memory = await Engram.open({ embedder: null });
+  await memory.ingestMany(Array.from({ length: 300 }, (_, i) => ({ id: `other-${i}`, namespace: "user:42", turns: [{ role: "user", content: `note ${i}` }] })));
+  const { wrapper, calls } = countingCalls(memory);
+  const { model } = recordingModel("Noted.");
+  const wrapped = wrapLanguageModel({ model, middleware: engramMiddleware({ memory: wrapper, sessionId: "chat-1", namespace: "user:42", author: false }) });
+  // Two exchanges finishing together are both kept, one after the other.
+  await Promise.all([generateText({ model: wrapped, prompt: "First." }), generateText({ model: wrapped, prompt: "Second." })]);
+  await generateText({ model: wrapped, prompt: "Third." });
+  const turns = (await memory.session("chat-1")).map((t) => t.content);
+  assert.deepEqual([turns[0], turns[2]].sort(), ["First.", "Second."], "in whichever order they finished");
+  assert.deepEqual([turns[1], turns[3], ...turns.slice(4)], ["Noted.", "Noted.", "Third.", "Noted."]);
+  assert.equal(calls.sessions, undefined, "sessions() is never listed");
+  assert.equal(calls.session, 3, "one read per exchange");
+  assert.equal(calls.ingest, 3);
   await memory.close();
 });

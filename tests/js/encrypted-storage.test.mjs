@@ -4,11 +4,11 @@
 // no-loss scenarios of no-silent-loss.test.mjs / persistence.test.mjs over encrypted adapters.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pkgDir, rejectsWith, repo } from "./helpers.mjs";
+import { documentedOutput, readmeSnippet, rejectsWith, runInProject } from "./helpers.mjs";
 import { IDBFactory, IDBKeyRange } from "fake-indexeddb";
 import { Engram, EngramError, IndexedDBStorage, MemoryStorage, decryptBytes, deriveKey, encryptBytes, encrypted } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
@@ -402,21 +402,9 @@ test("encrypted NodeFS: two processes adding to one directory at once lose nothi
   await db.close();
 });
 
-test("the README's encryption example prints what it claims", (t) => {
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const marker = readme.indexOf("<!-- example: encryption, executed by tests/js/encrypted-storage.test.mjs -->");
-  assert.ok(marker >= 0, "README marks its encryption example");
-  const code = /```js\n([\s\S]*?)```/.exec(readme.slice(marker))[1];
-  const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+test("the README's encryption example prints what it claims", async () => {
+  const code = readmeSnippet("<!-- example: encryption, executed by tests/js/encrypted-storage.test.mjs -->");
+  const expected = documentedOutput(code);
   assert.deepEqual(expected, ["Corrupt", "1"]);
-  const dir = tempDir(t);
-  mkdirSync(join(dir, "node_modules"));
-  symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
-  writeFileSync(join(dir, "example.mjs"), code);
-  assert.deepEqual(
-    execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" })
-      .trim()
-      .split("\n"),
-    expected,
-  );
+  assert.deepEqual(await runInProject(code), expected);
 });

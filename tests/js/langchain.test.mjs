@@ -3,8 +3,7 @@
 // Engram session that a new history object (or a reopened store) reads back, authored into memories.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BaseRetriever } from "@langchain/core/retrievers";
@@ -14,7 +13,7 @@ import { RunnableLambda } from "@langchain/core/runnables";
 import { Engram, EngramError } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
 import { EngramChatMessageHistory, EngramRetriever } from "engram-wasm/langchain";
-import { pkgDir, repo } from "./helpers.mjs";
+import { countingCalls, documentedOutput, readmeSnippet, runInProject } from "./helpers.mjs";
 
 test("EngramRetriever: a LangChain retriever over what is current, composable in a chain", async () => {
   const memory = await Engram.open({ embedder: null });
@@ -96,23 +95,111 @@ test("EngramChatMessageHistory: a conversation kept as a session, read back afte
   await reopened.close();
 });
 
-test("the README's LangChain example prints its documented output", (t) => {
-  const readme = readFileSync(join(repo, "README.md"), "utf8");
-  const marker = readme.indexOf("<!-- example: executed by tests/js/langchain.test.mjs -->");
-  assert.ok(marker >= 0, "README marks its LangChain example");
-  const code = /```js\n([\s\S]*?)```/.exec(readme.slice(marker))[1];
-  const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+test("EngramChatMessageHistory: messages added together are all kept, in the order they were added", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const history = new EngramChatMessageHistory({ memory, sessionId: "chat-1", author: false });
+  await Promise.all([history.addUserMessage("One."), history.addAIMessage("Two."), history.addUserMessage("Three.")]);
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => m.content),
+    ["One.", "Two.", "Three."],
+  );
+  await Promise.all([history.addUserMessage("Four."), history.clear()]);
+  assert.deepEqual(await history.getMessages(), [], "a clear after an add removes it");
+  await memory.close();
+});
+
+/** Asserts `make` throws InvalidInput with a message matching `message`. */
+function refuses(make, message) {
+  assert.throws(make, (e) => e instanceof EngramError && e.code === "InvalidInput" && message.test(e.message), String(message));
+}
+
+test("the adapters' options: a misspelled or wrongly typed one is InvalidInput naming the call; valid ones work", async () => {
+  const memory = await Engram.open({ embedder: null });
+  await memory.add({ content: "Ana reviews the release notes", namespace: "work" });
+  refuses(() => new EngramRetriever({ memory, limt: 3 }), /^EngramRetriever: unknown option `limt` \(allowed: memory, namespace, /);
+  refuses(() => new EngramRetriever({ memory, includeDefault: "no" }), /^EngramRetriever: `includeDefault` must be a boolean$/);
+  refuses(() => new EngramRetriever({ memory, namespace: 42 }), /^EngramRetriever: `namespace` must be a string$/);
+  refuses(() => new EngramRetriever({ memory, verbose: 1 }), /^EngramRetriever: `verbose` must be a boolean$/);
+  refuses(() => new EngramRetriever([memory]), /^EngramRetriever: expected an options object like \{memory\}$/);
+  refuses(() => new EngramRetriever({ memory, userId: "u1" }), /Engram scopes memories by namespace, any id of yours: \{ namespace: "u1" \}$/);
+  refuses(
+    () => new EngramChatMessageHistory({ memory, sessionId: "chat-1", autor: false }),
+    /^EngramChatMessageHistory: unknown option `autor` \(allowed: memory, namespace, sessionId, author\)$/,
+  );
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: 7 }), /^EngramChatMessageHistory: `sessionId` must be a string$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "" }), /^EngramChatMessageHistory: `sessionId` must be a non-empty string$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "chat-1", author: "no" }), /^EngramChatMessageHistory: `author` must be a boolean$/);
+  refuses(() => new EngramChatMessageHistory({ memory, sessionId: "chat-1", namespace: ["work"] }), /^EngramChatMessageHistory: `namespace` must be a string$/);
+
+  const retriever = new EngramRetriever({ memory, namespace: "work", includeDefault: false, verbose: false, limit: 2 });
+  assert.deepEqual(
+    (await retriever.invoke("who reviews the release notes?")).map((d) => d.pageContent),
+    ["Ana reviews the release notes"],
+  );
+  const history = new EngramChatMessageHistory({ memory, sessionId: "chat-1", namespace: "work", author: false });
+  await history.addUserMessage("Ana is on leave next week.");
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => m.content),
+    ["Ana is on leave next week."],
+  );
+  assert.equal((await memory.getAll({ namespace: "work" })).length, 1, "author: false authors nothing");
+  await memory.close();
+});
+
+test("EngramChatMessageHistory reads its one session by id: no listing of the store's sessions, whatever their number", async () => {
+  const memory = await Engram.open({ embedder: null });
+  const others = (n) => Array.from({ length: n }, (_, i) => ({ id: `other-${i}`, namespace: "user:42", turns: [{ role: "user", content: `note ${i}` }] }));
+  await memory.ingestMany(others(40));
+  const { wrapper, calls } = countingCalls(memory);
+  const history = new EngramChatMessageHistory({ memory: wrapper, sessionId: "chat-1", namespace: "user:42", author: false });
+  assert.deepEqual(await history.getMessages(), []);
+  await history.addUserMessage("First.");
+  await history.addMessages([new AIMessage("Second."), new HumanMessage("Third.")]);
+  assert.deepEqual(
+    (await history.getMessages()).map((m) => [m.getType(), m.content]),
+    [
+      ["human", "First."],
+      ["ai", "Second."],
+      ["human", "Third."],
+    ],
+  );
+  // One read per call: two getMessages and two appends, with 40 or 400 other sessions alike.
+  assert.equal(calls.sessions, undefined, "sessions() is never listed");
+  assert.equal(calls.session, 4);
+  assert.equal(calls.ingest, 2);
+  await memory.ingestMany(others(400));
+  await history.addUserMessage("Fourth.");
+  assert.equal(calls.session, 5);
+  assert.equal(calls.sessions, undefined);
+
+  // A session of the same id in another namespace stays out of reach, as when sessions were listed.
+  await memory.ingest({ id: "shared", namespace: "team", turns: [{ role: "user", content: "team only" }] });
+  const outsider = new EngramChatMessageHistory({ memory: wrapper, sessionId: "shared", namespace: "user:42" });
+  assert.deepEqual(await outsider.getMessages(), []);
+  await outsider.clear();
+  assert.equal(calls.deleteSession, undefined, "clear() leaves another namespace's session alone");
+  await assert.rejects(outsider.addUserMessage("hi"), (e) => e instanceof EngramError && e.code === "InvalidInput");
+  assert.deepEqual(
+    (await memory.session("shared")).map((t) => t.content),
+    ["team only"],
+  );
+  // And one of the default namespace is reached by a history without a namespace.
+  await memory.ingest({ id: "plain", turns: [{ role: "user", content: "kept" }] });
+  const plain = new EngramChatMessageHistory({ memory: wrapper, sessionId: "plain" });
+  assert.deepEqual(
+    (await plain.getMessages()).map((m) => m.content),
+    ["kept"],
+  );
+  await plain.clear();
+  assert.deepEqual(await memory.sessions(), []);
+  assert.deepEqual(await plain.getMessages(), []);
+  await memory.close();
+});
+
+test("the README's LangChain example prints its documented output", async () => {
+  const code = readmeSnippet("<!-- example: executed by tests/js/langchain.test.mjs -->");
+  const expected = documentedOutput(code);
   assert.equal(expected.length, 2);
   // A throwaway project depending on the package; @langchain/core resolves beside it, as a host's would.
-  const dir = mkdtempSync(join(tmpdir(), "engram-langchain-readme-"));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  mkdirSync(join(dir, "node_modules"));
-  symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
-  writeFileSync(join(dir, "example.mjs"), code);
-  assert.deepEqual(
-    execFileSync(process.execPath, [join(dir, "example.mjs")], { encoding: "utf8" })
-      .trim()
-      .split("\n"),
-    expected,
-  );
+  assert.deepEqual(await runInProject(code), expected);
 });

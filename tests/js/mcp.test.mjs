@@ -16,7 +16,7 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import { CreateMessageRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Engram, limits } from "engram-wasm";
 import { NodeFSStorage } from "engram-wasm/node-fs";
-import { repo } from "./helpers.mjs";
+import { readmeSnippet, repo } from "./helpers.mjs";
 import { defaultStoreDir, parseArgs } from "../../mcp/src/options.js";
 
 const bin = join(repo, "mcp", "bin", "engram-mcp.js");
@@ -489,9 +489,7 @@ test("--namespace is the default namespace of tool calls", async (t) => {
 
 test("the README's client configuration starts this package's bin; versions go in step with engram-wasm", async () => {
   const { readFile } = await import("node:fs/promises");
-  const readme = await readFile(join(repo, "README.md"), "utf8");
-  const section = readme.slice(readme.indexOf("## MCP server"));
-  const config = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)[1]);
+  const config = JSON.parse(readmeSnippet("## MCP server", "json"));
   const { command, args } = config.mcpServers.engram;
   const pkg = JSON.parse(await readFile(join(repo, "mcp", "package.json"), "utf8"));
   const engramWasm = JSON.parse(await readFile(join(repo, "pkg", "package.json"), "utf8"));

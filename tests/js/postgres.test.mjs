@@ -8,14 +8,10 @@
 // skipped elsewhere.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { promisify } from "node:util";
 import pg from "pg";
-import { pkgDir, repo } from "./helpers.mjs";
+import { documentedOutput, readmeSnippet, repo, runInProject } from "./helpers.mjs";
 import { startPostgres } from "./pg-server.mjs";
 import { Engram, EngramError, MemoryStorage } from "engram-wasm";
 import { PostgresStorage, postgres } from "engram-wasm/postgres";
@@ -24,7 +20,6 @@ import { decodeKey, encodeKey } from "../../pkg-template/src/storage/postgres.js
 import { compareKeys, hasPrefix } from "../../pkg-template/src/storage/adapter.js";
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const run = promisify(execFile);
 const bytes = (...b) => Uint8Array.from(b);
 
 let server;
@@ -261,28 +256,14 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
   });
 
   test("the README's Many machines example prints what it claims", async () => {
-    const readme = readFileSync(join(repo, "README.md"), "utf8");
-    const marker = readme.indexOf("<!-- example: executed by tests/js/postgres.test.mjs -->");
-    assert.ok(marker >= 0, "README marks its example");
-    const code = /```js\n([\s\S]*?)```/.exec(readme.slice(marker))[1];
-    const expected = [...code.matchAll(/console\.log\(.*\); \/\/ (.*)$/gm)].map((m) => m[1]);
+    const code = readmeSnippet("<!-- example: executed by tests/js/postgres.test.mjs -->");
+    const expected = documentedOutput(code);
     assert.equal(expected.length, 2);
     // A throwaway project that depends on the package and on pg, as a host's would; its own database.
     const database = `readme_${++counter}`;
     await admin.query(`CREATE DATABASE ${database}`);
-    const dir = mkdtempSync(join(tmpdir(), "engram-pg-readme-"));
-    try {
-      mkdirSync(join(dir, "node_modules"));
-      symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
-      symlinkSync(join(repo, "node_modules", "pg"), join(dir, "node_modules", "pg"), "dir");
-      writeFileSync(join(dir, "example.mjs"), code);
-      const { stdout } = await run(process.execPath, [join(dir, "example.mjs")], {
-        env: { ...process.env, DATABASE_URL: connectionString.replace(/\/postgres$/, `/${database}`) },
-      });
-      assert.deepEqual(stdout.trim().split("\n"), expected);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const env = { ...process.env, DATABASE_URL: connectionString.replace(/\/postgres$/, `/${database}`) };
+    assert.deepEqual(await runInProject(code, { packages: ["pg"], env }), expected);
   });
 
   test("through require (the CommonJS build): the same adapter, the same EngramError class", async () => {
