@@ -154,22 +154,22 @@ fn scan_times(lines: &[String], reps: usize) {
     type Scan = fn(&str) -> usize;
     let scans: [(&str, Scan); 8] = [
         ("secrets::find (keys, PEM, JWT, assigned)", |t| {
-            let mut out = Vec::new();
+            let mut out = guard::Findings::default();
             guard::secrets::find(t, &mut out);
             out.len()
         }),
         ("cards::find", |t| {
-            let mut out = Vec::new();
+            let mut out = guard::Findings::default();
             guard::cards::find(t, &mut out);
             out.len()
         }),
         ("iban::find", |t| {
-            let mut out = Vec::new();
+            let mut out = guard::Findings::default();
             guard::iban::find(t, &mut out);
             out.len()
         }),
         ("password::find", |t| {
-            let mut out = Vec::new();
+            let mut out = guard::Findings::default();
             guard::password::find(t, &mut out);
             out.len()
         }),

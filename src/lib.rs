@@ -72,7 +72,7 @@ pub mod internals {
 
     /// The secret and injection scanners one by one, and the instruction model's training.
     pub mod guard {
-        pub use crate::guard::scan::{find_secrets, Finding};
+        pub use crate::guard::scan::{find_secrets, Finding, Findings};
         pub mod instruction_model {
             pub use crate::guard::instruction_model::{features, train, Example, Model};
         }

@@ -5,37 +5,38 @@
 //! where the text shows its disguise (runs of single letters, digits inside words, look-alikes,
 //! a base64 run, the word rot13), so ordinary text costs one scan.
 
-/// Readings of `text` other than itself (none for most texts).
-pub fn readings(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let mut push = |s: String| {
-        if s != text && !s.trim().is_empty() && !out.contains(&s) {
-            out.push(s);
+/// Readings of `text` other than itself (none for most texts), each with whether it was encoded
+/// (rot13, reversed, base64: text no one writes by accident) rather than disguised letter by letter.
+pub fn readings(text: &str) -> Vec<(String, bool)> {
+    let mut out: Vec<(String, bool)> = Vec::new();
+    let mut push = |s: String, encoded: bool| {
+        if s != text && !s.trim().is_empty() && !out.iter().any(|(o, _)| *o == s) {
+            out.push((s, encoded));
         }
     };
     let plain = fold_lookalikes(text);
     if plain != text {
-        push(plain.to_string());
+        push(plain.to_string(), false);
     }
     if let Some(joined) = join_split_letters(&plain) {
-        push(joined.clone());
+        push(joined.clone(), false);
         if let Some(leet) = unleet(&joined) {
-            push(leet);
+            push(leet, false);
         }
     }
     if let Some(leet) = unleet(&plain) {
-        push(leet);
+        push(leet, false);
     }
     let lower = plain.to_lowercase();
     if lower.contains("rot13") || lower.contains("rot-13") || lower.contains("rot 13") {
-        push(rot13(&plain));
+        push(rot13(&plain), true);
     }
     if lower.contains("revers") || lower.contains("backwards") || lower.contains("right to left") || lower.contains("задом") || lower.contains("invers") || lower.contains("逆")
     {
-        push(plain.chars().rev().collect());
+        push(plain.chars().rev().collect(), true);
     }
     for decoded in base64_payloads(&plain) {
-        push(decoded);
+        push(decoded, true);
     }
     out
 }
@@ -268,7 +269,7 @@ mod tests {
     use super::*;
 
     fn has(text: &str, want: &str) -> bool {
-        readings(text).iter().any(|r| r.to_lowercase().contains(want))
+        readings(text).iter().any(|(r, _)| r.to_lowercase().contains(want))
     }
 
     #[test]

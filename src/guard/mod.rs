@@ -14,6 +14,7 @@
 pub(crate) mod cards;
 pub(crate) mod credentials;
 pub(crate) mod deobfuscate;
+mod directives;
 pub(crate) mod entropy;
 pub(crate) mod iban;
 pub(crate) mod ids;

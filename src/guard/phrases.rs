@@ -50,6 +50,13 @@ pub const OVERRIDE_VERBS: &[&str] = &[
     "yok",
     "abaikan",
     "lupakan",
+    // sv / he / fa
+    "glom",
+    "strunta",
+    "התעלם",
+    "שכח",
+    "نادیده",
+    "فراموش",
 ];
 
 /// Override verbs of several words (matched on the spaced, folded text).
@@ -63,6 +70,8 @@ pub const OVERRIDE_VERB_PHRASES: &[&str] = &[
     "не обращайте внимания",
     "non tenere conto",
     "nao leve em conta",
+    "bỏ qua",
+    "đừng làm theo",
 ];
 
 /// Words that point back at earlier or standing instructions: previous, above, all, your …
@@ -136,6 +145,18 @@ pub const PRIOR_WORDS: &[&str] = &[
     "tum",
     "sebelum",
     "semua",
+    // sv / he / fa / vi
+    "alla",
+    "tidigare",
+    "כל",
+    "מכל",
+    "הקודמות",
+    "הקודמים",
+    "همه",
+    "قبلی",
+    "mọi",
+    "tất",
+    "trước",
 ];
 
 /// What gets overridden: instructions, rules, prompt …
@@ -151,6 +172,10 @@ pub const INSTRUCTION_NOUNS: &[&str] = &[
     "constraint",
     "restriction",
     "programming",
+    // who the model is told to be
+    "role",
+    "persona",
+    "identit",
     // es / pt / it / fr
     "instrucc",
     "indicac",
@@ -196,12 +221,25 @@ pub const INSTRUCTION_NOUNS: &[&str] = &[
     "instruksi",
     "aturan",
     "perintah",
+    // sv / he / fa / vi
+    "regler",
+    "הוראות",
+    "ההוראות",
+    "הנחיות",
+    "ההנחיות",
+    "دستورالعمل",
+    "دستورات",
+    "قوانین",
+    "hướng",
+    "rolle",
+    "роль",
+    "роли",
 ];
 
 /// Chinese and Japanese, matched as substrings within a short window (no spaces between words).
 pub const CJK_VERBS: &[&str] = &["忘れ", "忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "放弃", "放棄", "跳过", "無効", "破棄"];
 pub const CJK_PRIOR: &[&str] = &["之前", "以前", "上面", "前面", "先前", "所有", "上述", "以上", "全部", "これまで", "前の", "すべて", "全て", "上記", "以前の"];
-pub const CJK_NOUNS: &[&str] = &["指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "设定", "設定", "ルール", "プロンプト", "指図"];
+pub const CJK_NOUNS: &[&str] = &["身份", "角色", "指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "设定", "設定", "ルール", "プロンプト", "指図"];
 
 /// Phrases (lower case, folded, single spaces) that ask a model to reveal what it was told.
 pub const PROMPT_LEAK: &[&str] = &[
