@@ -877,7 +877,7 @@ export interface OpenAICompatibleOptions {
  * `done === total`. Units by call: `addMany` items; `ingest`, `ingestMany` turns; `import` bytes;
  * `reindex` points; `extract`, `author`, `consolidate` LLM calls plus one for the apply; `open` one,
  * plus a record each when it re-embeds; `compact` one. `phase` names the step: `prepare`, `embed` (a
- * host embedder, in slices), `read`, `write`, `compact`, `open`, `reembed`, `build`, `install`,
+ * host embedder, or the local model when watched, in slices), `read`, `write`, `compact`, `open`, `reembed`, `build`, `install`,
  * `plan`, `llm`, `apply`, `author`, `done`.
  */
 export interface Progress {

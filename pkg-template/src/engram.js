@@ -62,7 +62,7 @@ export class Engram {
     this.#faults = faultsOf(glue);
     this.#llm = llm;
     this.#outOfBand = new OutOfBand(background);
-    this.#vectors = new HostVectors(embedder, () => this.#core);
+    this.#vectors = new HostVectors(embedder, () => this.#core, reopen.local);
     this.#groups = new GroupCommit({ enqueue: (work) => this.#enqueue(work), commit: (core, fn) => this.#commit(core, fn), vectors: this.#vectors });
     const failed = (e, what) => this.#outOfBand.failed(e, what);
     this.#jobs = { read: (work) => this.#run(work), write: (...args) => this.#write(...args), glue: () => this.#glue, llm, vectors: this.#vectors, failed };

@@ -21,15 +21,32 @@ const WATCHED_SLICE = 64;
 export class HostVectors {
   #embedder;
   #core;
+  #local;
 
-  /** `embedder`: the host embedder, or null; `core()`: the store's current core handle. */
-  constructor(embedder, core) {
+  /**
+   * `embedder`: the host embedder, or null; `core()`: the store's current core handle; `local`: the
+   * local model (`Embedder`) the core embeds with, or null.
+   */
+  constructor(embedder, core, local = null) {
     this.#embedder = embedder;
     this.#core = core;
+    this.#local = local;
   }
 
   get active() {
     return this.#embedder !== null;
+  }
+
+  /**
+   * Who embeds a call's texts here: the host embedder; or, for a watched call on the local model,
+   * the same model through its handle, in slices, so the call reports progress and stops between
+   * two slices (the core would embed them all in one step); else nobody (the core embeds, or
+   * nothing does). The local model's vectors are the ones the core would make from the same text.
+   */
+  #embedderFor(progress) {
+    if (this.#embedder !== null) return this.#embedder;
+    if (this.#local !== null && progress?.watched) return { embedDocuments: (texts) => this.#local.embed(texts) };
+    return null;
   }
 
   /**
@@ -47,7 +64,8 @@ export class HostVectors {
    */
   async vectors(items, label = () => "", progress = undefined, embedded = () => {}) {
     const out = items.map((it) => it.vector);
-    if (!this.active) return out;
+    const embedder = this.#embedderFor(progress);
+    if (embedder === null) return out;
     const wanted = [];
     items.forEach((it, i) => {
       if (!it.vector && typeof it.content === "string" && it.content.trim() !== "") wanted.push(i);
@@ -61,7 +79,7 @@ export class HostVectors {
     const made = [];
     for (let at = 0; at < texts.length; at += slice) {
       progress?.check();
-      for (const v of await embedDocuments(this.#embedder, texts.slice(at, at + slice))) made.push(v);
+      for (const v of await embedDocuments(embedder, texts.slice(at, at + slice))) made.push(v);
       embedded(made.length);
     }
     wanted.forEach((i, k) => {
@@ -88,7 +106,7 @@ export class HostVectors {
    * @param {(n: number) => void} [embedded]
    */
   async sessions(sessions, label = () => "", progress = undefined, embedded = () => {}) {
-    if (!this.active) return sessions;
+    if (this.#embedderFor(progress) === null) return sessions;
     const items = [];
     const where = [];
     sessions.forEach((s, si) => {

@@ -40,7 +40,7 @@ export class Progress {
     return this.#signal;
   }
 
-  /** Someone watches: work worth slicing (host embedding) is then done in slices. */
+  /** Someone watches: work worth slicing (embedding, by a host embedder or the local model) is then done in slices. */
   get watched() {
     return this.#signal !== undefined || this.#onProgress !== undefined;
   }

@@ -288,3 +288,43 @@ test(
     await db.close();
   },
 );
+
+test(
+  "the local model watched embeds in slices, so an abort between two stops addMany, and the vectors are the core's own",
+  { skip: !haveModel && !process.env.ENGRAM_REQUIRE_MODEL && "model files absent (bash scripts/fetch-models.sh)" },
+  async () => {
+    const embedder = await localEmbedder();
+    const items = Array.from({ length: 150 }, (_, i) => `note ${i}: the ${["red", "green", "blue"][i % 3]} kettle is on shelf ${i % 11}`);
+    const watched = await Engram.open({ embedder, autoReindex: false });
+    const controller = new AbortController();
+    const phases = [];
+    const onProgress = (e) => {
+      phases.push(e.phase);
+      if (e.phase === "embed") controller.abort();
+    };
+    await rejectsWith(watched.addMany(items, { signal: controller.signal, onProgress }), "Aborted", EngramError);
+    assert.deepEqual(phases, ["prepare", "embed"], "stopped after the first slice");
+    assert.equal((await watched.stats()).memories, 0);
+
+    const embeds = [];
+    await watched.addMany(items, { onProgress: (e) => e.phase === "embed" && embeds.push(e.done) });
+    assert.ok(embeds.length >= 3, `one event per slice: ${embeds}`);
+    const unwatched = await Engram.open({ embedder, autoReindex: false });
+    await unwatched.addMany(items);
+    // Nearest by cosine alone: the same texts, in order, and the same scores only if every vector
+    // is the same (up to the last float bits of the round trip through JS).
+    for (const q of ["where is the blue kettle", "shelf 7", "green"]) {
+      const [embedding] = await embedder.embed([q]);
+      const a = await watched.search(null, { embedding, limit: 8 });
+      const b = await unwatched.search(null, { embedding, limit: 8 });
+      assert.deepEqual(
+        a.map((h) => h.memory.content),
+        b.map((h) => h.memory.content),
+        q,
+      );
+      a.forEach((h, i) => assert.ok(Math.abs(h.score - b[i].score) < 1e-5, `${q}: ${h.score} vs ${b[i].score}`));
+    }
+    await watched.close();
+    await unwatched.close();
+  },
+);
