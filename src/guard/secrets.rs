@@ -354,6 +354,70 @@ pub fn account_tokens(text: &str, out: &mut Findings) {
     }
 }
 
+/// Gap in bytes between an AWS access key id and a part of the same credential.
+const AWS_PART_GAP: usize = 600;
+
+/// Base64 tokens of `text`: runs of `A-Z a-z 0-9 + /` with their `=` padding, as byte ranges. A
+/// `=` followed by more of the run is an assignment, not padding, and splits it.
+fn base64_tokens(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let body = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() && !body(bytes[at]) {
+            at += 1;
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && body(bytes[at]) {
+            at += 1;
+        }
+        let mut end = at;
+        while end < bytes.len() && bytes[end] == b'=' && end - at < 2 {
+            end += 1;
+        }
+        if !bytes.get(end).is_some_and(|&b| body(b)) {
+            at = end;
+        } else {
+            end = at;
+        }
+        Some((start, end))
+    })
+}
+
+/// The other parts of an AWS credential: a text that holds an access key id (`AKIA`/`ASIA` and 16)
+/// holds its secret key (40 base64 characters of mixed case and digits) and, for temporary
+/// credentials, a session token (a base64 run of a hundred or more) nearby, however they are
+/// labelled. Each is taken within `AWS_PART_GAP` bytes of a key id, so the whole credential goes.
+pub fn aws_parts(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let key_id =
+        |(s, e): (usize, usize)| e - s == 20 && (bytes[s..].starts_with(b"AKIA") || bytes[s..].starts_with(b"ASIA")) && bytes[s + 4..e].iter().all(|&b| Charset::Upper.has(b));
+    let tokens: Vec<(usize, usize)> = base64_tokens(bytes).collect();
+    let anchors: Vec<(usize, usize)> = tokens.iter().copied().filter(|&t| key_id(t)).collect();
+    if anchors.is_empty() {
+        return;
+    }
+    for (s, e) in tokens {
+        let value = &text[s..e];
+        let body = value.trim_end_matches('=');
+        let mixed = body.bytes().any(|b| b.is_ascii_uppercase()) && body.bytes().any(|b| b.is_ascii_lowercase());
+        let kind = match body.len() {
+            40 if mixed && looks_random(body, 40, 3.5) => "aws-secret-key",
+            100..=ASSIGNED_MAX if mixed && looks_random(body, 100, 4.0) => "aws-session-token",
+            _ => continue,
+        };
+        // The nearest key id at or after the token, and the one before it.
+        let next = anchors.partition_point(|&(a, _)| a < s);
+        let near = |&(a, b): &(usize, usize)| if a >= e { a - e } else { s.saturating_sub(b) } <= AWS_PART_GAP;
+        let close = anchors.get(next).is_some_and(near) || next.checked_sub(1).and_then(|i| anchors.get(i)).is_some_and(near);
+        if close && !out.overlaps(s, e) {
+            out.push(Finding { start: s, end: e, kind });
+        }
+    }
+}
+
 /// Bytes every secret of this module is made of: each charset above, and the `/ + =` of base64.
 const fn is_value_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=')
@@ -418,6 +482,9 @@ pub fn find(text: &str, out: &mut Findings) {
     if run >= 32 && text.contains("AC") {
         account_tokens(text, out);
     }
+    if run >= 40 && (text.contains("AKIA") || text.contains("ASIA")) {
+        aws_parts(text, out);
+    }
 }
 
 #[cfg(test)]
@@ -428,6 +495,28 @@ mod tests {
         let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| f.kind).collect()
+    }
+
+    /// Every part of an AWS credential goes with its key id, however the parts are labelled.
+    #[test]
+    fn aws_credentials_go_whole() {
+        let secret = "Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q";
+        let session = "IQoJb3JpZ2luX2VjE".to_string() + &"Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu/".repeat(8);
+        for text in [
+            format!("Access Key ASIAQ4TZ7XK2M9PLW3RB, Secret Key {secret}, Session Token {session}"),
+            format!("accessKeyId: ASIAQ4TZ7XK2M9PLW3RB\nsecretAccessKey: {secret}\nsessionToken: {session}"),
+            format!("$env:AWS_SESSION_TOKEN=\"{session}\"; $env:AWS_ACCESS_KEY_ID=\"ASIAQ4TZ7XK2M9PLW3RB\"; key {secret}"),
+        ] {
+            let mut out = Findings::default();
+            find(&text, &mut out);
+            let parts: Vec<&str> = out.iter().map(|f| &text[f.start..f.end]).collect();
+            assert!(parts.len() == 3 && parts.contains(&secret) && parts.contains(&session.as_str()), "{text}: {parts:?}");
+        }
+        assert_eq!(kinds(&format!("key id AKIAQ4TZ7XK2M9PLW3RB secret {secret}")).len(), 2);
+        // Without a key id, or far from one, a base64 run is not taken; nor is a hex digest beside one.
+        assert!(kinds(&format!("checksum {secret}")).is_empty());
+        assert_eq!(kinds(&format!("AKIAQ4TZ7XK2M9PLW3RB{}{secret}", " lorem ipsum".repeat(60))), ["aws-access-key"]);
+        assert_eq!(kinds("AKIAQ4TZ7XK2M9PLW3RB commit a9993e364706816aba3e25717850c26c9cd0d89d"), ["aws-access-key"]);
     }
 
     #[test]

@@ -128,6 +128,10 @@ fn unseen_corpora_hold_their_floors() {
             r.secrets_found, r.secrets, r.redacted_whole, r.marked, r.injections_found, r.injections, r.false_positives, r.clean
         );
         eprintln!("{line}");
+        // Only `dev` is read; `test` is counted.
+        if split == "dev" && std::env::var_os("GUARD_DEV_MISSES").is_some() {
+            eprintln!("dev misses: {:#?}\npartly redacted: {:#?}\nfalse alarms: {:#?}", r.misses, r.partly_redacted, r.false_alarms);
+        }
         assert!(ratio(r.secrets_found, r.secrets) >= secrets, "{line}");
         assert!(ratio(r.redacted_whole, r.marked) >= whole, "{line}");
         assert!(ratio(r.injections_found, r.injections) >= injections, "{line}");
