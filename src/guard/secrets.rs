@@ -244,6 +244,14 @@ const KEY_NAMES: &[&str] = &[
     "secret",
     "access key",
     "authorization",
+    "accountkey",
+    "account_key",
+    "account key",
+    "sharedaccesskey",
+    "primary key",
+    "app key",
+    "application key",
+    "private key",
 ];
 
 /// `KEY_NAMES` by first byte, in either case (a name is matched ignoring ASCII case).
@@ -290,9 +298,12 @@ pub fn assigned(text: &str, out: &mut Findings) {
                 while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b'`') {
                     i += 1;
                 }
-            } else if !(sep.contains(':') || sep.contains('=') || (*name == "bearer" && !sep.is_empty())) {
+            } else if !(sep.contains(':') || sep.contains('=') || !sep.is_empty()) {
                 continue;
             }
+            // A name and its value with only a space between ("Secret Key wJalr…", "client secret
+            // Xy4…") ask more of the value: longer, and random by its own letters.
+            let bare = !(spaced_is || sep.contains(':') || sep.contains('=') || *name == "bearer");
             while i < bytes.len() && bytes[i] == b'`' {
                 i += 1;
             }
@@ -315,7 +326,7 @@ pub fn assigned(text: &str, out: &mut Findings) {
             if value.len() < 16 || value.len() > ASSIGNED_MAX || value.starts_with("http") || out.overlaps(start, end) || value.contains("..") {
                 continue;
             }
-            if looks_random(value, 16, 3.3) {
+            if if bare { value.len() >= 24 && looks_random(value, 24, 3.5) } else { looks_random(value, 16, 3.3) } {
                 let kind = if name.starts_with("aws") {
                     "aws-secret-key"
                 } else if *name == "bearer" || *name == "authorization" {
@@ -418,6 +429,55 @@ pub fn aws_parts(text: &str, out: &mut Findings) {
     }
 }
 
+/// How far before a hex run its naming word may stand ("El token de acceso de la API es …").
+const HEX_LABEL_GAP: usize = 40;
+
+/// Words that name a credential, in the languages the guards read (lower case).
+const HEX_LABELS: &[&str] = &["key", "token", "secret", "clave", "chave", "chiave", "clé", "schlüssel", "ключ", "токен", "jeton", "密钥", "キー", "トークン", "키", "토큰"];
+
+/// A run of 32 to 128 hex digits (groups joined by `-` allowed: `key-…`, Mailgun's `…-…-…`)
+/// with a word naming a credential shortly before it in the same line: an auth token or API key
+/// written in hex. Unnamed hex runs (commit ids, digests, build ids) are left alone.
+pub fn labelled_hex(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !Charset::Hex.has(bytes[at]) || !starts_token(bytes, at) {
+            at += 1;
+            continue;
+        }
+        let mut end = run_end_within(bytes, at, Charset::Hex, 129);
+        while end - at <= 128 && bytes.get(end) == Some(&b'-') && bytes.get(end + 1).is_some_and(|&b| Charset::Hex.has(b)) {
+            end = run_end_within(bytes, end + 1, Charset::Hex, 129);
+        }
+        let (start, next) = (at, end.max(at + 1));
+        at = next;
+        let digits = bytes[start..end].iter().filter(|&&b| b != b'-').count();
+        if !(32..=128).contains(&digits) || bytes.get(end).is_some_and(|&b| is_token_byte(b)) || out.overlaps(start, end) {
+            continue;
+        }
+        let value = &text[start..end];
+        if !value.bytes().any(|b| b.is_ascii_digit()) || !value.bytes().any(|b| b.is_ascii_lowercase()) || super::entropy::bits_per_char(value) < 3.0 {
+            continue;
+        }
+        let mut from = start.saturating_sub(HEX_LABEL_GAP);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let before = &text[from..start];
+        let before = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        let lower = before.to_lowercase();
+        let named = HEX_LABELS.iter().any(|w| {
+            lower.match_indices(w).any(|(i, _)| {
+                !w.is_ascii() || (!lower[..i].ends_with(|c: char| c.is_alphanumeric()) && !lower[i + w.len()..].starts_with(|c: char| c.is_alphanumeric() && c != 's'))
+            })
+        });
+        if named {
+            out.push(Finding { start, end, kind: "api-key" });
+        }
+    }
+}
+
 /// Bytes every secret of this module is made of: each charset above, and the `/ + =` of base64.
 const fn is_value_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b'/' | b'+' | b'=')
@@ -482,6 +542,9 @@ pub fn find(text: &str, out: &mut Findings) {
     if run >= 32 && text.contains("AC") {
         account_tokens(text, out);
     }
+    if run >= 32 {
+        labelled_hex(text, out);
+    }
     if run >= 40 && (text.contains("AKIA") || text.contains("ASIA")) {
         aws_parts(text, out);
     }
@@ -517,6 +580,26 @@ mod tests {
         assert!(kinds(&format!("checksum {secret}")).is_empty());
         assert_eq!(kinds(&format!("AKIAQ4TZ7XK2M9PLW3RB{}{secret}", " lorem ipsum".repeat(60))), ["aws-access-key"]);
         assert_eq!(kinds("AKIAQ4TZ7XK2M9PLW3RB commit a9993e364706816aba3e25717850c26c9cd0d89d"), ["aws-access-key"]);
+    }
+
+    /// A hex token with a word naming a credential shortly before it; a name and a random value
+    /// with only a space between. Unnamed hex (commits, digests) stays.
+    #[test]
+    fn named_hex_tokens_and_bare_names() {
+        assert_eq!(kinds("El token de acceso de la API es 424bec8edd8c139e0d34a63f7a67bcf35a85c1d2"), ["api-key"]);
+        assert_eq!(kinds("datadog api key f97d3d662410a8cabde4008eec74ac18 and app key c8f6090521b7e4d3a9f0c2b1d8e7a6f5c4b3a291"), ["api-key", "api-key"]);
+        assert_eq!(kinds("Mailgun private key: 792ae1ba41809f498dda05552feec941-e4697a6c-ce450521"), ["api-key"]);
+        assert_eq!(kinds("Secret Key Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q"), ["api-key"]);
+        assert_eq!(kinds("{\"accountKey\": \"7f/iEiHfvGfj+RJgKjn0jsjZq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu==\"}"), ["api-key"]);
+        for benign in [
+            "commit a9993e364706816aba3e25717850c26c9cd0d89d fixed the key lookup",
+            "The build id is 3f2a9c1e7b5d4e6f8a0b1c2d3e4f5a6b and it passed.",
+            "sha1 a9993e364706816aba3e25717850c26c9cd0d89d",
+            "the secret sauce is patience",
+            "token bucket refill rate",
+        ] {
+            assert!(kinds(benign).is_empty(), "{benign}");
+        }
     }
 
     #[test]
