@@ -429,6 +429,24 @@ pub fn aws_parts(text: &str, out: &mut Findings) {
     }
 }
 
+/// An Entra ID (Azure AD) client secret: 40 characters of `A-Z a-z 0-9 _ . ~ -`, the fourth a
+/// digit and the fifth and sixth `Q~` (the format's version mark), random by its own letters.
+pub fn entra_secrets(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let secret_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'~' | b'-');
+    for (at, _) in text.match_indices("Q~") {
+        let Some(start) = at.checked_sub(4) else { continue };
+        let end = start + 40;
+        if end > bytes.len() || !bytes[start + 3].is_ascii_digit() || (start > 0 && secret_byte(bytes[start - 1])) || bytes.get(end).is_some_and(|&b| secret_byte(b)) {
+            continue;
+        }
+        let value = &bytes[start..end];
+        if value.iter().all(|&b| secret_byte(b)) && looks_random(&text[start..end], 40, 4.0) && !out.overlaps(start, end) {
+            out.push(Finding { start, end, kind: "azure-client-secret" });
+        }
+    }
+}
+
 /// How far before a hex run its naming word may stand ("El token de acceso de la API es …").
 const HEX_LABEL_GAP: usize = 40;
 
@@ -545,6 +563,9 @@ pub fn find(text: &str, out: &mut Findings) {
     if run >= 32 {
         labelled_hex(text, out);
     }
+    if text.contains("Q~") {
+        entra_secrets(text, out);
+    }
     if run >= 40 && (text.contains("AKIA") || text.contains("ASIA")) {
         aws_parts(text, out);
     }
@@ -584,6 +605,13 @@ mod tests {
 
     /// A hex token with a word naming a credential shortly before it; a name and a random value
     /// with only a space between. Unnamed hex (commits, digests) stays.
+    #[test]
+    fn entra_client_secrets_by_their_version_mark() {
+        assert_eq!(kinds("client secret Xy48Q~abcDEFghi12JKLmnoPQRstu3VWXyz4567_ for the bot"), ["azure-client-secret"]);
+        assert_eq!(kinds("AZURE_CLIENT_SECRET=Xy48Q~abcDEFghi12JKLmnoPQRstu3VWXyz4567_"), ["azure-client-secret"]);
+        assert!(kinds("Q~ at the start, abcQ~ too short, Xy48Q~aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").is_empty());
+    }
+
     #[test]
     fn named_hex_tokens_and_bare_names() {
         assert_eq!(kinds("El token de acceso de la API es 424bec8edd8c139e0d34a63f7a67bcf35a85c1d2"), ["api-key"]);

@@ -23,6 +23,7 @@ fn every_secret_scanner(text: &str, out: &mut Findings) {
     secrets::account_tokens(text, out);
     secrets::aws_parts(text, out);
     secrets::labelled_hex(text, out);
+    secrets::entra_secrets(text, out);
 }
 
 /// `find_secrets` without its shortcuts, merged the way it merges.
