@@ -160,6 +160,75 @@ fn ssn(d: &[u32]) -> bool {
     area != 0 && area != 666 && area < 900 && group != 0 && serial != 0
 }
 
+/// Luhn's check (Canadian SIN, South African id, Greek AMKA, Swedish personnummer, Israeli id).
+fn luhn(d: &[u32]) -> bool {
+    let s: u32 = d
+        .iter()
+        .rev()
+        .enumerate()
+        .map(|(i, &x)| {
+            if i % 2 == 1 {
+                if x * 2 > 9 {
+                    x * 2 - 9
+                } else {
+                    x * 2
+                }
+            } else {
+                x
+            }
+        })
+        .sum();
+    s % 10 == 0
+}
+
+/// Polish PESEL: eleven digits, weights 1 3 7 9 repeated, and a month (century-coded) that exists.
+fn pesel(d: &[u32]) -> bool {
+    if d.len() != 11 || !(1..=12).contains(&((d[2] * 10 + d[3]) % 20)) {
+        return false;
+    }
+    let s: u32 = d[..10].iter().zip([1, 3, 7, 9, 1, 3, 7, 9, 1, 3]).map(|(&x, w)| x * w).sum();
+    (10 - s % 10) % 10 == d[10]
+}
+
+/// Dutch BSN: nine digits passing the eleven test (weights 9 … 2, and -1 for the last).
+fn bsn(d: &[u32]) -> bool {
+    d.len() == 9 && {
+        let s: i64 = d[..8].iter().zip((2..=9).rev()).map(|(&x, w)| i64::from(x) * w).sum::<i64>() - i64::from(d[8]);
+        s % 11 == 0 && s != 0
+    }
+}
+
+/// French NIR: thirteen digits and a key of 97 minus their remainder by 97.
+fn nir(d: &[u32]) -> bool {
+    d.len() == 15 && matches!(d[0], 1 | 2) && {
+        let n = d[..13].iter().fold(0u64, |n, &x| n * 10 + u64::from(x));
+        97 - n % 97 == u64::from(d[13] * 10 + d[14])
+    }
+}
+
+/// Finnish henkilötunnus `DDMMYY-NNNC` (`+`, `-` or `A` for the century), its check character the
+/// nine digits' remainder by 31.
+fn hetu(t: &[u8]) -> bool {
+    t.len() == 11 && t[..6].iter().chain(&t[7..10]).all(u8::is_ascii_digit) && matches!(t[6], b'-' | b'+' | b'A') && {
+        let n = t[..6].iter().chain(&t[7..10]).fold(0u32, |n, &b| n * 10 + u32::from(b - b'0'));
+        b"0123456789ABCDEFHJKLMNPRSTUVWXY"[(n % 31) as usize] == t[10]
+    }
+}
+
+/// A number some national scheme's check digits accept, whatever its format: only ever asked of
+/// a number a label stands near.
+fn checksummed(token: &[u8]) -> bool {
+    if self_evident(token).is_some() || hetu(token) {
+        return true;
+    }
+    let Some(d) = digits_of(token, b"-. /") else { return false };
+    (d.len() >= 9 && luhn(&d)) || pesel(&d) || bsn(&d) || nir(&d) || cpf(&d) || aadhaar(&d) || korean_rrn(&d)
+}
+
+/// How far after a label a number whose check digits hold may stand ("PESEL córki: …", "mijn
+/// BSN voor de belasting: …"), in the same sentence.
+const CHECKED_GAP: usize = 48;
+
 /// Tokens of the text that may be an id: runs of letters, digits and single inner separators
 /// (`-`, `.`, `/`, one space between digit groups), with their byte ranges.
 fn candidates(text: &str) -> Vec<(usize, usize)> {
@@ -240,6 +309,7 @@ const LABELS: &[&str] = &[
     "ssn",
     "social security",
     "social insurance",
+    "sin",
     "national insurance",
     "ni number",
     "nino",
@@ -256,6 +326,7 @@ const LABELS: &[&str] = &[
     "id card",
     "identity card",
     "identity number",
+    "id number",
     "national id",
     "personal id",
     "personalausweis",
@@ -340,6 +411,13 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         "nummer",
         "numer",
         "numarası",
+        "numaram",
+        "numaran",
+        "är",
+        "er",
+        "jest",
+        "नंबर",
+        "संख्या",
         "номер",
         "card",
         "is",
@@ -423,16 +501,39 @@ pub fn find(text: &str, out: &mut Findings) {
                 continue;
             }
             let from = skip_to_value(&lower, end);
-            let Some(&(s, e)) = tokens.iter().find(|&&(s, _)| s >= from) else { continue };
+            let Some(&(s, e)) = tokens.get(tokens.partition_point(|&(s, _)| s < from)) else { continue };
             // The number follows at once (a few characters of punctuation at most).
             if s > from + 2 || !text.is_char_boundary(s) {
+                far_checked(text, &tokens, end, out);
                 continue;
             }
             let token = &bytes[s..e];
             let digits = token.iter().filter(|b| b.is_ascii_digit()).count();
-            if digits >= 6 && (6..=24).contains(&token.len()) && !out.overlaps(s, e) {
+            if digits < 6 {
+                far_checked(text, &tokens, end, out);
+            } else if (6..=24).contains(&token.len()) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }
+        }
+    }
+}
+
+/// After a label the number does not follow at once: the first number of at least six digits
+/// within `CHECKED_GAP` bytes, in the same sentence, if its check digits hold.
+fn far_checked(text: &str, tokens: &[(usize, usize)], label_end: usize, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let first = tokens.partition_point(|&(s, _)| s < label_end);
+    for &(s, e) in tokens[first..].iter().take_while(|&&(s, _)| s <= label_end + CHECKED_GAP) {
+        let between = &text[label_end..s];
+        if between.contains('\n') || between.contains(". ") || between.contains('?') || between.contains('!') {
+            return;
+        }
+        let token = &bytes[s..e];
+        if token.iter().filter(|b| b.is_ascii_digit()).count() >= 6 {
+            if checksummed(token) && !out.overlaps(s, e) {
+                out.push(Finding { start: s, end: e, kind: "national-id" });
+            }
+            return;
         }
     }
 }
@@ -470,6 +571,21 @@ mod tests {
         assert_eq!(found("мой СНИЛС 112-233-445 95"), [("112-233-445 95", "national-id")]);
         assert_eq!(found("Steuer-ID 12 345 678 901"), [("12 345 678 901", "national-id")]);
         for benign in ["order number 12345678", "passport photos: 2", "the NIE office opens at 9", "invoice 2024-000123"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    /// A label a few words before a number whose check digits hold: PESEL, BSN, SIN (Luhn), NIR,
+    /// henkilötunnus. An SSN has no check digit: a "social" a few words before nine digits is not enough.
+    #[test]
+    fn checked_numbers_a_few_words_after_their_label() {
+        assert_eq!(found("Numer PESEL córki: 92031508734"), [("92031508734", "national-id")]);
+        assert_eq!(found("Numer PESEL córki: 92031508735"), [], "wrong PESEL check digit");
+        assert_eq!(found("Mijn BSN voor de belasting: 382910473"), [("382910473", "national-id")]);
+        assert_eq!(found("Canadian SIN for payroll: 046 382 719"), [("046 382 719", "national-id")]);
+        assert_eq!(found("Mon numéro de sécurité sociale : 1 85 05 78 006 084 91"), [("1 85 05 78 006 084 91", "national-id")]);
+        assert_eq!(found("Henkilötunnus: 131052-308T"), [("131052-308T", "national-id")]);
+        for benign in ["PESEL córki: 92031508735", "social media posts this week: 602143879 views", "passport photos. Order 382910473 shipped"] {
             assert_eq!(found(benign), [], "{benign}");
         }
     }

@@ -9,6 +9,8 @@ const TRIGGERS: &[&str] = &[
     "password",
     "passwd",
     "passphrase",
+    "pgpassword",
+    "mysql_pwd",
     "passcode",
     "pwd",
     "pw",
@@ -24,8 +26,10 @@ const TRIGGERS: &[&str] = &[
     "parola d'ordine",
     "wachtwoord",
     "hasło",
+    "hasłem",
     "haslo",
     "пароль",
+    "паролем",
     "密码",
     "密碼",
     "パスワード",
@@ -35,6 +39,7 @@ const TRIGGERS: &[&str] = &[
     "losenord",
     "salasana",
     "heslo",
+    "heslem",
     "jelszó",
     "jelszo",
     "parolă",
@@ -552,6 +557,17 @@ mod tests {
         assert_eq!(values("мой пароль: кошка123"), ["кошка123"]);
         assert_eq!(values("密码是 abc12345"), ["abc12345"]);
         assert_eq!(values("PIN: 4821"), ["4821"]);
+    }
+
+    /// Environment names and the instrumental case ("with the password …") are password words too.
+    #[test]
+    fn password_words_by_env_name_and_case() {
+        assert_eq!(values("PGPASSWORD=Cedar#Lake-2024 pg_dump -h db.local shop"), ["Cedar#Lake-2024"]);
+        assert_eq!(values("MYSQL_PWD=Xk7!mQ2zL mysql -u root"), ["Xk7!mQ2zL"]);
+        assert_eq!(values("Заходи с паролем Volga_2024!, логин тот же."), ["Volga_2024!"]);
+        assert_eq!(values("Zaloguj się hasłem Wisla#Krakow9"), ["Wisla#Krakow9"]);
+        assert_eq!(values("Přihlas se heslem Vltava!1989"), ["Vltava!1989"]);
+        assert!(values("Заходи с паролем, который я прислал.").is_empty());
     }
 
     #[test]

@@ -244,6 +244,14 @@ const KEY_NAMES: &[&str] = &[
     "secret",
     "access key",
     "authorization",
+    "accountkey",
+    "account_key",
+    "account key",
+    "sharedaccesskey",
+    "primary key",
+    "app key",
+    "application key",
+    "private key",
 ];
 
 /// `KEY_NAMES` by first byte, in either case (a name is matched ignoring ASCII case).
@@ -290,9 +298,12 @@ pub fn assigned(text: &str, out: &mut Findings) {
                 while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b'`') {
                     i += 1;
                 }
-            } else if !(sep.contains(':') || sep.contains('=') || (*name == "bearer" && !sep.is_empty())) {
+            } else if !(sep.contains(':') || sep.contains('=') || !sep.is_empty()) {
                 continue;
             }
+            // A name and its value with only a space between ("Secret Key wJalr…", "client secret
+            // Xy4…") ask more of the value: longer, and random by its own letters.
+            let bare = !(spaced_is || sep.contains(':') || sep.contains('=') || *name == "bearer");
             while i < bytes.len() && bytes[i] == b'`' {
                 i += 1;
             }
@@ -315,7 +326,7 @@ pub fn assigned(text: &str, out: &mut Findings) {
             if value.len() < 16 || value.len() > ASSIGNED_MAX || value.starts_with("http") || out.overlaps(start, end) || value.contains("..") {
                 continue;
             }
-            if looks_random(value, 16, 3.3) {
+            if if bare { value.len() >= 24 && looks_random(value, 24, 3.5) } else { looks_random(value, 16, 3.3) } {
                 let kind = if name.starts_with("aws") {
                     "aws-secret-key"
                 } else if *name == "bearer" || *name == "authorization" {
@@ -351,6 +362,137 @@ pub fn account_tokens(text: &str, out: &mut Findings) {
             out.push(Finding { start: at, end, kind: "twilio-token" });
         }
         at = end.max(at + 1);
+    }
+}
+
+/// Gap in bytes between an AWS access key id and a part of the same credential.
+const AWS_PART_GAP: usize = 600;
+
+/// Base64 tokens of `text`: runs of `A-Z a-z 0-9 + /` with their `=` padding, as byte ranges. A
+/// `=` followed by more of the run is an assignment, not padding, and splits it.
+fn base64_tokens(bytes: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let body = |b: u8| b.is_ascii_alphanumeric() || b == b'+' || b == b'/';
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        while at < bytes.len() && !body(bytes[at]) {
+            at += 1;
+        }
+        if at >= bytes.len() {
+            return None;
+        }
+        let start = at;
+        while at < bytes.len() && body(bytes[at]) {
+            at += 1;
+        }
+        let mut end = at;
+        while end < bytes.len() && bytes[end] == b'=' && end - at < 2 {
+            end += 1;
+        }
+        if !bytes.get(end).is_some_and(|&b| body(b)) {
+            at = end;
+        } else {
+            end = at;
+        }
+        Some((start, end))
+    })
+}
+
+/// The other parts of an AWS credential: a text that holds an access key id (`AKIA`/`ASIA` and 16)
+/// holds its secret key (40 base64 characters of mixed case and digits) and, for temporary
+/// credentials, a session token (a base64 run of a hundred or more) nearby, however they are
+/// labelled. Each is taken within `AWS_PART_GAP` bytes of a key id, so the whole credential goes.
+pub fn aws_parts(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let key_id =
+        |(s, e): (usize, usize)| e - s == 20 && (bytes[s..].starts_with(b"AKIA") || bytes[s..].starts_with(b"ASIA")) && bytes[s + 4..e].iter().all(|&b| Charset::Upper.has(b));
+    let tokens: Vec<(usize, usize)> = base64_tokens(bytes).collect();
+    let anchors: Vec<(usize, usize)> = tokens.iter().copied().filter(|&t| key_id(t)).collect();
+    if anchors.is_empty() {
+        return;
+    }
+    for (s, e) in tokens {
+        let value = &text[s..e];
+        let body = value.trim_end_matches('=');
+        let mixed = body.bytes().any(|b| b.is_ascii_uppercase()) && body.bytes().any(|b| b.is_ascii_lowercase());
+        let kind = match body.len() {
+            40 if mixed && looks_random(body, 40, 3.5) => "aws-secret-key",
+            100..=ASSIGNED_MAX if mixed && looks_random(body, 100, 4.0) => "aws-session-token",
+            _ => continue,
+        };
+        // The nearest key id at or after the token, and the one before it.
+        let next = anchors.partition_point(|&(a, _)| a < s);
+        let near = |&(a, b): &(usize, usize)| if a >= e { a - e } else { s.saturating_sub(b) } <= AWS_PART_GAP;
+        let close = anchors.get(next).is_some_and(near) || next.checked_sub(1).and_then(|i| anchors.get(i)).is_some_and(near);
+        if close && !out.overlaps(s, e) {
+            out.push(Finding { start: s, end: e, kind });
+        }
+    }
+}
+
+/// An Entra ID (Azure AD) client secret: 40 characters of `A-Z a-z 0-9 _ . ~ -`, the fourth a
+/// digit and the fifth and sixth `Q~` (the format's version mark), random by its own letters.
+pub fn entra_secrets(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let secret_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'~' | b'-');
+    for (at, _) in text.match_indices("Q~") {
+        let Some(start) = at.checked_sub(4) else { continue };
+        let end = start + 40;
+        if end > bytes.len() || !bytes[start + 3].is_ascii_digit() || (start > 0 && secret_byte(bytes[start - 1])) || bytes.get(end).is_some_and(|&b| secret_byte(b)) {
+            continue;
+        }
+        let value = &bytes[start..end];
+        if value.iter().all(|&b| secret_byte(b)) && looks_random(&text[start..end], 40, 4.0) && !out.overlaps(start, end) {
+            out.push(Finding { start, end, kind: "azure-client-secret" });
+        }
+    }
+}
+
+/// How far before a hex run its naming word may stand ("El token de acceso de la API es …").
+const HEX_LABEL_GAP: usize = 40;
+
+/// Words that name a credential, in the languages the guards read (lower case).
+const HEX_LABELS: &[&str] = &["key", "token", "secret", "clave", "chave", "chiave", "clé", "schlüssel", "ключ", "токен", "jeton", "密钥", "キー", "トークン", "키", "토큰"];
+
+/// A run of 32 to 128 hex digits (groups joined by `-` allowed: `key-…`, Mailgun's `…-…-…`)
+/// with a word naming a credential shortly before it in the same line: an auth token or API key
+/// written in hex. Unnamed hex runs (commit ids, digests, build ids) are left alone.
+pub fn labelled_hex(text: &str, out: &mut Findings) {
+    let bytes = text.as_bytes();
+    let mut at = 0;
+    while at < bytes.len() {
+        if !Charset::Hex.has(bytes[at]) || !starts_token(bytes, at) {
+            at += 1;
+            continue;
+        }
+        let mut end = run_end_within(bytes, at, Charset::Hex, 129);
+        while end - at <= 128 && bytes.get(end) == Some(&b'-') && bytes.get(end + 1).is_some_and(|&b| Charset::Hex.has(b)) {
+            end = run_end_within(bytes, end + 1, Charset::Hex, 129);
+        }
+        let (start, next) = (at, end.max(at + 1));
+        at = next;
+        let digits = bytes[start..end].iter().filter(|&&b| b != b'-').count();
+        if !(32..=128).contains(&digits) || bytes.get(end).is_some_and(|&b| is_token_byte(b)) || out.overlaps(start, end) {
+            continue;
+        }
+        let value = &text[start..end];
+        if !value.bytes().any(|b| b.is_ascii_digit()) || !value.bytes().any(|b| b.is_ascii_lowercase()) || super::entropy::bits_per_char(value) < 3.0 {
+            continue;
+        }
+        let mut from = start.saturating_sub(HEX_LABEL_GAP);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let before = &text[from..start];
+        let before = &before[before.rfind('\n').map_or(0, |i| i + 1)..];
+        let lower = before.to_lowercase();
+        let named = HEX_LABELS.iter().any(|w| {
+            lower.match_indices(w).any(|(i, _)| {
+                !w.is_ascii() || (!lower[..i].ends_with(|c: char| c.is_alphanumeric()) && !lower[i + w.len()..].starts_with(|c: char| c.is_alphanumeric() && c != 's'))
+            })
+        });
+        if named {
+            out.push(Finding { start, end, kind: "api-key" });
+        }
     }
 }
 
@@ -418,6 +560,15 @@ pub fn find(text: &str, out: &mut Findings) {
     if run >= 32 && text.contains("AC") {
         account_tokens(text, out);
     }
+    if run >= 32 {
+        labelled_hex(text, out);
+    }
+    if text.contains("Q~") {
+        entra_secrets(text, out);
+    }
+    if run >= 40 && (text.contains("AKIA") || text.contains("ASIA")) {
+        aws_parts(text, out);
+    }
 }
 
 #[cfg(test)]
@@ -428,6 +579,55 @@ mod tests {
         let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| f.kind).collect()
+    }
+
+    /// Every part of an AWS credential goes with its key id, however the parts are labelled.
+    #[test]
+    fn aws_credentials_go_whole() {
+        let secret = "Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q";
+        let session = "IQoJb3JpZ2luX2VjE".to_string() + &"Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu/".repeat(8);
+        for text in [
+            format!("Access Key ASIAQ4TZ7XK2M9PLW3RB, Secret Key {secret}, Session Token {session}"),
+            format!("accessKeyId: ASIAQ4TZ7XK2M9PLW3RB\nsecretAccessKey: {secret}\nsessionToken: {session}"),
+            format!("$env:AWS_SESSION_TOKEN=\"{session}\"; $env:AWS_ACCESS_KEY_ID=\"ASIAQ4TZ7XK2M9PLW3RB\"; key {secret}"),
+        ] {
+            let mut out = Findings::default();
+            find(&text, &mut out);
+            let parts: Vec<&str> = out.iter().map(|f| &text[f.start..f.end]).collect();
+            assert!(parts.len() == 3 && parts.contains(&secret) && parts.contains(&session.as_str()), "{text}: {parts:?}");
+        }
+        assert_eq!(kinds(&format!("key id AKIAQ4TZ7XK2M9PLW3RB secret {secret}")).len(), 2);
+        // Without a key id, or far from one, a base64 run is not taken; nor is a hex digest beside one.
+        assert!(kinds(&format!("checksum {secret}")).is_empty());
+        assert_eq!(kinds(&format!("AKIAQ4TZ7XK2M9PLW3RB{}{secret}", " lorem ipsum".repeat(60))), ["aws-access-key"]);
+        assert_eq!(kinds("AKIAQ4TZ7XK2M9PLW3RB commit a9993e364706816aba3e25717850c26c9cd0d89d"), ["aws-access-key"]);
+    }
+
+    /// A hex token with a word naming a credential shortly before it; a name and a random value
+    /// with only a space between. Unnamed hex (commits, digests) stays.
+    #[test]
+    fn entra_client_secrets_by_their_version_mark() {
+        assert_eq!(kinds("client secret Xy48Q~abcDEFghi12JKLmnoPQRstu3VWXyz4567_ for the bot"), ["azure-client-secret"]);
+        assert_eq!(kinds("AZURE_CLIENT_SECRET=Xy48Q~abcDEFghi12JKLmnoPQRstu3VWXyz4567_"), ["azure-client-secret"]);
+        assert!(kinds("Q~ at the start, abcQ~ too short, Xy48Q~aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa").is_empty());
+    }
+
+    #[test]
+    fn named_hex_tokens_and_bare_names() {
+        assert_eq!(kinds("El token de acceso de la API es 424bec8edd8c139e0d34a63f7a67bcf35a85c1d2"), ["api-key"]);
+        assert_eq!(kinds("datadog api key f97d3d662410a8cabde4008eec74ac18 and app key c8f6090521b7e4d3a9f0c2b1d8e7a6f5c4b3a291"), ["api-key", "api-key"]);
+        assert_eq!(kinds("Mailgun private key: 792ae1ba41809f498dda05552feec941-e4697a6c-ce450521"), ["api-key"]);
+        assert_eq!(kinds("Secret Key Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q"), ["api-key"]);
+        assert_eq!(kinds("{\"accountKey\": \"7f/iEiHfvGfj+RJgKjn0jsjZq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu==\"}"), ["api-key"]);
+        for benign in [
+            "commit a9993e364706816aba3e25717850c26c9cd0d89d fixed the key lookup",
+            "The build id is 3f2a9c1e7b5d4e6f8a0b1c2d3e4f5a6b and it passed.",
+            "sha1 a9993e364706816aba3e25717850c26c9cd0d89d",
+            "the secret sauce is patience",
+            "token bucket refill rate",
+        ] {
+            assert!(kinds(benign).is_empty(), "{benign}");
+        }
     }
 
     #[test]

@@ -120,7 +120,7 @@ fn unseen_corpora_are_well_formed() {
 /// ≤ 0.02 on `test`) are above them.
 #[test]
 fn unseen_corpora_hold_their_floors() {
-    for (split, secrets, whole, injections, benign) in [("dev", 0.93, 0.92, 0.95, 0.04), ("test", 0.72, 0.65, 0.80, 0.06)] {
+    for (split, secrets, whole, injections, benign) in [("dev", 0.94, 0.93, 0.95, 0.04), ("test", 0.75, 0.70, 0.80, 0.06)] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
         let r = evaluate(&load(&dir));
         let line = format!(
@@ -128,6 +128,10 @@ fn unseen_corpora_hold_their_floors() {
             r.secrets_found, r.secrets, r.redacted_whole, r.marked, r.injections_found, r.injections, r.false_positives, r.clean
         );
         eprintln!("{line}");
+        // Only `dev` is read; `test` is counted.
+        if split == "dev" && std::env::var_os("GUARD_DEV_MISSES").is_some() {
+            eprintln!("dev misses: {:#?}\npartly redacted: {:#?}\nfalse alarms: {:#?}", r.misses, r.partly_redacted, r.false_alarms);
+        }
         assert!(ratio(r.secrets_found, r.secrets) >= secrets, "{line}");
         assert!(ratio(r.redacted_whole, r.marked) >= whole, "{line}");
         assert!(ratio(r.injections_found, r.injections) >= injections, "{line}");

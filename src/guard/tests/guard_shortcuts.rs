@@ -21,6 +21,9 @@ fn every_secret_scanner(text: &str, out: &mut Findings) {
     secrets::jwts(text, out);
     secrets::assigned(text, out);
     secrets::account_tokens(text, out);
+    secrets::aws_parts(text, out);
+    secrets::labelled_hex(text, out);
+    secrets::entra_secrets(text, out);
 }
 
 /// `find_secrets` without its shortcuts, merged the way it merges.
