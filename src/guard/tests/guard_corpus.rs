@@ -76,14 +76,15 @@ fn cut_and_mutated_payloads_never_panic() {
 /// Runs of candidates that never close (no space after a trigger, no END line, no `](http`) stay
 /// linear, where a scan from every candidate to the end of the text took minutes, and where checking
 /// each new finding against every earlier one made one finding per 13 bytes quadratic. Measured as
-/// growth in one run, not against a clock: four times the text may take at most eight times as long
-/// (quadratic takes sixteen), each side the best of two runs so one stall cannot decide it.
+/// growth in one run, not against a clock: eight times the text may take at most twenty times as long
+/// (linear takes eight, quadratic sixty-four), each side the best of three runs, so a stall from
+/// tests running beside it cannot decide it.
 #[test]
 fn adversarial_runs_stay_linear() {
     let g = GuardOptions { secrets: crate::guard::SecretPolicy::Flag, injection: crate::guard::InjectionPolicy::Quarantine };
-    let best_of_two = |text: &str| {
+    let best_of_three = |text: &str| {
         let mut best = f64::INFINITY;
-        for _ in 0..2 {
+        for _ in 0..3 {
             let t = std::time::Instant::now();
             let _ = g.apply(text, false, "content");
             best = best.min(t.elapsed().as_secs_f64());
@@ -91,10 +92,10 @@ fn adversarial_runs_stay_linear() {
         best
     };
     for unit in ["pwd,", "SG.", "token=", "![", "-----BEGIN PRIVATE KEY----- ", "4 1 ", "password is \"", "pw:", "<|", "eyJ.", "忽略之前", "sk-"] {
-        let small_s = best_of_two(&unit.repeat((64 << 10) / unit.len()));
-        let large_s = best_of_two(&unit.repeat((256 << 10) / unit.len()));
-        eprintln!("{unit:?}: {small_s:.4} s for 64 KiB, {large_s:.4} s for 256 KiB");
-        assert!(large_s <= 8.0 * small_s + 0.05, "{unit:?}: {large_s:.3} s for 256 KiB against {small_s:.3} s for 64 KiB");
+        let small_s = best_of_three(&unit.repeat((32 << 10) / unit.len()));
+        let large_s = best_of_three(&unit.repeat((256 << 10) / unit.len()));
+        eprintln!("{unit:?}: {small_s:.4} s for 32 KiB, {large_s:.4} s for 256 KiB");
+        assert!(large_s <= 20.0 * small_s + 0.05, "{unit:?}: {large_s:.3} s for 256 KiB against {small_s:.3} s for 32 KiB");
     }
 }
 
