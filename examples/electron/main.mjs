@@ -1,6 +1,7 @@
-// Recipe, Electron companion: the app's main process (Electron 28+, ES modules). Not run by the tests
-// (Electron's binary cannot be installed in the test environment); its memory half, memory-main.mjs,
-// is. Start with `npx electron examples/electron/main.mjs` in an app that depends on engram-wasm.
+// Recipe, Electron companion: the app's main process (Electron 28+, ES modules). Electron's binary
+// cannot be installed in the test environment, so tests/js/install.test.mjs runs this file under Node
+// against a stand-in for the `electron` module. Start with `npx electron examples/electron/main.mjs`
+// in an app that depends on engram-wasm.
 import { app, BrowserWindow, ipcMain, net } from "electron";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";

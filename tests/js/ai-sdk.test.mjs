@@ -8,7 +8,7 @@ import { generateText, streamText, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { Engram, EngramError } from "engram-wasm";
 import { engramMiddleware } from "engram-wasm/ai";
-import { countingCalls } from "./helpers.mjs";
+import { countingCalls, readmeSnippet, runInProject } from "./helpers.mjs";
 
 const usage = { inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined }, outputTokens: { total: 3, text: 3, reasoning: undefined } };
 
@@ -141,4 +141,35 @@ test("engramMiddleware keeps each exchange with one read of its session by id, h
   assert.equal(calls.session, 3, "one read per exchange");
   assert.equal(calls.ingest, 3);
   await memory.close();
+});
+
+test("the README's AI SDK example runs as pasted, given `memory` and `yourModel`", async () => {
+  const snippet = readmeSnippet("<!-- example: executed by tests/js/ai-sdk.test.mjs -->");
+  // What the README leaves to the reader: an open Engram holding the current fact, and a model (the
+  // SDK's mock, which records the prompt it is sent).
+  const given = `import { Engram } from "engram-wasm";
+import { MockLanguageModelV4 } from "ai/test";
+const memory = await Engram.open({ embedder: null });
+await memory.add("The team standup is at 10:15", { namespace: "user:42" });
+const prompts = [];
+const usage = ${JSON.stringify(usage)};
+const yourModel = new MockLanguageModelV4({
+  doGenerate: async ({ prompt }) => (prompts.push(prompt), { content: [{ type: "text", text: "10:15." }], finishReason: { unified: "stop", raw: "stop" }, usage, warnings: [] }),
+});
+`;
+  const report = `
+console.log(text);
+console.log(JSON.stringify(prompts[0].filter((m) => m.role === "system").map((m) => m.content)));
+console.log(JSON.stringify((await memory.session("chat-1")).map((t) => [t.role, t.content])));
+await memory.close();
+`;
+  const [text, systems, turns] = await runInProject(given + snippet + report, { packages: ["ai"] });
+  assert.equal(text, "10:15.");
+  const [own, recalled] = JSON.parse(systems);
+  assert.equal(own, "Be brief.");
+  assert.match(recalled, /<memory>[\s\S]*The team standup is at 10:15/);
+  assert.deepEqual(JSON.parse(turns), [
+    ["user", "When is the team standup?"],
+    ["assistant", "10:15."],
+  ]);
 });
