@@ -480,11 +480,11 @@ export interface ReindexStep {
   calibration: { points: number; samples: number; efSearch: number; recallMean: number; recallMin: number; distanceEvaluations: number; useGraph: boolean; /** Turned away by its sample's relative contrast without a graph build (recall and evaluations 0). */ trial: boolean; /** Relative contrast of a 2,048-point sample (batches of 4,096 or more; 0 otherwise). */ contrast: number };
 }
 
-/** Points are the units; `status` and `loaded` are the former names of `phase` and `done`. */
+/** Points are the units: `build` announces a build of `points` more, `install` reports it installed. */
 export type ReindexProgress =
-  | (Progress & { phase: "build"; status: "build"; target: "memories" | "raw"; points: number; loaded: number })
-  | (Progress & { phase: "install"; status: "installed"; loaded: number } & ReindexStep)
-  | (Progress & { phase: "done"; status: "done"; loaded: number });
+  | (Progress & { phase: "build"; target: "memories" | "raw"; points: number })
+  | (Progress & { phase: "install" } & ReindexStep)
+  | (Progress & { phase: "done" });
 
 export interface ReindexOptions {
   /**
@@ -931,8 +931,8 @@ export interface AuthorOptions extends WatchOptions {
 export interface ConsolidateOptions {
   /** Only this namespace (default: every namespace). */
   namespace?: string;
-  /** As `JobProgress`; `status` and `calls` on the events of `plan`, `apply` and `done` are their former names. */
-  onProgress?: (event: JobProgress & { status?: "planned" | "applying" | "done"; calls?: number }) => void;
+  /** LLM calls plus one for the apply, as `JobProgress`. */
+  onProgress?: (event: JobProgress) => void;
   /** Aborts the LLM calls in flight; rejects with `Aborted`, nothing applied. */
   signal?: AbortSignal;
   /** At most this many LLM calls in this epoch (the rest is reported as skipped). */

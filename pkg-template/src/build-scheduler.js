@@ -139,7 +139,7 @@ export class BuildScheduler {
     const steps = [];
     let loaded = 0;
     let total = 0;
-    // Points are the units; `status` and `loaded` are the events' names before they had `phase` and `done`.
+    // Points are the units.
     const progress = new Progress("the reindex", { onProgress });
     const make = inWorker ? vectorBuilder() : null;
     let builder = null;
@@ -150,7 +150,7 @@ export class BuildScheduler {
         if (!input) break;
         const { target, points } = JSON.parse(this.#glue().describeVectorBuild(input));
         total += points;
-        progress.report("build", loaded, total, { status: "build", target, points, loaded });
+        progress.report("build", loaded, total, { target, points });
         let output;
         if (make) {
           // One worker serves every build of this reindex; it is terminated when the loop ends.
@@ -169,13 +169,13 @@ export class BuildScheduler {
         if (installed === ABORTED) throw aborted();
         loaded += points;
         steps.push(installed);
-        progress.report("install", loaded, total, { status: "installed", ...installed, loaded });
+        progress.report("install", loaded, total, installed);
       }
     } finally {
       builder?.terminate();
       if (this.#builder === builder) this.#builder = null;
     }
-    progress.report("done", loaded, total, { status: "done", loaded });
+    progress.report("done", loaded, total);
     return { steps, stats: background ? null : await this.#stats() };
   }
 

@@ -65,8 +65,7 @@ export async function runJob(store, job, { target, options = {}, progress, ownEp
   const planJson = await store.read(async (core) => core.jobPlan(job, target, toJson(options, job)));
   const requests = JSON.parse(planJson).calls.map((c) => c.request);
   const total = requests.length + 1;
-  // `status` and `calls`: the events' names before they had `phase`, kept for existing callers.
-  progress.report("plan", 0, total, { status: "planned", calls: requests.length });
+  progress.report("plan", 0, total);
   progress.check();
   let results = [];
   if (requests.length > 0) {
@@ -76,7 +75,7 @@ export async function runJob(store, job, { target, options = {}, progress, ownEp
     const called = () => progress.report("llm", ++answered, total);
     results = await runCalls(store.llm.llm, requests, { check, concurrency: store.llm.concurrency, timeoutMs: store.llm.timeoutMs, signal: progress.signal, called });
   }
-  progress.report("apply", requests.length, total, { status: "applying" });
+  progress.report("apply", requests.length, total);
   const report = await store.write(
     async () => JSON.stringify(results),
     async (core, json) => {
@@ -86,7 +85,7 @@ export async function runJob(store, job, { target, options = {}, progress, ownEp
     { ownEpoch },
   );
   await afterJob(store);
-  progress.report("done", total, total, { status: "done" });
+  progress.report("done", total, total);
   return report;
 }
 

@@ -79,8 +79,13 @@ test("a judge function drives triage and the gate; history names the prompt", as
   const id = (await memory.add({ content: "Sam is a nurse at the city hospital", importance: 0.9 })).id;
   await memory.consolidate();
   const progress = [];
-  const r = await memory.consolidate({ onProgress: (e) => e.status && progress.push(e.status) });
-  assert.deepEqual(progress, ["planned", "applying", "done"]);
+  const r = await memory.consolidate({ onProgress: (e) => progress.push(e) });
+  // Work units: the plan, one per LLM call answered, the apply, done.
+  const phases = progress.map((e) => e.phase);
+  const llmCalls = phases.filter((p) => p === "llm").length;
+  assert.ok(llmCalls >= 1);
+  assert.deepEqual(phases, ["plan", ...Array(llmCalls).fill("llm"), "apply", "done"]);
+  assert.deepEqual(progress.at(-1), { phase: "done", done: llmCalls + 1, total: llmCalls + 1 });
   assert.equal((await memory.get(id)).layer, "working");
   assert.ok(r.actions.some((x) => x.action === "promote" && x.promptId === "triage@1"));
   for (let i = 0; i < 3; i++) await memory.search("nurse hospital");

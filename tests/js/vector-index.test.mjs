@@ -102,8 +102,8 @@ test("reindex: a calibrated segment built in a worker while queries are answered
   const { steps, stats } = await db.reindex({
     onProgress: (e) => {
       events.push({ ...e, at: performance.now() - started });
-      if (e.status === "installed") installedSeen = true;
-      if (e.status === "build") {
+      if (e.phase === "install") installedSeen = true;
+      if (e.phase === "build") {
         // The build runs off the call queue: a query made now is answered before it is installed.
         during.push(db.search(null, { embedding: vectors[0], limit: 3, dryRun: true }).then((hits) => ({ hits, beforeInstall: !installedSeen })));
       }
@@ -111,17 +111,17 @@ test("reindex: a calibrated segment built in a worker while queries are answered
   });
   const [build, installed, done] = events;
   assert.deepEqual(
-    events.map((e) => e.status),
-    ["build", "installed", "done"],
+    events.map((e) => e.phase),
+    ["build", "install", "done"],
   );
-  assert.deepEqual({ target: build.target, points: build.points, loaded: build.loaded, total: build.total }, { target: "memories", points: 4000, loaded: 0, total: 4000 });
+  assert.deepEqual({ target: build.target, points: build.points, done: build.done, total: build.total }, { target: "memories", points: 4000, done: 0, total: 4000 });
   assert.equal(installed.result, "segment", JSON.stringify(installed));
   assert.equal(installed.target, "memories");
   assert.equal(installed.points, 4000);
   assert.equal(installed.calibration.useGraph, true);
   assert.ok(installed.calibration.recallMean >= 0.97, JSON.stringify(installed.calibration));
   assert.ok(installed.calibration.distanceEvaluations * 6 < 4000, JSON.stringify(installed.calibration));
-  assert.deepEqual([installed.loaded, installed.total, done.loaded, done.total], [4000, 4000, 4000, 4000]);
+  assert.deepEqual([installed.done, installed.total, done.done, done.total], [4000, 4000, 4000, 4000]);
   assert.deepEqual(
     events.map((e) => [e.phase, e.done, e.total]),
     [
@@ -131,7 +131,7 @@ test("reindex: a calibrated segment built in a worker while queries are answered
     ],
   );
   assert.equal(steps.length, 1);
-  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["phase", "done", "status", "loaded", "total", "at"].includes(k))));
+  assert.deepEqual(steps[0], Object.fromEntries(Object.entries(installed).filter(([k]) => !["phase", "done", "total", "at"].includes(k))));
   assert.ok(stats.memories.segments >= 1 && stats.memories.indexed > 0, JSON.stringify(stats));
   assert.deepEqual([stats.memories.indexed, stats.memories.exact, stats.needsBuild], [4000, 0, false]);
   const [query] = await Promise.all(during);
@@ -212,7 +212,7 @@ test("abort mid-build terminates the worker, rejects with Aborted at once and in
   const pending = db.reindex({
     signal: controller.signal,
     onProgress: (e) => {
-      if (e.status === "build") {
+      if (e.phase === "build") {
         setTimeout(() => {
           abortedAt = performance.now();
           controller.abort();
@@ -248,7 +248,7 @@ test("close() during a build terminates the worker at once; the reindex rejects 
   await fill(db, clustered(3000, 13));
   let building;
   const started = new Promise((resolve) => (building = resolve));
-  const pending = db.reindex({ onProgress: (e) => e.status === "build" && building() });
+  const pending = db.reindex({ onProgress: (e) => e.phase === "build" && building() });
   await started;
   const t0 = performance.now();
   await db.close();

@@ -210,7 +210,12 @@ export async function watched(db: Engram, file: Uint8Array): Promise<number> {
   await db.extract("s", watch);
   await db.author("s", watch);
   await db.consolidate({ ...watch, onProgress: (e) => bar(e) });
-  await db.reindex({ signal: controller.signal, onProgress: (e) => console.log(e.phase, e.done, e.total, e.status) });
+  await db.reindex({
+    signal: controller.signal,
+    onProgress: (e) => console.log(e.phase, e.done, e.total, e.phase === "build" ? e.points : e.phase === "install" ? e.result : null),
+  });
+  // @ts-expect-error: one progress shape; `status` was removed before the first release
+  await db.reindex({ onProgress: (e) => console.log(e.status) });
   const reopened = await Engram.open({ reembed: true, ...watch });
   // @ts-expect-error: progress is a callback
   await db.compact({ onProgress: "50%" });
