@@ -47,6 +47,7 @@ const EVOLVING = {
   area: { type: "array", items: LABEL, maxItems: LIMITS.areas, description: 'Labels for gathering everything of an area, e.g. ["hobbies"].' },
   signature: { type: "string", minLength: 1, maxLength: LIMITS.signatureChars, description: "A verbatim phrase to hand back exactly when asked (a code, a quote)." },
   pin: { type: "string", enum: ["pinned", "active", "deprecated"], description: "pinned: never decays; deprecated: kept for history, ranks last." },
+  confidence: { type: "number", minimum: 0, maximum: 1, description: "How sure you are of this value, 0..1 (kept with the memory)." },
 };
 
 /** A text result with its structured form (MCP: structured content comes with its JSON as text too). */

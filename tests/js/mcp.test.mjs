@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { once } from "node:events";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -96,7 +96,8 @@ test("engram-mcp lists its tools with JSON Schemas and descriptions", async (t) 
 });
 
 test("remember takes the evolving fields; thread, gather and recall answer from what holds now, in the server's --namespace", async (t) => {
-  const { client } = await connect(t, tempDir(t), { args: ["--namespace", "user:42"] });
+  const dir = tempDir(t);
+  const { client, transport } = await connect(t, dir, { args: ["--namespace", "user:42"] });
   const home = { shape: "evolving_attribute", thread: "user/home-city", area: ["home"] };
   await call(client, "remember", { content: "Ana lives in Lisbon", value: "Lisbon", eventAt: "2024-01-05", ...home });
   await call(client, "remember", { content: "Ana moved to Porto", value: "Porto", eventAt: "2025-03-01", ...home });
@@ -122,6 +123,26 @@ test("remember takes the evolving fields; thread, gather and recall answer from 
   assert.equal((await call(client, "thread", { label: "user/home-city", namespace: "user:7" })).structuredContent.state, null);
   const stored = (await call(client, "search", { query: "Porto", scope: "memories" })).structuredContent.hits[0];
   assert.equal(stored.namespace, "user:42");
+
+  // Every evolving field the package declares (index.d.ts EvolvingFields) is in remember's schema.
+  const declared = /export interface EvolvingFields \{([\s\S]*?)\n\}/.exec(readFileSync(join(repo, "pkg-template", "index.d.ts"), "utf8"))[1];
+  const fields = [...declared.matchAll(/^ {2}(\w+)\?:/gm)].map((m) => m[1]);
+  assert.ok(fields.length >= 9, fields.join());
+  const { tools } = await client.listTools();
+  const remember = tools.find((tool) => tool.name === "remember").inputSchema.properties;
+  assert.deepEqual(
+    fields.filter((f) => !(f in remember)),
+    [],
+  );
+  const unsure = await call(client, "remember", { content: "Ana might switch to a standing desk", thread: "user/desk", value: "standing desk", confidence: 0.4 });
+  await callError(client, "remember", { content: "Ana is sure", confidence: 2 }, "InvalidInput");
+  // What the server stored, read back once it has flushed and exited.
+  const exited = once(transport._process, "exit");
+  await client.close();
+  await exited;
+  const store = await Engram.open({ storage: new NodeFSStorage(dir), embedder: null });
+  t.after(() => store.close());
+  assert.equal((await store.get(unsure.structuredContent.id)).confidence, 0.4);
 });
 
 test("ingest_conversation authors typed memories with the offline rules when there is no LLM", async (t) => {
