@@ -48,15 +48,16 @@ const runFile = promisify(execFile);
 /**
  * Runs `code` as `example.mjs` of a throwaway project whose node_modules holds the built package as
  * `engram-wasm` (and `packages`, linked from the repository's node_modules), as a user's project
- * would depend on them; resolves to its stdout lines. Asynchronous, so a server in this process
+ * would depend on them, beside `files` (name → text); resolves to its stdout lines. Asynchronous, so a server in this process
  * (the test PostgreSQL) keeps answering meanwhile.
  */
-export async function runInProject(code, { packages = [], env } = {}) {
+export async function runInProject(code, { packages = [], env, files = {} } = {}) {
   const dir = mkdtempSync(join(tmpdir(), "engram-project-"));
   try {
     mkdirSync(join(dir, "node_modules"));
     symlinkSync(pkgDir, join(dir, "node_modules", "engram-wasm"), "dir");
     for (const name of packages) symlinkSync(join(repo, "node_modules", name), join(dir, "node_modules", name), "dir");
+    for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
     writeFileSync(join(dir, "example.mjs"), code);
     const { stdout } = await runFile(process.execPath, [join(dir, "example.mjs")], { env: env ?? process.env, encoding: "utf8" });
     return stdout.trim().split("\n");

@@ -10,6 +10,8 @@ import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import pg from "pg";
 import { documentedOutput, readmeSnippet, repo, runInProject } from "./helpers.mjs";
 import { startPostgres } from "./pg-server.mjs";
@@ -264,6 +266,77 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     await admin.query(`CREATE DATABASE ${database}`);
     const env = { ...process.env, DATABASE_URL: connectionString.replace(/\/postgres$/, `/${database}`) };
     assert.deepEqual(await runInProject(code, { packages: ["pg"], env }), expected);
+  });
+
+  test("the README's fleet example prints what it claims", async () => {
+    const code = readmeSnippet("<!-- example: executed by tests/js/postgres.test.mjs (fleet) -->");
+    const expected = documentedOutput(code);
+    assert.equal(expected.length, 2);
+    const database = `readme_${++counter}`;
+    await admin.query(`CREATE DATABASE ${database}`);
+    const env = { ...process.env, DATABASE_URL: connectionString.replace(/\/postgres$/, `/${database}`) };
+    const files = { "agent-fleet.mjs": readFileSync(join(repo, "examples", "agent-fleet.mjs"), "utf8") };
+    assert.deepEqual(await runInProject(code, { packages: ["pg"], env, files }), expected);
+  });
+
+  test("the fleet recipe (examples/agent-fleet.mjs): opened on demand, shared by two machines, closed when idle, nothing lost", async () => {
+    const { storeFleet } = await import("../../examples/agent-fleet.mjs");
+    const otherMachine = new pg.Pool({ connectionString, max: 4 });
+    const opened = [];
+    const counting = (pool) => (userId) => {
+      opened.push(userId);
+      return Engram.open({ embedder: null, storage: postgres({ pool, store: `user:${userId}` }) });
+    };
+    const a = storeFleet({ pool: hostPool, idleMs: 100, max: 2, open: counting(hostPool) });
+    const b = storeFleet({ pool: otherMachine, open: counting(otherMachine) });
+    const user = `fleet-${++counter}`;
+    const opens = () => opened.filter((u) => u === user).length;
+
+    // Requests for one user made together share one opening.
+    await Promise.all([1, 2, 3].map((i) => a.withStore(user, (m) => m.add(`fleet note ${i}`))));
+    assert.equal(opens(), 1);
+    // Another machine's process reads them; another user's store holds none of them.
+    assert.equal((await b.withStore(user, (m) => m.getAll())).length, 3);
+    assert.deepEqual(await a.withStore(`${user}-other`, (m) => m.getAll()), []);
+    // More than `max` open: the least recently used idle one is closed.
+    await a.withStore(`${user}-third`, (m) => m.stats());
+    assert.equal(a.size, 2);
+    // Idle past idleMs: closed; the next request opens again and sees the other machine's write.
+    await sleep(400);
+    assert.equal(a.size, 0);
+    await b.withStore(user, (m) => m.add("written on the other machine"));
+    assert.ok((await a.withStore(user, (m) => m.getAll())).some((m) => m.content === "written on the other machine"));
+    assert.equal(opens(), 3, "a twice, b once");
+    // A failing call rejects with Engram's error; the store stays usable.
+    await assert.rejects(
+      a.withStore(user, (m) => m.add("")),
+      (e) => e.code === "InvalidInput",
+    );
+    // closeAll lets a request in progress finish, then closes; later requests are refused.
+    let finished = false;
+    const slow = a.withStore(user, async (m) => {
+      await sleep(50);
+      await m.add("last words before shutdown");
+      finished = true;
+    });
+    await a.closeAll();
+    assert.equal(finished, true);
+    await slow;
+    await assert.rejects(
+      a.withStore(user, (m) => m.stats()),
+      /closeAll/,
+    );
+    await b.closeAll();
+    await otherMachine.end();
+    const direct = await Engram.open({ embedder: null, storage: postgres({ pool: hostPool, store: `user:${user}` }) });
+    assert.deepEqual((await direct.getAll()).map((m) => m.content).sort(), [
+      "fleet note 1",
+      "fleet note 2",
+      "fleet note 3",
+      "last words before shutdown",
+      "written on the other machine",
+    ]);
+    await direct.close();
   });
 
   test("through require (the CommonJS build): the same adapter, the same EngramError class", async () => {

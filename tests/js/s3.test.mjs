@@ -12,7 +12,8 @@ import { EngramError } from "../../pkg-template/src/errors.js";
 import { compareKeys, hasPrefix } from "../../pkg-template/src/storage/adapter.js";
 import { TRICKY_KEYS } from "../../pkg-template/src/storage/conformance.js";
 import { decodeKey, decodeSegment, encodeKey, encodeSegment, s3 as s3Source, signV4, uriEncode } from "../../pkg-template/src/storage/s3.js";
-import { createBucket, rawObjects, s3Request, startS3Server } from "./s3-server.mjs";
+import { REGION, createBucket, rawObjects, s3Request, startS3Server } from "./s3-server.mjs";
+import { documentedOutput, readmeSnippet, runInProject } from "./helpers.mjs";
 
 const bytes = (...b) => Uint8Array.from(b);
 const utf8 = new TextEncoder();
@@ -459,6 +460,32 @@ describe("engram-wasm/s3 on moto", needsServer, () => {
         if (name.startsWith("lock:")) assert.equal(outcome, "skipped");
         else assert.notEqual(outcome, "skipped");
       });
+    }
+  });
+
+  test("the README's bucket example runs against the server (its endpoint, bucket and region put in) with STS keys; the bucket holds ciphertext", async () => {
+    const snippet = readmeSnippet("<!-- example: executed by tests/js/s3.test.mjs -->");
+    const expected = documentedOutput(snippet);
+    assert.equal(expected.length, 1);
+    let code = snippet;
+    for (const [from, to] of [
+      ['"https://s3.eu-west-1.amazonaws.com"', JSON.stringify(server.endpoint)],
+      ['"my-bucket"', JSON.stringify(BUCKET)],
+      ['"eu-west-1"', JSON.stringify(REGION)],
+    ]) {
+      assert.ok(code.includes(from), from);
+      code = code.replace(from, to);
+    }
+    // What the README leaves to the app: its backend's temporary keys, and the store's key.
+    const temp = await server.assumeRole();
+    assert.ok(temp.sessionToken);
+    const given = `const fetchTemporaryKeys = async () => (${JSON.stringify(temp)});\nconst key = crypto.getRandomValues(new Uint8Array(32));\n`;
+    assert.deepEqual(await runInProject(given + code), expected);
+    const objects = (await rawObjects(server, BUCKET)).filter((o) => o.name.startsWith("stores/alice/"));
+    assert.ok(objects.length > 0);
+    for (const { name, data } of objects) {
+      assert.ok(!Buffer.from(data).toString("latin1").includes("flight"), name);
+      assert.ok(!name.includes("chunk") && !name.includes("snapshot"), name);
     }
   });
 
