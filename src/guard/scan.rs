@@ -93,10 +93,11 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     if digits >= 2 {
         iban::find(text, &mut out);
     }
-    // Every identity number has at least six digits.
-    if digits >= 6 {
+    // Every identity number has at least four digits (a PAN has four, most have six or more).
+    if digits >= 4 {
         ids::find(text, &mut out);
     }
+    cli::find(text, &mut out);
     password::find(text, &mut out);
     let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
