@@ -110,6 +110,12 @@ const CODE_LABELS: &[&str] = &[
     "security number",
     "sec code",
     "card code",
+    "code on back",
+    "code on the back",
+    "digits on the back",
+    "number on the back",
+    "3-digit code",
+    "4-digit code",
     "csc",
     "cvn",
     "código de seguridad",
@@ -245,6 +251,7 @@ mod tests {
         assert_eq!(code("cvv 12345"), Vec::<String>::new());
         assert_eq!(code("Amex CID: 4417"), ["4417"]);
         assert_eq!(code("card security number 2231, keep it"), ["2231"]);
+        assert_eq!(code("expires 04/27, code on back 112"), ["112"]);
         assert_eq!(code("the 4-digit PIN policy changed in 2019"), Vec::<String>::new());
     }
 

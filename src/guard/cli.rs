@@ -19,6 +19,10 @@ const COMMANDS: &[(&str, &str, bool)] = &[
     ("mariadb-dump", "-p", true),
     ("sshpass", "-p", false),
     ("redis-cli", "-a", false),
+    ("docker", "-p", false),
+    ("docker", "--password", false),
+    ("podman", "-p", false),
+    ("podman", "--password", false),
     ("curl", "-u", false),
     ("curl", "--user", false),
 ];
@@ -145,7 +149,7 @@ pub fn find(text: &str, out: &mut Findings) {
     // A flag of one of the commands first (most texts have none), then the command's name.
     if [" -p", " -a", " -u", " --user"].iter().any(|f| text.contains(f)) {
         let has = |w: &str| text.as_bytes().windows(w.len()).any(|x| x.eq_ignore_ascii_case(w.as_bytes()));
-        if ["mysql", "mariadb", "sshpass", "redis-cli", "curl"].iter().any(|c| has(c)) {
+        if ["mysql", "mariadb", "sshpass", "redis-cli", "curl", "docker", "podman"].iter().any(|c| has(c)) {
             command_flags(text, out);
         }
     }
@@ -172,6 +176,7 @@ mod tests {
         assert_eq!(values("sshpass -p 'Kettle&Tea9' ssh pi@10.0.0.4"), ["Kettle&Tea9"]);
         assert_eq!(values("redis-cli -h cache -a Zr8pLq2mX4 ping"), ["Zr8pLq2mX4"]);
         assert_eq!(values("curl -u deploy:Gx4-Pq9!zR https://ci.example.net/job"), ["Gx4-Pq9!zR"]);
+        assert_eq!(values("docker login -u ci -p Wq8LzR2mXv5TnB7k registry.example.com"), ["Wq8LzR2mXv5TnB7k"]);
         for doc in [
             "mysql -u root -p shop   # prompts for the password",
             "mysql -u root -p$MYSQL_PWD shop",

@@ -6,6 +6,7 @@
 //! mark flagged entries, and can withhold flagged text (`redact`).
 //!
 //! One concept per file: `secrets` (provider keys, private keys, JWTs, assigned values),
+//! `shapes` (bot tokens, password hashes, seed phrases and one-time-password seeds by their shape),
 //! `credentials` (passwords and keys inside connection URLs and strings), `cli` (passwords on
 //! command lines and in `.pgpass` lines), `ids` (identity numbers
 //! by check digit or by label), `password` (passwords stated as such), `cards` (Luhn), `iban`
@@ -27,6 +28,7 @@ pub(crate) mod options;
 pub(crate) mod password;
 pub(crate) mod phrases;
 pub(crate) mod secrets;
+pub(crate) mod shapes;
 pub(crate) mod unicode;
 
 pub use options::{GuardOptions, InjectionPolicy, SecretPolicy};

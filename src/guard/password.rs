@@ -77,8 +77,63 @@ const TRIGGERS: &[&str] = &[
     "セキュリティキー",
     "pre-shared key",
     "psk",
-    // only on a line about a wireless network (`wifi_line`)
+    // only on a line about a wireless network (`wifi_lines`)
     "key",
+    // codes that open a device or a door (`CODE_TRIGGERS`: digits, or a password's shape)
+    "ipad code",
+    "iphone code",
+    "phone code",
+    "screen code",
+    "lock code",
+    "unlock code",
+    "alarm code",
+    "disarm code",
+    "door code",
+    "gate code",
+    "garage code",
+    "safe code",
+    "keypad code",
+    "entry code",
+    "access code",
+    "digicode",
+    "code du portail",
+    "code de la porte",
+    "code d'entrée",
+    "türcode",
+    "torcode",
+    "código de acceso",
+    "código del portal",
+    "codice del cancello",
+];
+
+/// Triggers whose value may be a run of digits (a PIN, a door code).
+const CODE_TRIGGERS: &[&str] = &[
+    "pin",
+    "passcode",
+    "ipad code",
+    "iphone code",
+    "phone code",
+    "screen code",
+    "lock code",
+    "unlock code",
+    "alarm code",
+    "disarm code",
+    "door code",
+    "gate code",
+    "garage code",
+    "safe code",
+    "keypad code",
+    "entry code",
+    "access code",
+    "digicode",
+    "code du portail",
+    "code de la porte",
+    "code d'entrée",
+    "türcode",
+    "torcode",
+    "código de acceso",
+    "código del portal",
+    "codice del cancello",
 ];
 
 /// What stands between the trigger and the value.
@@ -144,17 +199,30 @@ const CHANGE_WORDS: &[&str] = &[
     "still",
     "jetzt",
     "nun",
+    "geändert",
     "ahora",
+    "cambiada",
+    "cambiado",
     "maintenant",
     "désormais",
     "dorénavant",
+    "changé",
+    "modifié",
     "agora",
+    "alterada",
+    "mudou",
     "ora",
     "adesso",
+    "cambiata",
+    "veranderd",
+    "gewijzigd",
+    "nu",
     "теперь",
     "сейчас",
+    "изменён",
+    "изменен",
 ];
-const CHANGE_LINKS: &[&str] = &["to", "into", "as", "auf", "zu", "in", "a", "en", "на"];
+const CHANGE_LINKS: &[&str] = &["to", "into", "as", "auf", "zu", "in", "a", "à", "en", "para", "naar", "на"];
 
 /// From `at`, past the change words and their preposition.
 fn past_change_words(text: &str, mut at: usize) -> usize {
@@ -488,7 +556,7 @@ pub fn find(text: &str, out: &mut Findings) {
                 // them (`pwd,pwd,…`) is not worth a look around each.
                 if nearby_looks < NEARBY_MAX {
                     nearby_looks += 1;
-                    nearby(text, pos, pos + trigger.len(), out);
+                    nearby(text, pos, pos + trigger.len(), CODE_TRIGGERS.contains(&trigger), out);
                 }
                 continue;
             };
@@ -496,7 +564,9 @@ pub fn find(text: &str, out: &mut Findings) {
             let start = after + (rest.len() - rest.trim_start().len());
             let start = past_change_words(text, start);
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
-            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.overlaps(vs, ve) {
+            let value = &text[vs..ve];
+            let code = CODE_TRIGGERS.contains(&trigger) && looks_like_password(value, quoted, colon, true);
+            if (code || looks_like_password(value, quoted, colon, trigger == "pin")) && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
         }
@@ -526,7 +596,9 @@ fn password_shaped(token: &str) -> bool {
     // `file.txt`, `example.com`, `v2.3.1`: a dot then two to four letters ends names, not passwords.
     if let Some(dot) = token.rfind('.') {
         let ext = &token[dot + 1..];
-        if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) {
+        // One case throughout: `Ch4nge.Me.Not` is a password, `notes.txt` and `README.MD` names.
+        let one_case = ext.chars().all(|c| c.is_ascii_lowercase()) || ext.chars().all(|c| c.is_ascii_uppercase());
+        if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) && one_case {
             return false;
         }
     }
@@ -559,8 +631,13 @@ fn sentence_ends(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Words that announce a login in a line (lower case): `login: anna / Tulips&Tea1952`.
+/// Words that announce a login in a line (lower case): `login: anna / Tulips&Tea1952`, or a
+/// wireless network and its key (`WiFi: HomeNet_5G / bluewhale1987`).
 const LOGIN_WORDS: &[&str] = &[
+    "wifi",
+    "wi-fi",
+    "wlan",
+    "ssid",
     "login",
     "log in",
     "user",
@@ -753,7 +830,7 @@ const AFTER_WORDS: usize = 10;
 /// A password-word without a separator ("Kennwort habe ich auf Kastanie#4711 geändert",
 /// "use Turnhalle!88 as the password"): the nearest password-shaped token within a few words
 /// after it, or else within three words before it, in the same sentence.
-fn nearby(text: &str, start: usize, end: usize, out: &mut Findings) {
+fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) {
     let tokens = |s: &str| -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         let mut at = None;
@@ -792,6 +869,19 @@ fn nearby(text: &str, start: usize, end: usize, out: &mut Findings) {
         })
     };
     let after_tokens: Vec<(usize, usize)> = tokens(after).into_iter().take(AFTER_WORDS).collect();
+    // Right after the word, a run of digits: a code's four to eight ("passcode 883102"), any
+    // password's eight or more ("Kennwort 61238845091237564412", a router's default key).
+    if let Some(&(a, b)) = after_tokens.first() {
+        let t = clean(&after[a..b]);
+        let digits = t.len() == b - a && t.bytes().all(|c| c.is_ascii_digit());
+        if digits && ((code && (4..=8).contains(&t.len())) || (8..=64).contains(&t.len())) {
+            let (vs, ve) = (end + a, end + b);
+            if !out.overlaps(vs, ve) {
+                out.push(Finding { start: vs, end: ve, kind: "password" });
+            }
+            return;
+        }
+    }
     let (before_start, _) = bounded(start.saturating_sub(120), start);
     let before = &text[before_start..start];
     let before = &before[sentence_ends(before).last().map_or(0, |(_, e)| e)..];
@@ -849,6 +939,7 @@ mod tests {
         assert_eq!(values("login: rose.whitaker52 pass: Tulips&Tea1952"), ["Tulips&Tea1952"]);
         assert_eq!(values("Office printer admin panel: admin / Canon!Floor3 (do not change)"), ["Canon!Floor3"]);
         assert_eq!(values("Credenziali: utente m.rossi / Margherita2024!"), ["Margherita2024!"]);
+        assert_eq!(values("ssh root@203.0.113.20 (password Ch4nge.Me.Not)"), ["Ch4nge.Me.Not"]);
         assert_eq!(values("login: 2 / 3 of the team"), Vec::<&str>::new());
         for s in [
             "passwords need an 8-character minimum and 2-factor auth",
@@ -872,6 +963,9 @@ mod tests {
         assert_eq!(values("wifi at the cabin -> SSID: PineLodge, key: Moose&Maple77"), ["Moose&Maple77"]);
         assert_eq!(values("Guest Wi-Fi \"Otter\" key is Rivers4Otters!"), ["Rivers4Otters!"]);
         assert_eq!(values("Le mot de passe du wifi est désormais Chaton!Gris22"), ["Chaton!Gris22"]);
+        assert_eq!(values("Het wachtwoord van de router is veranderd naar Tulp!Molen88"), ["Tulp!Molen88"]);
+        assert_eq!(values("WiFi: HomeNet_5G / bluewhale1987"), ["bluewhale1987"]);
+        assert_eq!(values("WLAN: FritzBox-7590, Kennwort 61238845091237564412"), ["61238845091237564412"]);
         for s in [
             "the password was set to expire every 90 days",
             "the password is in 1Password under Home",
@@ -880,6 +974,18 @@ mod tests {
             "Das Passwort wird regelmäßig geändert",
             "Das Passwort ist geändert worden",
         ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    /// Codes that open a device or a door: digits after their word, or a password's shape.
+    #[test]
+    fn device_and_door_codes() {
+        assert_eq!(values("Note to self: bank app passcode 883102"), ["883102"]);
+        assert_eq!(values("Alarm disarm code: 7391"), ["7391"]);
+        assert_eq!(values("Grandpa's iPad code is Birdie!1947, he keeps forgetting it."), ["Birdie!1947"]);
+        assert_eq!(values("Code du portail : 4482B, merci"), ["4482B"]);
+        for s in ["the door code changed last week", "gate code is on the fridge", "passcode length is 6 digits", "the access code expired in 2024"] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
     }

@@ -80,6 +80,7 @@ pub(crate) fn lower_in_place(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out = Findings::default();
     secrets::find(text, &mut out);
+    shapes::find(text, &mut out);
     credentials::find(text, &mut out);
     // A card number has at least 13 digits and an IBAN 2 (its check digits): most text has fewer,
     // and counting them is cheaper than either scan.

@@ -93,6 +93,9 @@ const RULES: &[Rule] = &[
     rule("xai-", "xai-key", Charset::Alnum, 40, 100, 3.5),
     rule("r8_", "replicate-token", Charset::Alnum, 30, 40, 3.5),
     rule("lin_api_", "linear-key", Charset::Alnum, 30, 60, 3.5),
+    rule("dapi", "databricks-token", Charset::Hex, 32, 40, 3.0),
+    rule("NRAK-", "newrelic-key", Charset::Upper, 27, 27, 3.0),
+    rule("ATATT", "atlassian-token", Charset::Url, 150, 260, 3.5),
     rule("AKIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
     rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
 ];
@@ -655,6 +658,9 @@ mod tests {
         assert_eq!(kinds("xoxb-20481632640-40961632640-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1"), ["slack-token"]);
         assert_eq!(kinds("sk_live_4eC39HqLyjWDarjtT1zdp7dc9Lm2"), ["stripe-key"]);
         assert_eq!(kinds("AIzaSyB3x9Qk2Lm7Rt4Wv8Zn1Pc6Hd5Fg0Js2Ka"), ["google-api-key"]);
+        assert_eq!(kinds("Databricks PAT: dapie92d5e718f18c0012c64c35c9d4bd75c"), ["databricks-token"]);
+        assert_eq!(kinds("New Relic user key NRAK-GTN1WWQHTI1THYW2HS2EI0FG0YQ"), ["newrelic-key"]);
+        assert!(kinds("the dapifoo package and NRAK-1 ticket").is_empty());
     }
 
     #[test]
