@@ -61,6 +61,42 @@ pub const OVERRIDE_VERBS: &[&str] = &[
 ];
 
 /// Override verbs of several words (matched on the spaced, folded text).
+/// Words that declare earlier instructions void ("the previous rules no longer apply"): an
+/// override only with a new order beside them (`injection::find_plain`), since rules of the world
+/// change too.
+pub const INVALIDATED: &[&str] = &[
+    "no longer apply",
+    "no longer applies",
+    "no longer valid",
+    "are outdated",
+    "are void",
+    "are cancelled",
+    "are canceled",
+    "are revoked",
+    "are obsolete",
+    "ya no son validas",
+    "ya no aplican",
+    "ya no valen",
+    "quedan anuladas",
+    "quedan sin efecto",
+    "sont annulees",
+    "ne s appliquent plus",
+    "ne sont plus valables",
+    "gelten nicht mehr",
+    "gilt nicht mehr",
+    "sind ungultig",
+    "sind aufgehoben",
+    "non valgono piu",
+    "sono annullate",
+    "non sono piu valide",
+    "nao valem mais",
+    "foram anuladas",
+    "nao sao mais validas",
+    "больше не действуют",
+    "отменены",
+    "утратили силу",
+];
+
 pub const OVERRIDE_VERB_PHRASES: &[&str] = &[
     "pay no attention to",
     "caso omiso",
@@ -168,6 +204,7 @@ pub const INSTRUCTION_NOUNS: &[&str] = &[
     "direction",
     "directive",
     "guideline",
+    "guidance",
     "guardrail",
     "command",
     "constraint",
@@ -272,6 +309,9 @@ pub const PROMPT_LEAK: &[&str] = &[
 pub const JAILBREAK: &[&str] = &[
     "do anything now",
     "developer mode enabled",
+    "you are in developer mode",
+    "you are now in developer mode",
+    "you re in developer mode",
     "enable developer mode",
     "jailbreak mode",
     "you are now dan",
