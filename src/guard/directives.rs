@@ -54,7 +54,7 @@ impl Signals {
 /// whole word): folded, the short names are ordinary words or parts of words ("j'ai", "ai
 /// bambini", "eu ia", Turkish "ki", the "ии" of "собрании"), so they count only as written.
 pub fn names_ai(text: &str) -> bool {
-    text.contains(['A', 'K', 'I', 'И']) && text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "AI" | "KI" | "IA" | "ИИ"))
+    ["AI", "KI", "IA", "ИИ"].iter().any(|n| text.contains(n)) && text.split(|c: char| !c.is_alphanumeric()).any(|w| matches!(w, "AI" | "KI" | "IA" | "ИИ"))
 }
 
 /// Words for the AI that will read the text (the short names, by `names_ai`).

@@ -561,8 +561,9 @@ const LEAK_OWNERS: &[&str] = &[
 ];
 
 fn listed(spaced: &str, folded: &str, list: &[&str]) -> bool {
+    let b = spaced.as_bytes();
     list.iter().any(|e| match e.strip_suffix('*') {
-        Some(stem) if stem.is_ascii() => spaced.contains(&format!(" {stem}")),
+        Some(stem) if stem.is_ascii() => spaced.match_indices(stem).any(|(i, _)| i > 0 && b[i - 1] == b' '),
         Some(stem) => folded.contains(stem),
         None if e.is_ascii() => contains_words(spaced, e),
         None => folded.contains(e),
@@ -966,7 +967,8 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     if override_phrase || phrase_verb || voided || (has_noun && (override_tokens(&toks, index) || override_cjk(&folded))) {
         flags.push("injection:override");
     }
-    if leak || leak_by_parts(&spaced, &folded) {
+    // What a leak asks for names an instruction noun or a system: most texts have neither.
+    if leak || ((has_noun || folded.contains("system") || folded.contains("системн")) && leak_by_parts(&spaced, &folded)) {
         flags.push("injection:prompt-leak");
     }
     // Staying in character is a jailbreak's demand only where the reader is cast in a role ("you

@@ -450,6 +450,13 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
     classes >= 2 || non_ascii || (after_colon && value.len() >= 4) || value.len() >= 12
 }
 
+/// The ASCII triggers by first byte (built once): a word start is compared only with the triggers
+/// that begin with its byte.
+fn triggers_by_first_byte() -> &'static [Vec<(&'static str, ())>] {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, ())>>> = std::sync::OnceLock::new();
+    BUCKETS.get_or_init(|| super::lookup::by_first_byte(TRIGGERS.iter().filter(|t| t.is_ascii()).map(|t| (*t, ()))))
+}
+
 /// First bytes of the ASCII triggers, either case (built at compile time): most word starts begin none.
 static TRIGGER_STARTS: [bool; 256] = {
     let mut table = [false; 256];
@@ -491,10 +498,10 @@ pub fn find(text: &str, out: &mut Findings) {
         }
         let first = b.to_ascii_lowercase();
         hits.extend(
-            TRIGGERS
+            triggers_by_first_byte()[usize::from(first)]
                 .iter()
-                .filter(|t| t.as_bytes()[0] == first && t.is_ascii() && hb.get(pos..pos + t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t.as_bytes())))
-                .map(|t| (pos, *t)),
+                .filter(|(t, _)| hb.get(pos..pos + t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t.as_bytes())))
+                .map(|(t, _)| (pos, *t)),
         );
     }
     if !text.is_ascii() {
@@ -700,8 +707,9 @@ fn pairs(text: &str, out: &mut Findings) {
 fn glued_pairs(text: &str, out: &mut Findings) {
     let mut base = 0;
     for line in text.split('\n') {
-        let lower = line.to_lowercase();
-        if line.contains('/') && LOGIN_WORDS.iter().any(|w| lower.contains(w)) {
+        // The line's login words are looked for only once a word of it could be a pair.
+        let mut named: Option<bool> = None;
+        if line.contains('/') {
             let boundary = |c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')');
             let starts = line.char_indices().filter(|&(i, c)| !boundary(c) && line[..i].chars().next_back().is_none_or(boundary)).map(|(i, _)| i);
             for at in starts {
@@ -718,6 +726,12 @@ fn glued_pairs(text: &str, out: &mut Findings) {
                 let symbol = pass_clean.chars().any(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '_'));
                 let strong = super::entropy::classes(pass_clean) >= 3 && pass_clean.chars().any(|c| c.is_ascii_digit()) && symbol;
                 if !user_like || !strong || !password_shaped(pass_clean) {
+                    continue;
+                }
+                if !*named.get_or_insert_with(|| {
+                    let lower = line.to_lowercase();
+                    LOGIN_WORDS.iter().any(|w| lower.contains(w))
+                }) {
                     continue;
                 }
                 let vs = here + user.len() + 1 + pass.find(pass_clean).unwrap_or(0);
@@ -797,9 +811,14 @@ const LOGIN_USE: &[&str] = &[
 /// connecter". The token must be password-shaped and strong (three kinds of character, one a digit).
 fn login_uses(text: &str, out: &mut Findings) {
     let lower = super::lower_in_place(text);
-    for phrase in LOGIN_AFTER {
-        for (at, _) in lower.match_indices(phrase) {
-            if !text.is_char_boundary(at) || (at > 0 && !text[..at].ends_with(char::is_whitespace)) {
+    let lb = lower.as_bytes();
+    // Each phrase starts with one of a few prepositions: look for those, then compare the phrases
+    // there (ignoring ASCII case: ASCII text is not lower-cased in place).
+    let preps = ["to ", "para ", "pour ", "zum ", "um ", "per ", "для ", "чтобы "];
+    for prep in preps {
+        for (at, _) in lower.match_indices(prep) {
+            let listed = LOGIN_AFTER.iter().any(|p| lb.get(at..at + p.len()).is_some_and(|w| w.eq_ignore_ascii_case(p.as_bytes())));
+            if !listed || !text.is_char_boundary(at) || (at > 0 && !text[..at].ends_with(char::is_whitespace)) {
                 continue;
             }
             let before = text[..at].trim_end();

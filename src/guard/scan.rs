@@ -94,8 +94,8 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     if digits >= 2 {
         iban::find(text, &mut out);
     }
-    // Every identity number has at least four digits (a PAN has four, most have six or more).
-    if digits >= 4 {
+    // Every identity number has at least six digits, but a PAN (four, found after its label only).
+    if digits >= 6 || (digits >= 4 && text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"pan"))) {
         ids::find(text, &mut out);
     }
     cli::find(text, &mut out);

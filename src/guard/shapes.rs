@@ -208,9 +208,19 @@ pub fn find(text: &str, out: &mut Findings) {
     if text.contains('$') {
         password_hashes(text, out);
     }
-    let lower = text.to_ascii_lowercase();
-    seed_phrases(text, &lower, out);
-    labelled_codes(text, &lower, out);
+    // The labelled kinds: a seed phrase's label ("seed", "phrase", "frase", "mnemonic"), or codes,
+    // which hold digits. Most texts have neither, and are not lower-cased for them.
+    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic");
+    let codes = text.bytes().filter(u8::is_ascii_digit).take(2).count() == 2;
+    if seeds || codes {
+        let lower = text.to_ascii_lowercase();
+        if seeds {
+            seed_phrases(text, &lower, out);
+        }
+        if codes {
+            labelled_codes(text, &lower, out);
+        }
+    }
 }
 
 #[cfg(test)]
