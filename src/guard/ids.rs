@@ -418,6 +418,22 @@ const LABELS: &[&str] = &[
     "aadhar",
     "आधार",
     "pan card",
+    "curp",
+    "rut",
+    "cuit",
+    "cnpj",
+    "medicare",
+    "tax file number",
+    "tfn",
+    "driver's license",
+    "drivers license",
+    "driver license",
+    "driving licence",
+    "licence number",
+    "license number",
+    "führerschein",
+    "licencia de conducir",
+    "permis de conduire",
     "снилс",
     "инн",
     "паспортные данные",
@@ -512,6 +528,7 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         "號碼",
         "it's",
         "its",
+        "lautet",
         "it",
         "id",
     ];
@@ -521,7 +538,8 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         at += rest.len() - trimmed.len();
         let Some(f) = FILLERS
             .iter()
-            .filter(|f| trimmed.starts_with(*f) && !trimmed[f.len()..].starts_with(|c: char| c.is_alphanumeric() && f.chars().all(char::is_alphanumeric)))
+            // An ASCII filler is a whole word; "は" or "의" runs into the number in scripts without spaces.
+            .filter(|f| trimmed.starts_with(*f) && !(f.is_ascii() && trimmed[f.len()..].starts_with(|c: char| c.is_alphanumeric() && f.chars().all(char::is_alphanumeric))))
             .max_by_key(|f| f.len())
         else {
             break;
@@ -652,7 +670,11 @@ fn far_checked(text: &str, tokens: &[(usize, usize)], label_end: usize, ssn_ok: 
         let token = &bytes[s..e];
         if token.iter().filter(|b| b.is_ascii_digit()).count() >= 6 {
             let as_ssn = ssn_ok && digits_of(token, b"- ").is_some_and(|d| ssn(&d)) && !called_other(text, s, OTHER_NUMBERS);
-            if (checksummed(token) || as_ssn) && !out.overlaps(s, e) {
+            // Given after a colon, as a form gives a value ("Passport number for the visa form: …",
+            // "PESEL córki: …"): the label says what it is, as when the number follows it at once
+            // (a made-up or mistyped check digit is still someone's number).
+            let given = text[label_end..s].trim_end().ends_with([':', '：']);
+            if (checksummed(token) || as_ssn || given) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }
             return;
@@ -698,16 +720,18 @@ mod tests {
     }
 
     /// A label a few words before a number whose check digits hold: PESEL, BSN, SIN (Luhn), NIR,
-    /// henkilötunnus. An SSN has no check digit: a "social" a few words before nine digits is not enough.
+    /// henkilötunnus; or given after a colon. An SSN has no check digit: a "social" a few words
+    /// before nine digits is not enough.
     #[test]
     fn checked_numbers_a_few_words_after_their_label() {
         assert_eq!(found("Numer PESEL córki: 92031508734"), [("92031508734", "national-id")]);
-        assert_eq!(found("Numer PESEL córki: 92031508735"), [], "wrong PESEL check digit");
+        assert_eq!(found("Numer PESEL córki to 92031508735"), [], "wrong PESEL check digit, not given after a colon");
+        assert_eq!(found("Numer PESEL córki: 92031508735"), [("92031508735", "national-id")], "given after a colon");
         assert_eq!(found("Mijn BSN voor de belasting: 382910473"), [("382910473", "national-id")]);
         assert_eq!(found("Canadian SIN for payroll: 046 382 719"), [("046 382 719", "national-id")]);
         assert_eq!(found("Mon numéro de sécurité sociale : 1 85 05 78 006 084 91"), [("1 85 05 78 006 084 91", "national-id")]);
         assert_eq!(found("Henkilötunnus: 131052-308T"), [("131052-308T", "national-id")]);
-        for benign in ["PESEL córki: 92031508735", "social media posts this week: 602143879 views", "passport photos. Order 382910473 shipped"] {
+        for benign in ["PESEL córki to 92031508735", "social media posts this week: 602143879 views", "passport photos. Order 382910473 shipped"] {
             assert_eq!(found(benign), [], "{benign}");
         }
     }
@@ -736,7 +760,11 @@ mod tests {
         assert_eq!(found("NI number for payroll: JT 48 22 91 B"), [("JT 48 22 91 B", "national-id")]);
         assert_eq!(found("PAN card: ABCPE1234F"), [("ABCPE1234F", "national-id")]);
         assert_eq!(found("my PAN is BNZPK4821M"), [("BNZPK4821M", "national-id")]);
-        for benign in ["pan: 24 cm, non-stick", "National Insurance rates rise in April", "PAN card renewal form 49A"] {
+        assert_eq!(found("Passport number for the visa form: K4821937"), [("K4821937", "national-id")]);
+        assert_eq!(found("マイナンバーは1234 5678 9018です。"), [("1234 5678 9018", "national-id")]);
+        assert_eq!(found("CNPJ da loja: 11.222.333/0001-81"), [("11.222.333/0001-81", "national-id")]);
+        assert_eq!(found("Driver's license no. D1234-56789-01234 (California)"), [("D1234-56789-01234", "national-id")]);
+        for benign in ["pan: 24 cm, non-stick", "National Insurance rates rise in April", "PAN card renewal form 49A", "passport photos for the trip. Booking: 48213977"] {
             assert_eq!(found(benign), [], "{benign}");
         }
     }

@@ -77,6 +77,7 @@ const TRIGGERS: &[&str] = &[
     "セキュリティキー",
     "pre-shared key",
     "psk",
+    "combination",
     // only on a line about a wireless network (`wifi_lines`)
     "key",
     // codes that open a device or a door (`CODE_TRIGGERS`: digits, or a password's shape)
@@ -1004,7 +1005,14 @@ mod tests {
         assert_eq!(values("Alarm disarm code: 7391"), ["7391"]);
         assert_eq!(values("Grandpa's iPad code is Birdie!1947, he keeps forgetting it."), ["Birdie!1947"]);
         assert_eq!(values("Code du portail : 4482B, merci"), ["4482B"]);
-        for s in ["the door code changed last week", "gate code is on the fridge", "passcode length is 6 digits", "the access code expired in 2024"] {
+        assert_eq!(values("The combination to the safe is 24-11-37."), ["24-11-37"]);
+        for s in [
+            "the combination of rain and wind is dangerous",
+            "the door code changed last week",
+            "gate code is on the fridge",
+            "passcode length is 6 digits",
+            "the access code expired in 2024",
+        ] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
     }
