@@ -44,8 +44,16 @@ fn labelled_as_other(text: &str, at: usize) -> bool {
         from += 1;
     }
     let before = text[from..at].to_ascii_lowercase();
-    ["order", "customer", "invoice", "tracking", "ticket", "ref", "id", "#", "account no", "serial", "isbn", "phone", "tel"].iter().any(|w| before.contains(w))
-        && !before.contains("card")
+    // Whole words only: "tel" is not in "hotel", nor "id" in "paid".
+    let word = |w: &str| {
+        before.match_indices(w).any(|(i, _)| {
+            let b = before.as_bytes();
+            let e = i + w.len();
+            let ends = !b.get(e).is_some_and(u8::is_ascii_alphabetic) || (b[e] == b's' && !b.get(e + 1).is_some_and(u8::is_ascii_alphabetic));
+            !w.as_bytes()[0].is_ascii_alphabetic() || (!(i > 0 && b[i - 1].is_ascii_alphabetic()) && ends)
+        })
+    };
+    ["order", "customer", "invoice", "tracking", "ticket", "ref", "id", "#", "account no", "serial", "isbn", "phone", "tel"].iter().any(|w| word(w)) && !before.contains("card")
 }
 
 pub fn find(text: &str, out: &mut Findings) {
@@ -99,7 +107,17 @@ const CODE_LABELS: &[&str] = &[
     "cvc2",
     "cid",
     "security code",
+    "security number",
+    "sec code",
     "card code",
+    "code on back",
+    "code on the back",
+    "digits on the back",
+    "number on the back",
+    "3-digit code",
+    "4-digit code",
+    "csc",
+    "cvn",
     "código de seguridad",
     "codigo de seguridad",
     "código de segurança",
@@ -118,9 +136,46 @@ const CODE_LABELS: &[&str] = &[
     "güvenlik kodu",
 ];
 
+/// After a card number, its expiry and then a bare three or four digits: the security code
+/// ("4111 1111 1111 1111 exp 11/26 123", "…, 09/27, 4417").
+fn code_after_expiry(text: &str, out: &mut Findings) {
+    let b = text.as_bytes();
+    let cards: Vec<usize> = out.iter().filter(|f| f.kind == "card-number").map(|f| f.end).collect();
+    for end in cards {
+        // The expiry within a few words: `MM/YY` or `MM/YYYY`.
+        let limit = (end + 24).min(b.len());
+        let Some(slash) = (end..limit).find(|&i| b[i] == b'/') else { continue };
+        let digits_before = (0..slash).rev().take_while(|&i| b[i].is_ascii_digit()).count();
+        let mut i = slash + 1;
+        let year_start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if digits_before == 0 || digits_before > 2 || !matches!(i - year_start, 2 | 4) {
+            continue;
+        }
+        // Then separators (`,` `;` spaces) and the code, within a few bytes.
+        let mut s = i;
+        while s < b.len() && s - i < 4 && matches!(b[s], b' ' | b',' | b';' | b'/') {
+            s += 1;
+        }
+        if s == i || !b.get(s).is_some_and(u8::is_ascii_digit) {
+            continue;
+        }
+        let mut e = s;
+        while e < b.len() && b[e].is_ascii_digit() {
+            e += 1;
+        }
+        if (3..=4).contains(&(e - s)) && !b.get(e).is_some_and(u8::is_ascii_alphanumeric) && !out.overlaps(s, e) {
+            out.push(Finding { start: s, end: e, kind: "card-code" });
+        }
+    }
+}
+
 /// A card's security code: three or four digits right after a word that names one ("CVV 123",
-/// "security code: 4417").
+/// "security code: 4417"), or bare after a card number and its expiry.
 pub fn codes(text: &str, out: &mut Findings) {
+    code_after_expiry(text, out);
     // A code is a run of three or four digits: most texts have none, and need no label search.
     let b = text.as_bytes();
     let mut run = 0;
@@ -194,6 +249,26 @@ mod tests {
         assert_eq!(code("CVV: 123."), ["123"]);
         assert_eq!(code("the CVV is on the back, 3 digits"), Vec::<String>::new());
         assert_eq!(code("cvv 12345"), Vec::<String>::new());
+        assert_eq!(code("Amex CID: 4417"), ["4417"]);
+        assert_eq!(code("card security number 2231, keep it"), ["2231"]);
+        assert_eq!(code("expires 04/27, code on back 112"), ["112"]);
+        assert_eq!(code("the 4-digit PIN policy changed in 2019"), Vec::<String>::new());
+    }
+
+    /// A card and its code go together, whatever comes before the card ("hotel" holds no "tel").
+    #[test]
+    fn a_card_and_its_code_go_together() {
+        let all = |t: &str| {
+            let mut out = Findings::default();
+            find(t, &mut out);
+            codes(t, &mut out);
+            out.iter().map(|f| t[f.start..f.end].to_string()).collect::<Vec<_>>()
+        };
+        assert_eq!(all("dad's amex for the hotel deposit: 3715 902384 61173 exp 11/26 security code 4417"), ["3715 902384 61173", "4417"]);
+        assert_eq!(all("paid with 4111 1111 1111 1111, 09/27, 123 tonight"), ["4111 1111 1111 1111", "123"]);
+        assert_eq!(all("4111 1111 1111 1111 exp 09/2027 cvv 381"), ["4111 1111 1111 1111", "381"]);
+        // A date and a count after something that is not a card stay.
+        assert_eq!(all("order 4111111111111111 on 09/27, 120 items"), Vec::<String>::new());
     }
 
     #[test]

@@ -49,7 +49,16 @@ pub fn url_passwords(text: &str, out: &mut Findings) {
         }
         let authority = &bytes[from..end];
         let Some(last_at) = authority.iter().rposition(|&b| b == b'@') else { continue };
-        let Some(colon) = authority[..last_at].iter().position(|&b| b == b':') else { continue };
+        let Some(colon) = authority[..last_at].iter().position(|&b| b == b':') else {
+            // A user information without a password that is itself a key (`https://<key>@o1.ingest…`,
+            // a DSN; `https://<token>@host/repo.git`): random, twenty characters or more.
+            let (start, stop) = (from, from + last_at);
+            let value = &text[start..stop];
+            if bytes.get(stop + 1).is_some_and(u8::is_ascii_alphanumeric) && super::entropy::looks_random(value, 20, 3.3) && !out.overlaps(start, stop) {
+                out.push(Finding { start, end: stop, kind: "url-token" });
+            }
+            continue;
+        };
         let (start, stop) = (from + colon + 1, from + last_at);
         // A host must follow the `@`.
         if stop == start || !bytes.get(stop + 1).is_some_and(u8::is_ascii_alphanumeric) {
@@ -106,6 +115,33 @@ pub fn connection_fields(text: &str, out: &mut Findings) {
     }
 }
 
+/// Names of a setting whose value is a secret, inside an attribute (lower case).
+const SECRET_NAMES: &[&str] = &["password", "passwd", "pwd", "secret", "token", "apikey", "api_key", "api-key", "accesskey", "privatekey"];
+
+/// `key="SmtpPassword" value="…"` (and `name=`): a setting given as a pair of attributes in one
+/// tag (.NET `appSettings`, Java properties in XML), its value a secret by the setting's name.
+pub fn attribute_pairs(text: &str, out: &mut Findings) {
+    for (at, _) in text.match_indices("value=\"") {
+        // The tag's start, within a few hundred bytes back.
+        let mut from = at.saturating_sub(200);
+        while !text.is_char_boundary(from) {
+            from += 1;
+        }
+        let Some(open) = text[from..at].rfind('<') else { continue };
+        let tag = text[from + open..at].to_ascii_lowercase();
+        let name = ["key=\"", "name=\""].iter().find_map(|a| tag.find(a).map(|i| &tag[i + a.len()..])).and_then(|rest| rest.split('"').next());
+        if !name.is_some_and(|n| SECRET_NAMES.iter().any(|w| n.contains(w))) {
+            continue;
+        }
+        let start = at + 7;
+        let Some(len) = text[start..].bytes().take(VALUE_MAX).position(|b| b == b'"') else { continue };
+        let value = &text[start..start + len];
+        if !value.is_empty() && !is_stand_in(value) && !out.overlaps(start, start + len) {
+            out.push(Finding { start, end: start + len, kind: "password" });
+        }
+    }
+}
+
 /// `sig=` in a URL's query: a shared-access signature (base64, often percent-encoded).
 pub fn url_signatures(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
@@ -130,6 +166,9 @@ pub fn find(text: &str, out: &mut Findings) {
         url_passwords(text, out);
     }
     if text.contains('=') {
+        if text.contains("value=\"") {
+            attribute_pairs(text, out);
+        }
         connection_fields(text, out);
         if text.contains("sig=") {
             url_signatures(text, out);
@@ -174,6 +213,21 @@ mod tests {
         assert_eq!(values(sas), [("AbC9xYz%2B12pQrStUvWx%3D", "azure-sas")]);
         for prose in ["if x=1 then y=2", "Password=<your password>;", "set password=... in the file"] {
             assert_eq!(values(prose), [], "{prose}");
+        }
+    }
+
+    #[test]
+    fn url_keys_and_attribute_pairs() {
+        assert_eq!(values("SENTRY_DSN=https://4b4ae9b816da75c9e7cc6b298a7291b9@o450123.ingest.sentry.io/5512345"), [("4b4ae9b816da75c9e7cc6b298a7291b9", "url-token")]);
+        assert_eq!(values("<add key=\"SmtpPassword\" value=\"M4il!Relay22\" />"), [("M4il!Relay22", "password")]);
+        assert_eq!(values("<property name=\"db.password\" value=\"Ledger-42x\"/>"), [("Ledger-42x", "password")]);
+        for benign in [
+            "git clone https://git@github.com/org/repo",
+            "mailto://anna.smith@example.org",
+            "<add key=\"SmtpHost\" value=\"mail.example.com\" />",
+            "<add key=\"ApiKey\" value=\"${API_KEY}\" />",
+        ] {
+            assert_eq!(values(benign), [], "{benign}");
         }
     }
 

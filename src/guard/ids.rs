@@ -304,10 +304,62 @@ fn self_evident(token: &[u8]) -> Option<&'static str> {
     None
 }
 
+/// Words that name a number as something other than a person's ("order 123-45-6789", "ticket
+/// no. …"): an SSN has no check digit, so a number the text itself calls an order is an order.
+const OTHER_NUMBERS: &[&str] = &[
+    "order",
+    "invoice",
+    "ticket",
+    "tracking",
+    "ref",
+    "reference",
+    "confirmation",
+    "case",
+    "claim",
+    "booking",
+    "reservation",
+    "shipment",
+    "parcel",
+    "package",
+    "sku",
+    "item",
+    "serial",
+    "part",
+    "model",
+    "po",
+    "transaction",
+    "receipt",
+    "policy",
+    "pedido",
+    "factura",
+    "commande",
+    "facture",
+    "bestellung",
+    "bestellnummer",
+    "rechnung",
+    "auftrag",
+    "ordine",
+    "заказ",
+];
+
+/// Whether the words just before `at` (same line, a few words back) call the number there
+/// something else than an identity number: a word of `OTHER_NUMBERS`, as a whole word.
+pub(crate) fn called_other(text: &str, at: usize, others: &[&str]) -> bool {
+    let mut from = at.saturating_sub(28);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = text[from..at].to_lowercase();
+    let before = &before[before.rfind(['\n', ';']).map_or(0, |i| i + 1)..];
+    before.split(|c: char| !c.is_alphanumeric()).any(|w| others.contains(&w) || w.strip_suffix('s').is_some_and(|w| others.contains(&w)))
+}
+
 /// Words that name an identity document or number (lower case), in the languages the guards read.
 const LABELS: &[&str] = &[
     "ssn",
     "social security",
+    "social",
+    "pan",
     "social insurance",
     "sin",
     "national insurance",
@@ -366,6 +418,22 @@ const LABELS: &[&str] = &[
     "aadhar",
     "आधार",
     "pan card",
+    "curp",
+    "rut",
+    "cuit",
+    "cnpj",
+    "medicare",
+    "tax file number",
+    "tfn",
+    "driver's license",
+    "drivers license",
+    "driver license",
+    "driving licence",
+    "licence number",
+    "license number",
+    "führerschein",
+    "licencia de conducir",
+    "permis de conduire",
     "снилс",
     "инн",
     "паспортные данные",
@@ -460,6 +528,7 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         "號碼",
         "it's",
         "its",
+        "lautet",
         "it",
         "id",
     ];
@@ -469,7 +538,8 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         at += rest.len() - trimmed.len();
         let Some(f) = FILLERS
             .iter()
-            .filter(|f| trimmed.starts_with(*f) && !trimmed[f.len()..].starts_with(|c: char| c.is_alphanumeric() && f.chars().all(char::is_alphanumeric)))
+            // An ASCII filler is a whole word; "は" or "의" runs into the number in scripts without spaces.
+            .filter(|f| trimmed.starts_with(*f) && !(f.is_ascii() && trimmed[f.len()..].starts_with(|c: char| c.is_alphanumeric() && f.chars().all(char::is_alphanumeric))))
             .max_by_key(|f| f.len())
         else {
             break;
@@ -487,6 +557,9 @@ pub fn find(text: &str, out: &mut Findings) {
             continue;
         }
         if let Some(kind) = self_evident(&bytes[s..e]) {
+            if kind == "us-ssn" && called_other(text, s, OTHER_NUMBERS) {
+                continue;
+            }
             out.push(Finding { start: s, end: e, kind });
         }
     }
@@ -500,17 +573,46 @@ pub fn find(text: &str, out: &mut Findings) {
             if ascii && (alnum_at(bytes, at.checked_sub(1)) || (alnum_at(bytes, Some(end)) && !lower[end..].starts_with("s "))) {
                 continue;
             }
+            // "social" names the number only as someone's ("my social", "my son's social"), never
+            // "social media"; an SSN has no check digit, so after its labels one that can be an
+            // SSN is enough, a few words on.
+            if *label == "social" && !someones_social(&lower, at, end) {
+                continue;
+            }
+            let ssn_ok = matches!(*label, "ssn" | "social security" | "social");
             let from = skip_to_value(&lower, end);
+            // A UK National Insurance number written in its groups ("QQ 12 34 56 C").
+            if matches!(*label, "national insurance" | "ni number" | "nino") {
+                // At once, or at a word start a few words on in the same sentence.
+                let mut gap_end = (end + CHECKED_GAP).min(bytes.len());
+                while !text.is_char_boundary(gap_end) {
+                    gap_end -= 1;
+                }
+                let gap = &text[end..gap_end];
+                let gap = &gap[..gap.find(['\n', '?', '!']).or_else(|| gap.find(". ")).unwrap_or(gap.len())];
+                let found = std::iter::once(from)
+                    .chain((end..end + gap.len()).filter(|&i| bytes[i].is_ascii_uppercase() && !alnum_at(bytes, i.checked_sub(1))))
+                    .find_map(|s| nino_at(bytes, s).map(|e| (s, e)));
+                if let Some((s, e)) = found {
+                    if !out.overlaps(s, e) {
+                        out.push(Finding { start: s, end: e, kind: "national-id" });
+                    }
+                    continue;
+                }
+            }
             let Some(&(s, e)) = tokens.get(tokens.partition_point(|&(s, _)| s < from)) else { continue };
             // The number follows at once (a few characters of punctuation at most).
             if s > from + 2 || !text.is_char_boundary(s) {
-                far_checked(text, &tokens, end, out);
+                far_checked(text, &tokens, end, ssn_ok, out);
                 continue;
             }
             let token = &bytes[s..e];
             let digits = token.iter().filter(|b| b.is_ascii_digit()).count();
-            if digits < 6 {
-                far_checked(text, &tokens, end, out);
+            // Document numbers of letters and digits ("ABCPE1234F", a PAN): capitals and at
+            // least four digits, right after the label.
+            let lettered = digits >= 4 && token.len() >= 8 && token.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) && token.iter().any(u8::is_ascii_uppercase);
+            if !lettered && (digits < 6 || *label == "pan") {
+                far_checked(text, &tokens, end, ssn_ok, out);
             } else if (6..=24).contains(&token.len()) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }
@@ -518,9 +620,46 @@ pub fn find(text: &str, out: &mut Findings) {
     }
 }
 
+/// `QQ 12 34 56 C` or `QQ123456C` at `at`: two letters, six digits (in pairs, a space allowed
+/// between), a letter A to D; the end of it.
+fn nino_at(b: &[u8], at: usize) -> Option<usize> {
+    let mut i = at;
+    let letter = |i: usize| b.get(i).is_some_and(u8::is_ascii_uppercase);
+    if !(letter(i) && letter(i + 1)) || alnum_at(b, i.checked_sub(1)) {
+        return None;
+    }
+    i += 2;
+    for _ in 0..3 {
+        if b.get(i) == Some(&b' ') {
+            i += 1;
+        }
+        if !(b.get(i).is_some_and(u8::is_ascii_digit) && b.get(i + 1).is_some_and(u8::is_ascii_digit)) {
+            return None;
+        }
+        i += 2;
+    }
+    if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(|c| (b'A'..=b'D').contains(c)) {
+        i += 1;
+    }
+    if b.get(i).is_some_and(|c| (b'A'..=b'D').contains(c)) {
+        i += 1;
+    }
+    (!alnum_at(b, Some(i))).then_some(i)
+}
+
+/// "social" as the name of someone's number: after a possessive ("my social", "my son's social")
+/// and not before a word that makes it something else ("my social media").
+fn someones_social(lower: &str, at: usize, end: usize) -> bool {
+    let before = lower[..at].trim_end();
+    let prev = before.rsplit(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    let next = lower[end..].trim_start().split(|c: char| !c.is_alphanumeric()).next().unwrap_or("");
+    matches!(prev, "my" | "your" | "his" | "her" | "their" | "our" | "s")
+        && !matches!(next, "media" | "network" | "networks" | "worker" | "workers" | "club" | "life" | "skills" | "event" | "events" | "circle" | "studies" | "anxiety")
+}
+
 /// After a label the number does not follow at once: the first number of at least six digits
 /// within `CHECKED_GAP` bytes, in the same sentence, if its check digits hold.
-fn far_checked(text: &str, tokens: &[(usize, usize)], label_end: usize, out: &mut Findings) {
+fn far_checked(text: &str, tokens: &[(usize, usize)], label_end: usize, ssn_ok: bool, out: &mut Findings) {
     let bytes = text.as_bytes();
     let first = tokens.partition_point(|&(s, _)| s < label_end);
     for &(s, e) in tokens[first..].iter().take_while(|&&(s, _)| s <= label_end + CHECKED_GAP) {
@@ -530,7 +669,12 @@ fn far_checked(text: &str, tokens: &[(usize, usize)], label_end: usize, out: &mu
         }
         let token = &bytes[s..e];
         if token.iter().filter(|b| b.is_ascii_digit()).count() >= 6 {
-            if checksummed(token) && !out.overlaps(s, e) {
+            let as_ssn = ssn_ok && digits_of(token, b"- ").is_some_and(|d| ssn(&d)) && !called_other(text, s, OTHER_NUMBERS);
+            // Given after a colon, as a form gives a value ("Passport number for the visa form: …",
+            // "PESEL córki: …"): the label says what it is, as when the number follows it at once
+            // (a made-up or mistyped check digit is still someone's number).
+            let given = text[label_end..s].trim_end().ends_with([':', '：']);
+            if (checksummed(token) || as_ssn || given) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }
             return;
@@ -576,16 +720,51 @@ mod tests {
     }
 
     /// A label a few words before a number whose check digits hold: PESEL, BSN, SIN (Luhn), NIR,
-    /// henkilötunnus. An SSN has no check digit: a "social" a few words before nine digits is not enough.
+    /// henkilötunnus; or given after a colon. An SSN has no check digit: a "social" a few words
+    /// before nine digits is not enough.
     #[test]
     fn checked_numbers_a_few_words_after_their_label() {
         assert_eq!(found("Numer PESEL córki: 92031508734"), [("92031508734", "national-id")]);
-        assert_eq!(found("Numer PESEL córki: 92031508735"), [], "wrong PESEL check digit");
+        assert_eq!(found("Numer PESEL córki to 92031508735"), [], "wrong PESEL check digit, not given after a colon");
+        assert_eq!(found("Numer PESEL córki: 92031508735"), [("92031508735", "national-id")], "given after a colon");
         assert_eq!(found("Mijn BSN voor de belasting: 382910473"), [("382910473", "national-id")]);
         assert_eq!(found("Canadian SIN for payroll: 046 382 719"), [("046 382 719", "national-id")]);
         assert_eq!(found("Mon numéro de sécurité sociale : 1 85 05 78 006 084 91"), [("1 85 05 78 006 084 91", "national-id")]);
         assert_eq!(found("Henkilötunnus: 131052-308T"), [("131052-308T", "national-id")]);
-        for benign in ["PESEL córki: 92031508735", "social media posts this week: 602143879 views", "passport photos. Order 382910473 shipped"] {
+        for benign in ["PESEL córki to 92031508735", "social media posts this week: 602143879 views", "passport photos. Order 382910473 shipped"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    /// An SSN has no check digit: what the text calls a number decides. An order number in the SSN
+    /// format is an order; nine digits a few words after "SSN" or someone's "social" are an SSN.
+    #[test]
+    fn ssn_by_what_the_text_calls_it() {
+        assert_eq!(found("Order 123-45-6789 shipped; tracking in the email."), []);
+        assert_eq!(found("Ticket no. 529-38-1746 was closed"), []);
+        assert_eq!(found("SSN 529-38-1746, order 123-45-6789"), [("529-38-1746", "us-ssn")]);
+        assert_eq!(found("remember my son's social for the daycare tax form, it's 602143879"), [("602143879", "national-id")]);
+        assert_eq!(found("her SSN for the W-2 is on file: 529 38 1746"), [("529 38 1746", "us-ssn")]);
+        assert_eq!(found("my ssn for the lease application, 529381746"), [("529381746", "national-id")]);
+        for benign in ["my social media posts this week: 602143879 views", "social club dues: 602143879", "SSN office hours 9 to 5, call 800 555 0100"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    /// Document numbers of letters and digits after their label: a UK NINO in its groups, an
+    /// Indian PAN.
+    #[test]
+    fn lettered_document_numbers_after_their_label() {
+        assert_eq!(found("National Insurance number: QQ 12 34 56 C"), [("QQ 12 34 56 C", "national-id")]);
+        assert_eq!(found("NI number AB123456D for the payslip"), [("AB123456D", "national-id")]);
+        assert_eq!(found("NI number for payroll: JT 48 22 91 B"), [("JT 48 22 91 B", "national-id")]);
+        assert_eq!(found("PAN card: ABCPE1234F"), [("ABCPE1234F", "national-id")]);
+        assert_eq!(found("my PAN is BNZPK4821M"), [("BNZPK4821M", "national-id")]);
+        assert_eq!(found("Passport number for the visa form: K4821937"), [("K4821937", "national-id")]);
+        assert_eq!(found("マイナンバーは1234 5678 9018です。"), [("1234 5678 9018", "national-id")]);
+        assert_eq!(found("CNPJ da loja: 11.222.333/0001-81"), [("11.222.333/0001-81", "national-id")]);
+        assert_eq!(found("Driver's license no. D1234-56789-01234 (California)"), [("D1234-56789-01234", "national-id")]);
+        for benign in ["pan: 24 cm, non-stick", "National Insurance rates rise in April", "PAN card renewal form 49A", "passport photos for the trip. Booking: 48213977"] {
             assert_eq!(found(benign), [], "{benign}");
         }
     }

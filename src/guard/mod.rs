@@ -6,12 +6,15 @@
 //! mark flagged entries, and can withhold flagged text (`redact`).
 //!
 //! One concept per file: `secrets` (provider keys, private keys, JWTs, assigned values),
-//! `credentials` (passwords and keys inside connection URLs and strings), `ids` (identity numbers
+//! `shapes` (bot tokens, password hashes, seed phrases and one-time-password seeds by their shape),
+//! `credentials` (passwords and keys inside connection URLs and strings), `cli` (passwords on
+//! command lines and in `.pgpass` lines), `ids` (identity numbers
 //! by check digit or by label), `password` (passwords stated as such), `cards` (Luhn), `iban`
 //! (mod 97), `injection` (with its
 //! word lists in `phrases`), `unicode` (invisible characters), `entropy`, `options` (the policies).
 
 pub(crate) mod cards;
+pub(crate) mod cli;
 pub(crate) mod credentials;
 pub(crate) mod deobfuscate;
 mod directives;
@@ -25,6 +28,7 @@ pub(crate) mod options;
 pub(crate) mod password;
 pub(crate) mod phrases;
 pub(crate) mod secrets;
+pub(crate) mod shapes;
 pub(crate) mod unicode;
 
 pub use options::{GuardOptions, InjectionPolicy, SecretPolicy};

@@ -77,10 +77,193 @@ const TRIGGERS: &[&str] = &[
     "セキュリティキー",
     "pre-shared key",
     "psk",
+    "combination",
+    // only on a line about a wireless network (`wifi_lines`)
+    "key",
+    // codes that open a device or a door (`CODE_TRIGGERS`: digits, or a password's shape)
+    "ipad code",
+    "iphone code",
+    "phone code",
+    "screen code",
+    "lock code",
+    "unlock code",
+    "alarm code",
+    "disarm code",
+    "door code",
+    "gate code",
+    "garage code",
+    "safe code",
+    "keypad code",
+    "entry code",
+    "access code",
+    "digicode",
+    "code du portail",
+    "code de la porte",
+    "code d'entrée",
+    "türcode",
+    "torcode",
+    "código de acceso",
+    "código del portal",
+    "codice del cancello",
+];
+
+/// Triggers whose value may be a run of digits (a PIN, a door code).
+const CODE_TRIGGERS: &[&str] = &[
+    "pin",
+    "passcode",
+    "ipad code",
+    "iphone code",
+    "phone code",
+    "screen code",
+    "lock code",
+    "unlock code",
+    "alarm code",
+    "disarm code",
+    "door code",
+    "gate code",
+    "garage code",
+    "safe code",
+    "keypad code",
+    "entry code",
+    "access code",
+    "digicode",
+    "code du portail",
+    "code de la porte",
+    "code d'entrée",
+    "türcode",
+    "torcode",
+    "código de acceso",
+    "código del portal",
+    "codice del cancello",
 ];
 
 /// What stands between the trigger and the value.
-const SEPARATORS: &[&str] = &[":", "=", "：", "->", "is", "was", "es", "est", "ist", "é", "è", "è:", "是", "为", "は", "는", "—", "-", "это"];
+const SEPARATORS: &[&str] = &[
+    ":",
+    "=",
+    "：",
+    "->",
+    "is",
+    "was",
+    "es",
+    "est",
+    "ist",
+    "é",
+    "è",
+    "è:",
+    "是",
+    "为",
+    "は",
+    "는",
+    "—",
+    "-",
+    "это",
+    // other verbs that state or change the value
+    "reads",
+    "remains",
+    "stays",
+    "became",
+    "becomes",
+    "equals",
+    "will be",
+    "should be",
+    "set to",
+    "changed to",
+    "reset to",
+    "updated to",
+    "now",
+    "lautet",
+    "bleibt",
+    "sera",
+    "será",
+    "sarà",
+    "era",
+    "war",
+    "était",
+    "foi",
+    "è ora",
+    "ahora es",
+    "est maintenant",
+    "ist jetzt",
+    "é agora",
+];
+
+/// Words between a separator and the value that tell of a change ("was set to …", "is now …",
+/// "ist jetzt …"): skipped, with the preposition after them.
+const CHANGE_WORDS: &[&str] = &[
+    "set",
+    "changed",
+    "reset",
+    "updated",
+    "switched",
+    "now",
+    "still",
+    "jetzt",
+    "nun",
+    "geändert",
+    "ahora",
+    "cambiada",
+    "cambiado",
+    "maintenant",
+    "désormais",
+    "dorénavant",
+    "changé",
+    "modifié",
+    "agora",
+    "alterada",
+    "mudou",
+    "ora",
+    "adesso",
+    "cambiata",
+    "veranderd",
+    "gewijzigd",
+    "nu",
+    "теперь",
+    "сейчас",
+    "изменён",
+    "изменен",
+];
+const CHANGE_LINKS: &[&str] = &["to", "into", "as", "auf", "zu", "in", "a", "à", "en", "para", "naar", "на"];
+
+/// From `at`, past the change words and their preposition.
+fn past_change_words(text: &str, mut at: usize) -> usize {
+    let mut changed = false;
+    for _ in 0..3 {
+        let rest = &text[at..];
+        // Change words are short: a look of a few bytes, so a run without spaces stays linear.
+        let Some(word_end) = rest.char_indices().take(16).find(|(_, c)| c.is_whitespace()).map(|(i, _)| i) else { break };
+        let word = rest[..word_end].to_lowercase();
+        let change = CHANGE_WORDS.contains(&word.as_str());
+        // A preposition only after a change word: "is in 1Password" names no value.
+        if !(change || (changed && CHANGE_LINKS.contains(&word.as_str()))) {
+            break;
+        }
+        changed = change;
+        let after = &rest[word_end..];
+        at += word_end + (after.len() - after.trim_start().len());
+    }
+    at
+}
+
+/// Words that put a `key` on a wireless network's line ("SSID: PineLodge, key: …").
+const WIFI_WORDS: &[&str] = &["wifi", "wi-fi", "wlan", "ssid", "wireless", "hotspot", "router", "wpa", "wpa2", "guest network"];
+
+/// The lines of `hay` (lower-cased in place) that speak of a wireless network, as byte ranges,
+/// found once per text: asking per `key` would read a long line once for each.
+fn wifi_lines(hay: &str) -> Vec<(usize, usize)> {
+    if !WIFI_WORDS.iter().any(|w| hay.contains(w)) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut start = 0;
+    for line in hay.split('\n') {
+        if WIFI_WORDS.iter().any(|w| line.contains(w)) {
+            out.push((start, start + line.len()));
+        }
+        start += line.len() + 1;
+    }
+    out
+}
 
 /// Values that are words about the password, not the password.
 const NOT_VALUES: &[&str] = &[
@@ -245,10 +428,34 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
     if NOT_VALUES.contains(&lower.as_str()) {
         return false;
     }
-    let classes = super::entropy::classes(value);
-    let non_ascii = !value.is_ascii();
+    // Letters of other scripts count as letters, not as symbols ("geändert" is one kind).
+    let shape: String = value
+        .chars()
+        .map(|c| {
+            if !c.is_ascii() && c.is_alphabetic() {
+                if c.is_uppercase() {
+                    'A'
+                } else {
+                    'a'
+                }
+            } else {
+                c
+            }
+        })
+        .collect();
+    let classes = super::entropy::classes(&shape);
+    // A word in another script stands for a value after a colon ("пароль: кошечка"); after a verb
+    // it is as likely the sentence going on ("ist geändert").
+    let non_ascii = !value.is_ascii() && after_colon;
     // "pwd: tulip" states the value; "my password is tulip" might not: ask for more there.
     classes >= 2 || non_ascii || (after_colon && value.len() >= 4) || value.len() >= 12
+}
+
+/// The ASCII triggers by first byte (built once): a word start is compared only with the triggers
+/// that begin with its byte.
+fn triggers_by_first_byte() -> &'static [Vec<(&'static str, ())>] {
+    static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, ())>>> = std::sync::OnceLock::new();
+    BUCKETS.get_or_init(|| super::lookup::by_first_byte(TRIGGERS.iter().filter(|t| t.is_ascii()).map(|t| (*t, ()))))
 }
 
 /// First bytes of the ASCII triggers, either case (built at compile time): most word starts begin none.
@@ -270,6 +477,12 @@ pub fn find(text: &str, out: &mut Findings) {
     if text.contains(" / ") {
         pairs(text, out);
     }
+    if text.contains('/') {
+        glued_pairs(text, out);
+    }
+    if !text.is_ascii() || [" to ", " pour ", " para ", " zum ", " um ", " per "].iter().any(|w| text.contains(w)) {
+        login_uses(text, out);
+    }
     // ASCII text is compared in place, ignoring case (the same as comparing its lower-casing).
     let hay = super::lower_in_place(text);
     // Candidate positions: word starts for the ASCII triggers (compared in place, no searcher per
@@ -286,10 +499,10 @@ pub fn find(text: &str, out: &mut Findings) {
         }
         let first = b.to_ascii_lowercase();
         hits.extend(
-            TRIGGERS
+            triggers_by_first_byte()[usize::from(first)]
                 .iter()
-                .filter(|t| t.as_bytes()[0] == first && t.is_ascii() && hb.get(pos..pos + t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t.as_bytes())))
-                .map(|t| (pos, *t)),
+                .filter(|(t, _)| hb.get(pos..pos + t.len()).is_some_and(|w| w.eq_ignore_ascii_case(t.as_bytes())))
+                .map(|(t, _)| (pos, *t)),
         );
     }
     if !text.is_ascii() {
@@ -298,6 +511,7 @@ pub fn find(text: &str, out: &mut Findings) {
         }
     }
     let mut nearby_looks = 0;
+    let wifi = if hits.iter().any(|&(_, t)| t == "key") { wifi_lines(&hay.to_ascii_lowercase()) } else { Vec::new() };
     for (pos, trigger) in hits {
         {
             if !text.is_char_boundary(pos) || !text.is_char_boundary(pos + trigger.len()) {
@@ -305,6 +519,9 @@ pub fn find(text: &str, out: &mut Findings) {
             }
             // The name inside a placeholder (`[secret:password]`) is not a password word.
             if text[..pos].ends_with("[secret:") {
+                continue;
+            }
+            if trigger == "key" && !wifi.iter().any(|&(s, e)| (s..=e).contains(&pos)) {
                 continue;
             }
             let ascii_trigger = trigger.is_ascii();
@@ -347,14 +564,17 @@ pub fn find(text: &str, out: &mut Findings) {
                 // them (`pwd,pwd,…`) is not worth a look around each.
                 if nearby_looks < NEARBY_MAX {
                     nearby_looks += 1;
-                    nearby(text, pos, pos + trigger.len(), out);
+                    nearby(text, pos, pos + trigger.len(), CODE_TRIGGERS.contains(&trigger), out);
                 }
                 continue;
             };
             let rest = &text[after..];
             let start = after + (rest.len() - rest.trim_start().len());
+            let start = past_change_words(text, start);
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
-            if looks_like_password(&text[vs..ve], quoted, colon, trigger == "pin") && !out.overlaps(vs, ve) {
+            let value = &text[vs..ve];
+            let code = CODE_TRIGGERS.contains(&trigger) && looks_like_password(value, quoted, colon, true);
+            if (code || looks_like_password(value, quoted, colon, trigger == "pin")) && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
         }
@@ -373,7 +593,8 @@ fn password_shaped(token: &str) -> bool {
     let digits = token.chars().filter(char::is_ascii_digit).count();
     // `_` joins words in names (`db_credentials`); it makes a password only beside a digit.
     let symbols = token.chars().filter(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '\'' | '’' | '_')).count();
-    if letters == 0 || token.contains(['/', '\\']) || token.contains("://") {
+    // A record of fields (`host:port:db:user:password`) is a format, not a value.
+    if letters == 0 || token.contains(['/', '\\']) || token.contains("://") || token.matches(':').count() >= 2 {
         return false;
     }
     // `anna@example.org` is an address; `Nakhla@2024` is not.
@@ -383,7 +604,9 @@ fn password_shaped(token: &str) -> bool {
     // `file.txt`, `example.com`, `v2.3.1`: a dot then two to four letters ends names, not passwords.
     if let Some(dot) = token.rfind('.') {
         let ext = &token[dot + 1..];
-        if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) {
+        // One case throughout: `Ch4nge.Me.Not` is a password, `notes.txt` and `README.MD` names.
+        let one_case = ext.chars().all(|c| c.is_ascii_lowercase()) || ext.chars().all(|c| c.is_ascii_uppercase());
+        if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) && one_case {
             return false;
         }
     }
@@ -416,8 +639,13 @@ fn sentence_ends(s: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
     })
 }
 
-/// Words that announce a login in a line (lower case): `login: anna / Tulips&Tea1952`.
+/// Words that announce a login in a line (lower case): `login: anna / Tulips&Tea1952`, or a
+/// wireless network and its key (`WiFi: HomeNet_5G / bluewhale1987`).
 const LOGIN_WORDS: &[&str] = &[
+    "wifi",
+    "wi-fi",
+    "wlan",
+    "ssid",
     "login",
     "log in",
     "user",
@@ -474,6 +702,145 @@ fn pairs(text: &str, out: &mut Findings) {
     }
 }
 
+/// `user/password` written as one word on a line that names a login (`creds: deploy/Tr0ub4dor&3x`,
+/// `admin/Hunter2!`): the part after the only slash, when it can only be a password and is
+/// strong (three kinds of character, a digit and a symbol among them): a path's last part is a name.
+fn glued_pairs(text: &str, out: &mut Findings) {
+    let mut base = 0;
+    for line in text.split('\n') {
+        // The line's login words are looked for only once a word of it could be a pair.
+        let mut named: Option<bool> = None;
+        if line.contains('/') {
+            let boundary = |c: char| c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')');
+            let starts = line.char_indices().filter(|&(i, c)| !boundary(c) && line[..i].chars().next_back().is_none_or(boundary)).map(|(i, _)| i);
+            for at in starts {
+                let here = base + at;
+                let word = &line[at..line[at..].find(boundary).map_or(line.len(), |e| at + e)];
+                if word.contains("://") || word.matches('/').count() != 1 {
+                    continue;
+                }
+                let (user, pass) = word.split_once('/').unwrap_or_default();
+                let pass_clean = clean(pass);
+                let user_like =
+                    (2..=64).contains(&user.len()) && user.chars().all(|c| c.is_alphanumeric() || matches!(c, '.' | '_' | '-' | '@')) && user.chars().any(char::is_alphabetic);
+                // A symbol too: `user/Profile2` is a path.
+                let symbol = pass_clean.chars().any(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '_'));
+                let strong = super::entropy::classes(pass_clean) >= 3 && pass_clean.chars().any(|c| c.is_ascii_digit()) && symbol;
+                if !user_like || !strong || !password_shaped(pass_clean) {
+                    continue;
+                }
+                if !*named.get_or_insert_with(|| {
+                    let lower = line.to_lowercase();
+                    LOGIN_WORDS.iter().any(|w| lower.contains(w))
+                }) {
+                    continue;
+                }
+                let vs = here + user.len() + 1 + pass.find(pass_clean).unwrap_or(0);
+                let ve = vs + pass_clean.len();
+                if !out.overlaps(vs, ve) {
+                    out.push(Finding { start: vs, end: ve, kind: "password" });
+                }
+            }
+        }
+        base += line.len() + 1;
+    }
+}
+
+/// Words after a value that say it opens something ("Use Hunter2-Orange! to log into the router").
+const LOGIN_AFTER: &[&str] = &[
+    "to log in",
+    "to log into",
+    "to login",
+    "to log on",
+    "to sign in",
+    "to sign into",
+    "to unlock",
+    "to get in",
+    "to get into",
+    "to connect",
+    "to access",
+    "para entrar",
+    "para acceder",
+    "para iniciar sesion",
+    "para iniciar sesión",
+    "para conectar",
+    "pour te connecter",
+    "pour vous connecter",
+    "pour se connecter",
+    "pour entrer",
+    "pour accéder",
+    "zum einloggen",
+    "zum anmelden",
+    "um dich anzumelden",
+    "um sich anzumelden",
+    "per accedere",
+    "per entrare",
+    "para acessar",
+    "para logar",
+    "для входа",
+    "чтобы войти",
+];
+
+/// Words before such a value: using it, typing it.
+const LOGIN_USE: &[&str] = &[
+    "use",
+    "enter",
+    "type",
+    "try",
+    "with",
+    "usa",
+    "usar",
+    "utilise",
+    "utilisez",
+    "entre",
+    "tape",
+    "nimm",
+    "benutze",
+    "verwende",
+    "gib",
+    "mit",
+    "usa",
+    "inserisci",
+    "digite",
+    "используй",
+    "введи",
+    "con",
+    "avec",
+];
+
+/// A strong token used to open something: "Use X to log into the router", "tape X pour te
+/// connecter". The token must be password-shaped and strong (three kinds of character, one a digit).
+fn login_uses(text: &str, out: &mut Findings) {
+    let lower = super::lower_in_place(text);
+    let lb = lower.as_bytes();
+    // Each phrase starts with one of a few prepositions: look for those, then compare the phrases
+    // there (ignoring ASCII case: ASCII text is not lower-cased in place).
+    let preps = ["to ", "para ", "pour ", "zum ", "um ", "per ", "для ", "чтобы "];
+    for prep in preps {
+        for (at, _) in lower.match_indices(prep) {
+            let listed = LOGIN_AFTER.iter().any(|p| lb.get(at..at + p.len()).is_some_and(|w| w.eq_ignore_ascii_case(p.as_bytes())));
+            if !listed || !text.is_char_boundary(at) || (at > 0 && !text[..at].ends_with(char::is_whitespace)) {
+                continue;
+            }
+            let before = text[..at].trim_end();
+            let mut words = before.rsplit(char::is_whitespace);
+            let (Some(token), Some(verb)) = (words.next(), words.next()) else { continue };
+            let value = clean(token.trim_matches(['"', '\'', '«', '»', '“', '”']));
+            let verb = verb.to_lowercase();
+            let strong = super::entropy::classes(value) >= 3 && value.chars().any(|c| c.is_ascii_digit());
+            if !LOGIN_USE.contains(&verb.as_str()) || !strong || !password_shaped(value) {
+                continue;
+            }
+            let token_start = before.len() - token.len();
+            let vs = token_start + token.find(value).unwrap_or(0);
+            let ve = vs + value.len();
+            if !out.overlaps(vs, ve) {
+                out.push(Finding { start: vs, end: ve, kind: "password" });
+            }
+        }
+    }
+}
+
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;
 
@@ -483,7 +850,7 @@ const AFTER_WORDS: usize = 10;
 /// A password-word without a separator ("Kennwort habe ich auf Kastanie#4711 geändert",
 /// "use Turnhalle!88 as the password"): the nearest password-shaped token within a few words
 /// after it, or else within three words before it, in the same sentence.
-fn nearby(text: &str, start: usize, end: usize, out: &mut Findings) {
+fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) {
     let tokens = |s: &str| -> Vec<(usize, usize)> {
         let mut v = Vec::new();
         let mut at = None;
@@ -522,6 +889,19 @@ fn nearby(text: &str, start: usize, end: usize, out: &mut Findings) {
         })
     };
     let after_tokens: Vec<(usize, usize)> = tokens(after).into_iter().take(AFTER_WORDS).collect();
+    // Right after the word, a run of digits: a code's four to eight ("passcode 883102"), any
+    // password's eight or more ("Kennwort 61238845091237564412", a router's default key).
+    if let Some(&(a, b)) = after_tokens.first() {
+        let t = clean(&after[a..b]);
+        let digits = t.len() == b - a && t.bytes().all(|c| c.is_ascii_digit());
+        if digits && ((code && (4..=8).contains(&t.len())) || (8..=64).contains(&t.len())) {
+            let (vs, ve) = (end + a, end + b);
+            if !out.overlaps(vs, ve) {
+                out.push(Finding { start: vs, end: ve, kind: "password" });
+            }
+            return;
+        }
+    }
     let (before_start, _) = bounded(start.saturating_sub(120), start);
     let before = &text[before_start..start];
     let before = &before[sentence_ends(before).last().map_or(0, |(_, e)| e)..];
@@ -579,6 +959,7 @@ mod tests {
         assert_eq!(values("login: rose.whitaker52 pass: Tulips&Tea1952"), ["Tulips&Tea1952"]);
         assert_eq!(values("Office printer admin panel: admin / Canon!Floor3 (do not change)"), ["Canon!Floor3"]);
         assert_eq!(values("Credenziali: utente m.rossi / Margherita2024!"), ["Margherita2024!"]);
+        assert_eq!(values("ssh root@203.0.113.20 (password Ch4nge.Me.Not)"), ["Ch4nge.Me.Not"]);
         assert_eq!(values("login: 2 / 3 of the team"), Vec::<&str>::new());
         for s in [
             "passwords need an 8-character minimum and 2-factor auth",
@@ -586,6 +967,70 @@ mod tests {
             "the password policy is on wiki/it-policies.html",
             "send the password to anna@example.org by phone, not email",
             "Passwort vergessen? Das Kassenwart-Zugang Formular hilft",
+            "Each .pgpass line reads hostname:port:database:username:password, one per line.",
+        ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    /// Verbs other than "is" that state or change a password, and a key on a wireless network's line.
+    #[test]
+    fn passwords_stated_by_other_verbs() {
+        assert_eq!(values("The vault passphrase was set to correct-horse-battery-9 by Tom."), ["correct-horse-battery-9"]);
+        assert_eq!(values("Das WLAN-Passwort lautet Birke+Moos31"), ["Birke+Moos31"]);
+        assert_eq!(values("the router password is now Kayak!Tide52"), ["Kayak!Tide52"]);
+        assert_eq!(values("admin password changed to Q9-larch-Vine"), ["Q9-larch-Vine"]);
+        assert_eq!(values("wifi at the cabin -> SSID: PineLodge, key: Moose&Maple77"), ["Moose&Maple77"]);
+        assert_eq!(values("Guest Wi-Fi \"Otter\" key is Rivers4Otters!"), ["Rivers4Otters!"]);
+        assert_eq!(values("Le mot de passe du wifi est désormais Chaton!Gris22"), ["Chaton!Gris22"]);
+        assert_eq!(values("Het wachtwoord van de router is veranderd naar Tulp!Molen88"), ["Tulp!Molen88"]);
+        assert_eq!(values("WiFi: HomeNet_5G / bluewhale1987"), ["bluewhale1987"]);
+        assert_eq!(values("WLAN: FritzBox-7590, Kennwort 61238845091237564412"), ["61238845091237564412"]);
+        for s in [
+            "the password was set to expire every 90 days",
+            "the password is in 1Password under Home",
+            "primary key: customer_id, then the sort key: created_at",
+            "key: the legend is at the bottom of the map",
+            "Das Passwort wird regelmäßig geändert",
+            "Das Passwort ist geändert worden",
+        ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    /// Codes that open a device or a door: digits after their word, or a password's shape.
+    #[test]
+    fn device_and_door_codes() {
+        assert_eq!(values("Note to self: bank app passcode 883102"), ["883102"]);
+        assert_eq!(values("Alarm disarm code: 7391"), ["7391"]);
+        assert_eq!(values("Grandpa's iPad code is Birdie!1947, he keeps forgetting it."), ["Birdie!1947"]);
+        assert_eq!(values("Code du portail : 4482B, merci"), ["4482B"]);
+        assert_eq!(values("The combination to the safe is 24-11-37."), ["24-11-37"]);
+        for s in [
+            "the combination of rain and wind is dangerous",
+            "the door code changed last week",
+            "gate code is on the fridge",
+            "passcode length is 6 digits",
+            "the access code expired in 2024",
+        ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+    }
+
+    /// `user/password` as one word, and a strong token used to log in.
+    #[test]
+    fn glued_pairs_and_login_uses() {
+        assert_eq!(values("creds for the staging box: deploy/Tr0ub4dor&3x"), ["Tr0ub4dor&3x"]);
+        assert_eq!(values("router login admin/Hunter2! (change it)"), ["Hunter2!"]);
+        assert_eq!(values("Use Hunter2-Orange! to log into the router."), ["Hunter2-Orange!"]);
+        assert_eq!(values("Tape Fjord#2024x pour te connecter au NAS."), ["Fjord#2024x"]);
+        for s in [
+            "the login page is under admin/settings and user/Profile2",
+            "user docs live at docs/Guide-v2.pdf",
+            "Use Windows to log into the VM",
+            "use the Okta app to sign in",
+            "Use SSO to log in; the 2FA code comes by SMS.",
+            "login works with TCP/IP and HTTP/2",
         ] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }

@@ -80,6 +80,7 @@ pub(crate) fn lower_in_place(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn find_secrets(text: &str) -> Vec<Finding> {
     let mut out = Findings::default();
     secrets::find(text, &mut out);
+    shapes::find(text, &mut out);
     credentials::find(text, &mut out);
     // A card number has at least 13 digits and an IBAN 2 (its check digits): most text has fewer,
     // and counting them is cheaper than either scan.
@@ -93,10 +94,11 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     if digits >= 2 {
         iban::find(text, &mut out);
     }
-    // Every identity number has at least six digits.
-    if digits >= 6 {
+    // Every identity number has at least six digits, but a PAN (four, found after its label only).
+    if digits >= 6 || (digits >= 4 && text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"pan"))) {
         ids::find(text, &mut out);
     }
+    cli::find(text, &mut out);
     password::find(text, &mut out);
     let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));

@@ -93,6 +93,9 @@ const RULES: &[Rule] = &[
     rule("xai-", "xai-key", Charset::Alnum, 40, 100, 3.5),
     rule("r8_", "replicate-token", Charset::Alnum, 30, 40, 3.5),
     rule("lin_api_", "linear-key", Charset::Alnum, 30, 60, 3.5),
+    rule("dapi", "databricks-token", Charset::Hex, 32, 40, 3.0),
+    rule("NRAK-", "newrelic-key", Charset::Upper, 27, 27, 3.0),
+    rule("ATATT", "atlassian-token", Charset::Url, 150, 260, 3.5),
     rule("AKIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
     rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
 ];
@@ -252,6 +255,8 @@ const KEY_NAMES: &[&str] = &[
     "app key",
     "application key",
     "private key",
+    // only as `key:` / `key1=` (`assigned`)
+    "key",
 ];
 
 /// `KEY_NAMES` by first byte, in either case (a name is matched ignoring ASCII case).
@@ -288,10 +293,19 @@ pub fn assigned(text: &str, out: &mut Findings) {
                 i += 1;
             }
             let sep_start = i;
+            // A bare `key` names a value only with a number at most after it (`key1:`, Azure's
+            // two keys) and an explicit `:` or `=`: "key findings" and "keyboard" name none.
+            let bare_key = *name == "key";
+            if bare_key && !bytes[at + name.len()..sep_start].iter().all(u8::is_ascii_digit) {
+                continue;
+            }
             while i < bytes.len() && matches!(bytes[i], b' ' | b'"' | b'\'' | b':' | b'=' | b'\t' | b'>') {
                 i += 1;
             }
             let sep = &text[sep_start..i];
+            if bare_key && !(sep.contains(':') || sep.contains('=')) {
+                continue;
+            }
             let spaced_is = starts_folded(bytes, i, b"is ") && sep.trim().is_empty();
             if spaced_is {
                 i += 3;
@@ -619,12 +633,17 @@ mod tests {
         assert_eq!(kinds("Mailgun private key: 792ae1ba41809f498dda05552feec941-e4697a6c-ce450521"), ["api-key"]);
         assert_eq!(kinds("Secret Key Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q"), ["api-key"]);
         assert_eq!(kinds("{\"accountKey\": \"7f/iEiHfvGfj+RJgKjn0jsjZq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu==\"}"), ["api-key"]);
+        // Azure lists an account's two keys as `key1` and `key2`.
+        assert_eq!(kinds("key1: Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu+Q/7f==\nkey2: Vj7Qw2Lx9Rb4Np8Tz3Kc6Hm1Yd5Fg0Je8Ka2Mu+Q=="), ["api-key", "api-key"]);
         for benign in [
             "commit a9993e364706816aba3e25717850c26c9cd0d89d fixed the key lookup",
             "The build id is 3f2a9c1e7b5d4e6f8a0b1c2d3e4f5a6b and it passed.",
             "sha1 a9993e364706816aba3e25717850c26c9cd0d89d",
             "the secret sauce is patience",
             "token bucket refill rate",
+            "key findings Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu in the report",
+            "keyboard: Keychron Q1 v2",
+            "primary key: customer_id",
         ] {
             assert!(kinds(benign).is_empty(), "{benign}");
         }
@@ -639,6 +658,9 @@ mod tests {
         assert_eq!(kinds("xoxb-20481632640-40961632640-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1"), ["slack-token"]);
         assert_eq!(kinds("sk_live_4eC39HqLyjWDarjtT1zdp7dc9Lm2"), ["stripe-key"]);
         assert_eq!(kinds("AIzaSyB3x9Qk2Lm7Rt4Wv8Zn1Pc6Hd5Fg0Js2Ka"), ["google-api-key"]);
+        assert_eq!(kinds("Databricks PAT: dapie92d5e718f18c0012c64c35c9d4bd75c"), ["databricks-token"]);
+        assert_eq!(kinds("New Relic user key NRAK-GTN1WWQHTI1THYW2HS2EI0FG0YQ"), ["newrelic-key"]);
+        assert!(kinds("the dapifoo package and NRAK-1 ticket").is_empty());
     }
 
     #[test]

@@ -1,0 +1,278 @@
+//! Secrets known by their shape rather than by a prefix: chat-bot tokens (three base64url parts
+//! joined by dots, a numeric bot id, `:` and a 35-character secret), password hashes in the crypt
+//! formats (`$2y$10$…`, `$apr1$…`, `$6$…`, `$argon2id$…`), and, after a word that names them,
+//! wallet seed phrases (twelve or more plain words), one-time-password seeds (base32) and recovery
+//! codes. Linear scans, every slice at an ASCII position found in the text.
+
+use super::entropy::{bits_per_char, looks_random};
+use super::{Finding, Findings};
+
+fn url_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+}
+
+fn push(out: &mut Findings, start: usize, end: usize, kind: &'static str) {
+    if end > start && !out.overlaps(start, end) {
+        out.push(Finding { start, end, kind });
+    }
+}
+
+/// `A.B.C` of base64url parts of 23 to 28, 6 and 27 to 40 characters, the first one a bot's id in
+/// base64 (it starts `M`, `N` or `O`): a Discord bot token.
+fn dotted_bot_tokens(text: &str, out: &mut Findings) {
+    let b = text.as_bytes();
+    let mut at = 0;
+    while at < b.len() {
+        if !url_byte(b[at]) || (at > 0 && (url_byte(b[at - 1]) || b[at - 1] == b'.')) {
+            at += 1;
+            continue;
+        }
+        let mut ends = [at; 3];
+        let mut from = at;
+        let mut parts = 0;
+        while parts < 3 {
+            let mut e = from;
+            while e < b.len() && url_byte(b[e]) && e - from <= 40 {
+                e += 1;
+            }
+            ends[parts] = e;
+            parts += 1;
+            if parts < 3 && b.get(e) == Some(&b'.') {
+                from = e + 1;
+            } else {
+                break;
+            }
+        }
+        let next = ends[parts - 1].max(at + 1);
+        if parts == 3 && !b.get(ends[2]).is_some_and(|&c| url_byte(c) || c == b'.') {
+            let (l1, l2, l3) = (ends[0] - at, ends[1] - ends[0] - 1, ends[2] - ends[1] - 1);
+            let first = &text[at..ends[0]];
+            if (23..=28).contains(&l1)
+                && l2 == 6
+                && (27..=40).contains(&l3)
+                && matches!(b[at], b'M' | b'N' | b'O')
+                && looks_random(first, 20, 3.5)
+                && looks_random(&text[ends[1] + 1..ends[2]], 20, 3.5)
+            {
+                push(out, at, ends[2], "discord-token");
+            }
+        }
+        at = next;
+    }
+}
+
+/// `123456789:AA…`: a bot's numeric id, a colon and 35 characters of base64url starting `AA`: a
+/// Telegram bot token. The whole token goes.
+fn numeric_bot_tokens(text: &str, out: &mut Findings) {
+    let b = text.as_bytes();
+    for (colon, _) in text.match_indices(":AA") {
+        let mut s = colon;
+        while s > 0 && b[s - 1].is_ascii_digit() && colon - s <= 10 {
+            s -= 1;
+        }
+        let mut e = colon + 1;
+        while e < b.len() && url_byte(b[e]) && e - colon <= 36 {
+            e += 1;
+        }
+        let bounded = !((s > 0 && url_byte(b[s - 1])) || b.get(e).is_some_and(|&c| url_byte(c)));
+        if (8..=10).contains(&(colon - s)) && e - colon - 1 == 35 && bounded && looks_random(&text[colon + 1..e], 30, 3.5) {
+            push(out, s, e, "telegram-token");
+        }
+    }
+}
+
+/// Crypt formats: `$2a$`/`$2b$`/`$2y$` bcrypt with its cost, `$1$` MD5, `$apr1$`, `$5$`/`$6$` SHA
+/// crypt, `$argon2i$`/`$argon2id$`, `$scrypt$`: the hash with its salt, to the end of the token.
+fn password_hashes(text: &str, out: &mut Findings) {
+    const IDS: &[&str] = &["$2a$", "$2b$", "$2y$", "$1$", "$apr1$", "$5$", "$6$", "$argon2i$", "$argon2id$", "$argon2d$", "$scrypt$", "$y$"];
+    let b = text.as_bytes();
+    let hash_byte = |c: u8| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'/' | b'$' | b'=' | b',' | b'+' | b'-');
+    for (at, _) in text.match_indices('$') {
+        if (at > 0 && b[at - 1] == b'$') || !IDS.iter().any(|id| b[at..].starts_with(id.as_bytes())) {
+            continue;
+        }
+        let mut e = at;
+        while e < b.len() && hash_byte(b[e]) && e - at <= 200 {
+            e += 1;
+        }
+        // The hash itself: the part after the last `$`, at least 20 characters.
+        let last = text[at..e].rfind('$').map_or(at, |i| at + i + 1);
+        if e - last >= 20 && bits_per_char(&text[last..e]) >= 3.5 {
+            push(out, at, e, "password-hash");
+        }
+    }
+}
+
+/// How far after its label a phrase or code may start.
+const LABEL_GAP: usize = 24;
+
+/// Words that name a wallet's seed phrase (lower case).
+const SEED_LABELS: &[&str] = &[
+    "seed phrase",
+    "recovery phrase",
+    "mnemonic",
+    "seed words",
+    "secret phrase",
+    "backup phrase",
+    "frase semilla",
+    "phrase de récupération",
+    "seed-phrase",
+    "wiederherstellungsphrase",
+];
+
+/// Words that name one-time-password seeds and recovery codes (lower case).
+const CODE_LABELS: &[&str] = &["2fa", "totp", "otp", "mfa", "authenticator", "recovery code", "backup code", "recovery key"];
+
+/// The ends of each label of `labels` in `lower` (ASCII lower-cased text, same positions).
+fn label_ends<'a>(lower: &'a str, labels: &'a [&'a str]) -> impl Iterator<Item = usize> + 'a {
+    labels.iter().flat_map(move |l| lower.match_indices(l).filter(move |(i, _)| !(*i > 0 && lower.as_bytes()[i - 1].is_ascii_alphanumeric())).map(move |(i, _)| i + l.len()))
+}
+
+/// After a seed-phrase label and a few characters: twelve to twenty-four plain lower-case words.
+fn seed_phrases(text: &str, lower: &str, out: &mut Findings) {
+    let b = text.as_bytes();
+    for end in label_ends(lower, SEED_LABELS) {
+        // Up to the first word: past the rest of the label's words and punctuation.
+        let mut i = end;
+        while i < b.len() && i - end < LABEL_GAP && !b[i].is_ascii_lowercase() {
+            i += 1;
+        }
+        if i - end > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric) {
+            continue;
+        }
+        let start = i;
+        let (mut words, mut last_end) = (0, i);
+        while words < 24 {
+            let s = i;
+            while i < b.len() && b[i].is_ascii_lowercase() {
+                i += 1;
+            }
+            if !(3..=8).contains(&(i - s)) {
+                break;
+            }
+            words += 1;
+            last_end = i;
+            if b.get(i) == Some(&b' ') && b.get(i + 1).is_some_and(u8::is_ascii_lowercase) {
+                i += 1;
+            } else {
+                break;
+            }
+        }
+        if words >= 12 {
+            push(out, start, last_end, "seed-phrase");
+        }
+    }
+}
+
+/// After a one-time-password or recovery-code label on the same line: a run of capitals and digits
+/// of 16 to 64 (a base32 seed), or codes of letters and digits in groups (`de7a1-f3974`), each.
+fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
+    let b = text.as_bytes();
+    for end in label_ends(lower, CODE_LABELS) {
+        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        let mut i = end;
+        let mut codes = 0;
+        while i < line_end && i - end < 160 {
+            if !b[i].is_ascii_alphanumeric() || (i > 0 && b[i - 1].is_ascii_alphanumeric()) {
+                i += 1;
+                continue;
+            }
+            let s = i;
+            while i < line_end && (b[i].is_ascii_alphanumeric() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))) {
+                i += 1;
+            }
+            let token = &text[s..i];
+            let digits = token.bytes().filter(u8::is_ascii_digit).count();
+            let seed = (16..=64).contains(&token.len()) && token.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) && digits >= 2 && bits_per_char(token) >= 3.5;
+            let grouped = token.contains('-')
+                && (8..=64).contains(&token.len())
+                && digits >= 2
+                && token.split('-').all(|g| (4..=6).contains(&g.len()) && g.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
+            if seed || grouped {
+                push(out, s, i, "otp-secret");
+                codes += 1;
+            } else if codes > 0 {
+                break;
+            }
+        }
+    }
+}
+
+pub fn find(text: &str, out: &mut Findings) {
+    if text.contains('.') {
+        dotted_bot_tokens(text, out);
+    }
+    if text.contains(":AA") {
+        numeric_bot_tokens(text, out);
+    }
+    if text.contains('$') {
+        password_hashes(text, out);
+    }
+    // The labelled kinds: a seed phrase's label ("seed", "phrase", "frase", "mnemonic"), or codes,
+    // which hold digits. Most texts have neither, and are not lower-cased for them.
+    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic");
+    let codes = text.bytes().filter(u8::is_ascii_digit).take(2).count() == 2;
+    if seeds || codes {
+        let lower = text.to_ascii_lowercase();
+        if seeds {
+            seed_phrases(text, &lower, out);
+        }
+        if codes {
+            labelled_codes(text, &lower, out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<(&str, &'static str)> {
+        let mut out = Findings::default();
+        find(text, &mut out);
+        out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
+    }
+
+    #[test]
+    fn bot_tokens_by_shape() {
+        let discord = "MTk4NjIyNDgzNDcxOTI1MjQ4.Cl2FMQ.ZnCjm1XVW7vRze4b7Cq4se7kKWs";
+        assert_eq!(found(&format!("bot token {discord} for the server")), [(discord, "discord-token")]);
+        let telegram = "6123456789:AAHk3mQ9xLp4Rw8ZbN3cHs6YdF1gJe5A7vT";
+        assert_eq!(found(&format!("Telegram bot: {telegram}")), [(telegram, "telegram-token")]);
+        for benign in ["see www.example.com.au for details", "version 1.2.3 of lib.rs.io", "at 12:AA the meeting", "M.O.D. rules"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    #[test]
+    fn password_hashes_in_crypt_formats() {
+        let h = "$2y$10$N9qo8uLOickgx2ZMRZoMyeIjZAgcfl7p92ldGxad68LJZdL17lhWy";
+        assert_eq!(found(&format!("admin:{h}")), [(h, "password-hash")]);
+        assert_eq!(found("htpasswd: admin:$apr1$FJQDEL1a$JS4AljNPAeE3jZDiuMdQmb"), [("$apr1$FJQDEL1a$JS4AljNPAeE3jZDiuMdQmb", "password-hash")]);
+        for benign in ["costs $5 or $6 each", "echo $1$2", "price $2a$ nothing"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    #[test]
+    fn seed_phrases_and_codes_after_their_label() {
+        let seed = "orbit velvet canyon ladder mango frost pilot ember quiet saddle thunder wisdom";
+        assert_eq!(found(&format!("wallet seed phrase: {seed}")), [(seed, "seed-phrase")]);
+        assert_eq!(found("2FA seed for the admin account: JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K"), [("JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K", "otp-secret")]);
+        assert_eq!(found("GitHub recovery codes: de7a1-f3974 45ba9-4731c"), [("de7a1-f3974", "otp-secret"), ("45ba9-4731c", "otp-secret")]);
+        for benign in ["the seed phrase is twelve words you write down on paper", "2FA is on for everyone since 2023-10-01", "recovery codes are in the safe"] {
+            assert_eq!(found(benign), [], "{benign}");
+        }
+    }
+
+    #[test]
+    fn never_panics_on_cut_inputs() {
+        let s = "é MTk4.Cl2FMQ.Zn 61234:AAé $2y$10$é seed phrase: é a b 2fa é-x";
+        for i in 0..=s.len() {
+            if s.is_char_boundary(i) {
+                found(&s[..i]);
+                found(&s[i..]);
+            }
+        }
+    }
+}
