@@ -146,10 +146,12 @@ fn pgpass(text: &str, out: &mut Findings) {
 }
 
 pub fn find(text: &str, out: &mut Findings) {
-    // A flag of one of the commands first (most texts have none), then the command's name.
-    if [" -p", " -a", " -u", " --user"].iter().any(|f| text.contains(f)) {
+    // A flag of one of the commands after a space first (most texts have none), then the command's
+    // name; both read from COMMANDS, so a command or flag added there is looked for here too.
+    let flagged = COMMANDS.iter().any(|&(_, flag, _)| text.match_indices(flag).any(|(i, _)| text[..i].ends_with(char::is_whitespace)));
+    if flagged {
         let has = |w: &str| text.as_bytes().windows(w.len()).any(|x| x.eq_ignore_ascii_case(w.as_bytes()));
-        if ["mysql", "mariadb", "sshpass", "redis-cli", "curl", "docker", "podman"].iter().any(|c| has(c)) {
+        if COMMANDS.iter().any(|&(c, _, _)| has(c)) {
             command_flags(text, out);
         }
     }
@@ -177,6 +179,8 @@ mod tests {
         assert_eq!(values("redis-cli -h cache -a Zr8pLq2mX4 ping"), ["Zr8pLq2mX4"]);
         assert_eq!(values("curl -u deploy:Gx4-Pq9!zR https://ci.example.net/job"), ["Gx4-Pq9!zR"]);
         assert_eq!(values("docker login -u ci -p Wq8LzR2mXv5TnB7k registry.example.com"), ["Wq8LzR2mXv5TnB7k"]);
+        // A long flag alone on the line (no short one beside it to open the scan).
+        assert_eq!(values("podman login --password Hq7!zR2mXv quay.example.org"), ["Hq7!zR2mXv"]);
         for doc in [
             "mysql -u root -p shop   # prompts for the password",
             "mysql -u root -p$MYSQL_PWD shop",
