@@ -82,28 +82,19 @@ async function measure(name, makeStorage, counter) {
   const perBurstAdd = counter ? diff(before, counter.snapshot()) : null;
   await db.close();
   const total = ADDS + BURST * BURSTS;
-  const opens = [];
-  let openRequests = null;
-  for (let i = 0; i <= OPENS; i++) {
-    const c0 = counter?.snapshot();
-    const t = performance.now();
-    const again = await Engram.open({ embedder: null, storage: makeStorage() });
-    const ms = performance.now() - t;
-    if (i > 0) opens.push(ms); // the first open warms up
-    if (counter) openRequests = diff(c0, counter.snapshot());
-    const n = (await again.getAll({ limit: 1000 })).length;
-    if (n !== total) throw new Error(`${name}: ${n} memories after reopen, expected ${total}`);
-    await again.close();
-  }
+  const { ms: open, requests: openRequests } = await timeOpens(name, makeStorage, counter, total);
   console.log(`${name}:`);
   console.log(`  adds awaited one by one: ${awaited.toFixed(1)} adds/s; requests per add: ${per(perAdd, ADDS)}`);
   console.log(`  adds ${BURST} in flight: ${inFlight.toFixed(1)} adds/s; requests per add: ${per(perBurstAdd, BURST * BURSTS)}`);
-  console.log(`  open of the ${total}-memory store, p50 of ${OPENS}: ${median(opens).toFixed(1)} ms; requests: ${openRequests ? JSON.stringify(openRequests) : "—"}`);
-  return { awaited, inFlight, open: median(opens) };
+  console.log(`  open of the ${total}-memory store, p50 of ${OPENS}: ${open.toFixed(1)} ms; requests: ${openRequests ? JSON.stringify(openRequests) : "—"}`);
+  return { awaited, inFlight, open };
 }
 
-/** p50 ms of Engram.open on a new adapter (after a warm-up open) and the requests of one open. */
-async function openLarge(name, makeStorage, counter) {
+/**
+ * p50 ms of Engram.open on a new adapter (after a warm-up open) and the requests of one open; each
+ * open must find `expected` memories.
+ */
+async function timeOpens(name, makeStorage, counter, expected) {
   const opens = [];
   let requests = null;
   for (let i = 0; i <= OPENS; i++) {
@@ -111,10 +102,10 @@ async function openLarge(name, makeStorage, counter) {
     const t = performance.now();
     const db = await Engram.open({ embedder: null, storage: makeStorage() });
     const ms = performance.now() - t;
-    if (i > 0) opens.push(ms);
+    if (i > 0) opens.push(ms); // the first open warms up
     if (counter) requests = diff(c0, counter.snapshot());
     const { memories } = await db.stats();
-    if (memories !== MEMORIES) throw new Error(`${name}: ${memories} memories after open, expected ${MEMORIES}`);
+    if (memories !== expected) throw new Error(`${name}: ${memories} memories after open, expected ${expected}`);
     await db.close();
   }
   return { ms: median(opens), requests };
@@ -179,13 +170,13 @@ try {
   const fsWrite = await writeLarge(new NodeFSStorage(join(dir, "big")));
   console.log(`open of ${MEMORIES} memories (written in ${records} records: s3 ${s3Write.toFixed(1)} s, NodeFS ${fsWrite.toFixed(1)} s), p50 of ${OPENS}:`);
   const written = routes.map(() => null);
-  for (const [i, route] of routes.entries()) written[i] = await openLarge(route.name, () => s3(options(route, "big/")), counter);
-  const fsWritten = await openLarge("NodeFS", () => new NodeFSStorage(join(dir, "big")), null);
+  for (const [i, route] of routes.entries()) written[i] = await timeOpens(route.name, () => s3(options(route, "big/")), counter, MEMORIES);
+  const fsWritten = await timeOpens("NodeFS", () => new NodeFSStorage(join(dir, "big")), null, MEMORIES);
   await compactStore(s3(options(routes[0], "big/")));
   await compactStore(new NodeFSStorage(join(dir, "big")));
   const compacted = routes.map(() => null);
-  for (const [i, route] of routes.entries()) compacted[i] = await openLarge(route.name, () => s3(options(route, "big/")), counter);
-  const fsCompacted = await openLarge("NodeFS", () => new NodeFSStorage(join(dir, "big")), null);
+  for (const [i, route] of routes.entries()) compacted[i] = await timeOpens(route.name, () => s3(options(route, "big/")), counter, MEMORIES);
+  const fsCompacted = await timeOpens("NodeFS", () => new NodeFSStorage(join(dir, "big")), null, MEMORIES);
   for (const [i, route] of routes.entries()) {
     console.log(
       `  s3 (moto) ${route.name}: as written ${written[i].ms.toFixed(1)} ms (requests ${JSON.stringify(written[i].requests)}); after compact() ${compacted[i].ms.toFixed(1)} ms (requests ${JSON.stringify(compacted[i].requests)})`,
