@@ -240,7 +240,8 @@ export type InjectionPolicy = "flag" | "quarantine" | "off";
 export interface GuardOptions {
   /**
    * "redact" (default): replaced by `[secret:<kind>]` before anything is stored, indexed or embedded;
-   * "reject": the write fails with `InvalidInput`; "flag": kept and named in `flags`; "off".
+   * "reject": the write fails with `InvalidInput`; "flag": kept and named in `flags` (a kept secret reaches a
+   * context block only when its slot is what the query asks for; elsewhere the entry is withheld); "off".
    */
   secrets?: SecretPolicy;
   /** "flag" (default): `injection:<kind>` in `flags`; "quarantine": also kept out of context blocks until `release(id)`; "off". */

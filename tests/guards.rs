@@ -295,3 +295,38 @@ fn unchanged_turns_compares_as_the_ingest_stores_redacted_text_included() {
     assert_eq!(e.unchanged_turns(session("Bring the charts", None)), vec![0, 1]);
     assert_eq!(e.unchanged_turns(session("Bring the slides", Some("other"))), Vec::<u32>::new());
 }
+
+/// A secret the host chose to keep (`secrets: "flag"`) answers the question that asks for it, and
+/// only that one: every other recall, context block or session start shows the entry withheld.
+#[test]
+fn a_kept_secret_reaches_only_the_question_that_asks_for_it() {
+    use engram::{model::Shape, Evolving};
+    let mut e = engine_with(GuardOptions { secrets: SecretPolicy::Flag, ..Default::default() });
+    let slot = |thread: &str, value: &str| Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some(thread.into()), value: Some(value.into()), ..Evolving::default() };
+    let code =
+        e.add(NewMemory { content: "The lobby door code of our building is 2719B".into(), evolving: slot("building/door-code", "2719B"), ..Default::default() }).unwrap().memory;
+    assert!(code.flags.iter().any(|f| f.starts_with("secret:")), "the door code is kept and flagged: {:?}", code.flags);
+    e.add(NewMemory {
+        content: "The manager of our building is Renata Szabo; she fixes the lobby door".into(),
+        evolving: slot("building/manager", "Renata Szabo"),
+        ..Default::default()
+    })
+    .unwrap();
+
+    let asked = e.recall("What is the lobby door code?", None, 800, None).unwrap();
+    assert_eq!(asked.answers[0].value.as_deref(), Some("2719B"));
+    assert!(asked.context.text.contains("2719B") && asked.context.text.contains("flags=\"secret:"), "{}", asked.context.text);
+    let c = e.recall_context("What is the lobby door code?", None, 800).unwrap();
+    assert!(c.text.contains("2719B"), "{}", c.text);
+
+    // The manager's question matches the code's memory too ("our building"): it is shown
+    // withheld, never with its value.
+    let other = e.recall("Who is the manager of our building?", None, 800, None).unwrap();
+    assert_eq!(other.answers[0].value.as_deref(), Some("Renata Szabo"));
+    assert!(!other.context.text.contains("2719B") && other.answers.iter().all(|a| a.value.as_deref() != Some("2719B")), "{}", other.context.text);
+    let c = e.recall_context("Who is the manager of our building?", None, 800).unwrap();
+    assert!(c.text.contains("Renata Szabo") && !c.text.contains("2719B"), "{}", c.text);
+    assert!(c.text.contains(WITHHELD), "the withheld entry stays visible as a gap: {}", c.text);
+    let start = e.resume(None, 800).unwrap();
+    assert!(start.text.contains("Renata Szabo") && !start.text.contains("2719B") && start.text.contains(WITHHELD), "{}", start.text);
+}

@@ -6,11 +6,11 @@ use std::collections::HashSet;
 use super::visibility::Namespaces;
 use super::{Engram, HitTarget};
 use crate::error::{Error, Result};
-use crate::evolve::recall::contains_withheld;
+use crate::evolve::recall::{asked_ids, contains_withheld, shown_flags};
 use crate::evolve::render::state_line;
 use crate::evolve::{Derivation, State};
 use crate::model::{Kind, Layer};
-use crate::recall::context::{assemble_with, Context, ContextItem, ContextOptions, Section};
+use crate::recall::context::{assemble_with, withhold_unasked_secrets, Context, ContextItem, ContextOptions, Section};
 use crate::recall::score;
 use crate::recall::SearchRequest;
 use crate::store::dedup::normalize;
@@ -75,6 +75,8 @@ impl Engram {
         let mut seen_text: HashSet<String> = HashSet::new();
         let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();
         let mut items = Vec::new();
+        // The best hit is what the query asks for: only its slot may show a kept secret.
+        let asked = asked_ids(hits.first().map(|h| h.id()), &d);
         for h in hits {
             if !seen_text.insert(normalize(h.content())) {
                 continue;
@@ -92,7 +94,7 @@ impl Engram {
                         None => None,
                     };
                     match derived {
-                        Some(text) => ContextItem { section: Section::State, date: None, id: m.id, text, speaker: None, flags: m.flags },
+                        Some(text) => ContextItem { section: Section::State, date: None, flags: shown_flags(&m, &d), id: m.id, text, speaker: None },
                         None => ContextItem {
                             section: memory_section(m.kind),
                             date: (m.kind == Kind::Episodic).then(|| m.event_time()),
@@ -112,6 +114,7 @@ impl Engram {
             });
         }
         items.retain(|i| !contains_withheld(&i.text, &withheld));
+        withhold_unasked_secrets(&mut items, &asked);
         Ok(assemble_with(items, max_tokens, options))
     }
 
@@ -131,12 +134,14 @@ impl Engram {
         core.sort_by(|a, b| weight(b).total_cmp(&weight(a)).then(b.modified_at.cmp(&a.modified_at)));
         let mut recent: Vec<_> = self.tables.table().iter().map(|(_, m)| m).filter(|m| visible(&m.namespace) && m.layer != Layer::Core && !m.quarantined).collect();
         recent.sort_by(|a, b| b.modified_at.cmp(&a.modified_at).then(b.created_at.cmp(&a.created_at)));
-        let items = core
+        let mut items: Vec<ContextItem> = core
             .into_iter()
             .map(|m| (Section::Core, m))
             .chain(recent.into_iter().map(|m| (Section::Recent, m)))
             .map(|(section, m)| ContextItem { id: m.id.clone(), section, text: m.content.clone(), date: Some(m.event_time()), speaker: None, flags: m.flags.clone() })
             .collect();
+        // No query asks for anything here: every kept secret is withheld.
+        withhold_unasked_secrets(&mut items, &HashSet::new());
         Ok(assemble_with(items, max_tokens, options))
     }
 }

@@ -12,7 +12,7 @@ use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
 use crate::engine::{Hit, HitTarget};
 use crate::model::{Memory, RawEntry};
-use crate::recall::context::{assemble, Context, ContextItem, Section};
+use crate::recall::context::{assemble, holds_secret, withhold_unasked_secrets, Context, ContextItem, Section};
 
 /// What `recall` returns.
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -162,7 +162,53 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
     items.retain(|i| !contains_withheld(&i.text, &withheld));
+    keep_secrets_to_their_question(&mut answers, &mut items, d);
     Recall { route, answers, context: assemble(items, max_tokens) }
+}
+
+/// A derived entry carries the guards' flags of what it shows: a state line shows every value of
+/// its thread, so it carries the flags of every memory on it.
+pub(crate) fn shown_flags(m: &Memory, d: &Derivation) -> Vec<String> {
+    let mut flags: Vec<String> = match &m.thread {
+        Some(t) => d.memories().filter(|x| x.thread.as_ref() == Some(t)).flat_map(|x| x.flags.iter().cloned()).collect(),
+        None => m.flags.clone(),
+    };
+    flags.sort();
+    flags.dedup();
+    flags
+}
+
+/// What a query asks for, as ids: the record `first` names and, when it is a slot's memory, every
+/// memory of that slot and the turns they were authored from.
+pub(crate) fn asked_ids<'m>(first: Option<&str>, d: &Derivation<'m>) -> HashSet<String> {
+    let mut asked: HashSet<String> = first.map(str::to_string).into_iter().collect();
+    let thread = first.and_then(|id| d.memories().find(|m| m.id == id)).and_then(|m| m.thread.as_ref());
+    if let Some(t) = thread {
+        for m in d.memories().filter(|m| m.thread.as_ref() == Some(t)) {
+            asked.insert(m.id.clone());
+            asked.extend(m.derived_from.iter().cloned());
+        }
+    }
+    asked
+}
+
+/// Kept secrets (`secrets: "flag"`, `allowSecrets`) answer only the question that asks for them:
+/// the first answer's slot shows its value; any other entry or answer holding one is withheld.
+fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [ContextItem], d: &Derivation) {
+    let by_id: BTreeMap<&str, &Memory> = d.memories().map(|m| (m.id.as_str(), m)).collect();
+    for i in items.iter_mut() {
+        if let Some(m) = by_id.get(i.id.as_str()) {
+            i.flags = shown_flags(m, d);
+        }
+    }
+    let mut asked: HashSet<String> = HashSet::new();
+    for id in answers.first().map(|a| a.evidence.as_slice()).unwrap_or_default() {
+        asked.extend(asked_ids(Some(id), d));
+    }
+    withhold_unasked_secrets(items, &asked);
+    let secret = |id: &String| !asked.contains(id) && by_id.get(id.as_str()).is_some_and(|m| holds_secret(&shown_flags(m, d)));
+    let mut first = true;
+    answers.retain(|a| std::mem::replace(&mut first, false) || !a.evidence.iter().any(secret));
 }
 
 fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {

@@ -71,6 +71,22 @@ pub struct ContextOptions {
 /// What a withheld entry says instead of its text.
 pub const WITHHELD: &str = "[withheld: flagged by guards]";
 
+/// Whether an entry holds a secret the guards kept (`secrets: "flag"`, or `allowSecrets`).
+pub(crate) fn holds_secret(flags: &[String]) -> bool {
+    flags.iter().any(|f| f.starts_with("secret:"))
+}
+
+/// A kept secret reaches a context block only when the query asks for it: an entry holding one
+/// keeps its text when its id is in `asked` (the slot the query is about, and what it cites); any
+/// other is withheld. The entry stays, with its flags, so the reader sees that something was kept.
+/// Why: a block goes to a model the host may not run itself, and a door code matched by a question
+/// about the building must not ride along with the answer.
+pub(crate) fn withhold_unasked_secrets(items: &mut [ContextItem], asked: &std::collections::HashSet<String>) {
+    for i in items.iter_mut().filter(|i| holds_secret(&i.flags) && !asked.contains(&i.id)) {
+        i.text = WITHHELD.to_string();
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Context {
