@@ -28,7 +28,7 @@ pub fn parse_handle_options(v: Option<&Value>) -> Result<HandleOptions> {
         id_seed: f.usize("idSeed")?.map(|s| s as u64),
         declared: field("embedder").map(parse_declared).transpose()?,
         vectors: parse_vector_options(field("vectorIndex"))?,
-        guards: GuardOptions::from_json(field("guards"))?,
+        guards: super::guards::parse_guard_options(field("guards"))?,
         exclude_default: !f.bool("includeDefault")?.unwrap_or(true),
     })
 }
