@@ -5,6 +5,7 @@
 
 use std::collections::BTreeSet;
 
+use super::block_on::both;
 use super::export;
 use super::graphs;
 use super::identity::EmbedderIdentity;
@@ -241,14 +242,27 @@ impl<S: Storage> Store<S> {
     /// a chunk being written meanwhile is simply not seen yet.
     pub async fn sync(&mut self) -> Result<bool> {
         self.note_touches();
-        let head = Self::newest_snapshot(&self.storage).await?;
+        // The head and the next chunk are read side by side (one round trip to a remote store), so
+        // storage may answer them in either order. What sync must catch is a snapshot at or past a
+        // chunk it applies (a chunk written below it is one no load reads). The newest snapshot
+        // only grows (a marker is saved after its snapshot and removed only by a later compaction,
+        // after that one's own marker; the head record never moves back), and every chunk applied
+        // is past `last`: a snapshot at or past one that exists when the head is read makes
+        // `head > last` (reload, the probe unused), one made later is caught by the head read
+        // again below, issued after the last chunk read returned. Neither depends on whether the
+        // probe was answered first. The order only decides whether a snapshot at or below `last`
+        // made between the two answers shows as the head moving; it covers none of the chunks
+        // applied, so missing it loses nothing (reading head first would reload for it).
+        let probe = chunk_key(self.last + 1);
+        let (head, next) = both(Self::newest_snapshot(&self.storage), self.storage.load(&probe)).await;
+        let head = head?;
         // A torn head (a non-atomic adapter cut mid-write): assume the worst and reload.
         if head.is_none_or(|seq| seq > self.last) {
             self.reload().await?;
             return Ok(true);
         }
         let mut changed = false;
-        let applied = self.apply_next_chunks(&mut changed).await;
+        let applied = self.apply_next_chunks(next.map_err(storage_error), &mut changed).await;
         // A writer without the lock may have compacted meanwhile and another written a chunk below
         // its snapshot, one no load will read: if the head moved, what was applied may be such a
         // chunk, and the image is what counts.
@@ -259,12 +273,13 @@ impl<S: Storage> Store<S> {
         applied.map(|()| changed)
     }
 
-    /// Applies the chunks after `last` while they are there and whole.
-    async fn apply_next_chunks(&mut self, changed: &mut bool) -> Result<()> {
+    /// Applies the chunks after `last` while they are there and whole; `next` is what reading the
+    /// first of them (chunk `last + 1`) returned.
+    async fn apply_next_chunks(&mut self, mut next: Result<Option<Vec<u8>>>, changed: &mut bool) -> Result<()> {
         loop {
             let seq = self.last + 1;
             let key = chunk_key(seq);
-            let Some(bytes) = self.storage.load(&key).await.map_err(storage_error)? else { return Ok(()) };
+            let Some(bytes) = next? else { return Ok(()) };
             // A torn chunk is a write in flight (or one that crashed): not committed, not seen. One
             // written whole and damaged since is refused, or left out and reported.
             let Some(ops) = load::read(&bytes, RecordKind::Chunk, seq)? else {
@@ -280,6 +295,7 @@ impl<S: Storage> Store<S> {
             self.chunk_bytes += bytes.len();
             self.obsolete.push(key);
             *changed = true;
+            next = self.storage.load(&chunk_key(self.last + 1)).await.map_err(storage_error);
         }
     }
 
@@ -556,18 +572,33 @@ impl<S: Storage> Store<S> {
     /// when what comes before it is gone — the database deleted or evicted, the directory removed
     /// under a live store: acknowledging the chunk would report success for data that cannot be
     /// reopened.
+    ///
+    /// The head and the previous chunk are read side by side (one round trip to a remote store),
+    /// both issued after the create returned, so storage may answer them in either order. "Placed"
+    /// rests on two facts, each established by one read on its own whenever it is answered after
+    /// the create: no snapshot at or past `seq` (a writer that compacted past this chunk) and the
+    /// record before `seq` present (storage that vanished); neither needs the other read first.
+    /// When that record is missing, the snapshot at `seq - 1` and then the head are read again, in
+    /// turn, to tell a compaction from vanished storage. A compaction that removed chunk `seq - 1`
+    /// saved its marker (at `seq - 1` or past it) first; if the first head read was answered after
+    /// the chunk read it already shows that marker: past `seq - 1` is not placed at once, and at
+    /// `seq - 1` its snapshot (saved before the marker) is found, unless a later compaction removed
+    /// it after saving its own marker past `seq`, which the second head read shows. If the first
+    /// head read was answered before the chunk read, the second one shows the move, as when the
+    /// reads were made in turn. So storage is reported gone only when no compaction explains it.
     async fn check_placed(&self, seq: u64) -> Result<bool> {
-        let head = Self::newest_snapshot(&self.storage).await?;
+        if seq == 1 {
+            let head = Self::newest_snapshot(&self.storage).await?;
+            return Ok(head.is_none_or(|head| head < seq));
+        }
+        let before = chunk_key(seq - 1);
+        let (head, previous) = both(Self::newest_snapshot(&self.storage), self.storage.load(&before)).await;
+        let head = head?;
         if head.is_some_and(|head| head >= seq) {
             return Ok(false);
         }
-        if seq == 1 {
+        if previous.map_err(storage_error)?.is_some() || self.storage.load(&snapshot_key(seq - 1)).await.map_err(storage_error)?.is_some() {
             return Ok(true);
-        }
-        for key in [chunk_key(seq - 1), snapshot_key(seq - 1)] {
-            if self.storage.load(&key).await.map_err(storage_error)?.is_some() {
-                return Ok(true);
-            }
         }
         // Gone, or compacted away just now by another writer: then the head moved.
         let now = Self::newest_snapshot(&self.storage).await?;
