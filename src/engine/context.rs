@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::visibility::Namespaces;
 use super::{Engram, HitTarget};
 use crate::error::{Error, Result};
-use crate::evolve::recall::{asked_ids, contains_withheld, shown_flags};
+use crate::evolve::recall::{asked_ids, contains_withheld, ThreadFlags};
 use crate::evolve::render::state_line;
 use crate::evolve::{Derivation, State};
 use crate::model::{Kind, Layer};
@@ -77,6 +77,7 @@ impl Engram {
         let mut items = Vec::new();
         // The best hit is what the query asks for: only its slot may show a kept secret.
         let asked = asked_ids(hits.first().map(|h| h.id()), &d);
+        let flags = ThreadFlags::of(&d);
         for h in hits {
             if !seen_text.insert(normalize(h.content())) {
                 continue;
@@ -94,7 +95,7 @@ impl Engram {
                         None => None,
                     };
                     match derived {
-                        Some(text) => ContextItem { section: Section::State, date: None, flags: shown_flags(&m, &d), id: m.id, text, speaker: None },
+                        Some(text) => ContextItem { section: Section::State, date: None, flags: flags.shown(&m), id: m.id, text, speaker: None },
                         None => ContextItem {
                             section: memory_section(m.kind),
                             date: (m.kind == Kind::Episodic).then(|| m.event_time()),

@@ -166,16 +166,32 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
     Recall { route, answers, context: assemble(items, max_tokens) }
 }
 
-/// A derived entry carries the guards' flags of what it shows: a state line shows every value of
-/// its thread, so it carries the flags of every memory on it.
-pub(crate) fn shown_flags(m: &Memory, d: &Derivation) -> Vec<String> {
-    let mut flags: Vec<String> = match &m.thread {
-        Some(t) => d.memories().filter(|x| x.thread.as_ref() == Some(t)).flat_map(|x| x.flags.iter().cloned()).collect(),
-        None => m.flags.clone(),
-    };
-    flags.sort();
-    flags.dedup();
-    flags
+/// The guards' flags of every thread that has any, gathered in one pass (flags are rare: most
+/// threads have none, and a recall reads this for each derived entry).
+pub(crate) struct ThreadFlags<'m>(BTreeMap<&'m str, Vec<String>>);
+
+impl<'m> ThreadFlags<'m> {
+    pub(crate) fn of(d: &Derivation<'m>) -> Self {
+        let mut out: BTreeMap<&'m str, Vec<String>> = BTreeMap::new();
+        for m in d.memories().filter(|m| !m.flags.is_empty()) {
+            if let Some(t) = &m.thread {
+                let f = out.entry(t.as_str()).or_default();
+                f.extend(m.flags.iter().cloned());
+                f.sort();
+                f.dedup();
+            }
+        }
+        ThreadFlags(out)
+    }
+
+    /// A derived entry carries the flags of what it shows: a state line shows every value of its
+    /// thread, so it carries the flags of every memory on it.
+    pub(crate) fn shown(&self, m: &Memory) -> Vec<String> {
+        match &m.thread {
+            Some(t) => self.0.get(t.as_str()).cloned().unwrap_or_default(),
+            None => m.flags.clone(),
+        }
+    }
 }
 
 /// What a query asks for, as ids: the record `first` names and, when it is a slot's memory, every
@@ -195,10 +211,13 @@ pub(crate) fn asked_ids<'m>(first: Option<&str>, d: &Derivation<'m>) -> HashSet<
 /// Kept secrets (`secrets: "flag"`, `allowSecrets`) answer only the question that asks for them:
 /// the first answer's slot shows its value; any other entry or answer holding one is withheld.
 fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [ContextItem], d: &Derivation) {
-    let by_id: BTreeMap<&str, &Memory> = d.memories().map(|m| (m.id.as_str(), m)).collect();
+    let flags = ThreadFlags::of(d);
+    // Only the memories behind the entries and answers are looked up (one pass, not a map of all).
+    let wanted: HashSet<&str> = items.iter().map(|i| i.id.as_str()).chain(answers.iter().flat_map(|a| a.evidence.iter().map(String::as_str))).collect();
+    let by_id: BTreeMap<&str, &Memory> = d.memories().filter(|m| wanted.contains(m.id.as_str())).map(|m| (m.id.as_str(), m)).collect();
     for i in items.iter_mut() {
         if let Some(m) = by_id.get(i.id.as_str()) {
-            i.flags = shown_flags(m, d);
+            i.flags = flags.shown(m);
         }
     }
     let mut asked: HashSet<String> = HashSet::new();
@@ -206,7 +225,7 @@ fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [Contex
         asked.extend(asked_ids(Some(id), d));
     }
     withhold_unasked_secrets(items, &asked);
-    let secret = |id: &String| !asked.contains(id) && by_id.get(id.as_str()).is_some_and(|m| holds_secret(&shown_flags(m, d)));
+    let secret = |id: &String| !asked.contains(id) && by_id.get(id.as_str()).is_some_and(|m| holds_secret(&flags.shown(m)));
     let mut first = true;
     answers.retain(|a| std::mem::replace(&mut first, false) || !a.evidence.iter().any(secret));
 }
