@@ -81,12 +81,15 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   # hold their floors in src/guard/tests/guard_corpus.rs).
   cargo build --quiet --profile bench-native --features "$native" --example train_guard
   ./target/bench-native/examples/train_guard --check | tail -n 1
-  for split in dev test; do
-    out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json 2>/dev/null | grep '^evolving ')
-    echo "  $split: $out"
-    pass=$(sed -E 's/^evolving pass=([0-9]+)\/.*/\1/' <<<"$out")
-    floor=$([ "$split" = dev ] && echo 196 || echo 90)
-    [ "$pass" -ge "$floor" ] || { echo "eval: evolving $split corpus fell below its floor ($pass < $floor)" >&2; exit 1; }
+  # Keyword-only (no model) and hybrid (the local embedder, as the package runs with its model).
+  for mode in keyword hybrid; do
+    for split in dev test; do
+      out=$(./target/bench-native/examples/eval evolving tests/fixtures/evolving/$split.json --mode $mode 2>/dev/null | grep '^evolving ')
+      echo "  $split ($mode): $out"
+      pass=$(sed -E 's/^evolving pass=([0-9]+)\/.*/\1/' <<<"$out")
+      case "$mode/$split" in keyword/dev) floor=196 ;; keyword/test) floor=90 ;; hybrid/dev) floor=225 ;; hybrid/test) floor=112 ;; esac
+      [ "$pass" -ge "$floor" ] || { echo "eval: evolving $split corpus ($mode) fell below its floor ($pass < $floor)" >&2; exit 1; }
+    done
   done
   if [ -f "$bench_dir/evolving-dev.json" ]; then
     out=$(./target/bench-native/examples/eval evolving "$bench_dir/evolving-dev.json" --limit 2 2>/dev/null | tail -n 1)

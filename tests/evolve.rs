@@ -534,3 +534,33 @@ fn recall_context_shows_the_derived_state_not_the_fact_as_stated() {
     let text = e.recall_context("Who reviews our code?", None, 600).unwrap().text;
     assert!(!text.contains("Seoyun Choi"), "{text}");
 }
+
+#[test]
+fn the_members_of_a_set_reach_the_block_by_meaning_nearest_first() {
+    use engram::{SessionInput, TurnInput};
+    // Host vectors: the members point partly along the query's axis (cosine ≈ 0.27, below what
+    // counts as a match on its own), the chatter hardly at all; no member shares a word with it.
+    let query = vec![0.3, 0.0, 0.0, 0.954];
+    let member = vec![0.9, 0.1, 0.0, 0.0];
+    let chatter = vec![0.0, 0.0, 1.0, 0.05];
+    let turn = |c: &str, v: &Vec<f32>| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: Some(v.clone()) };
+    let members = ["I'm on bass in the band", "my aunt gave me her old ukulele", "found a melodica at a yard sale"];
+    let others = ["the pasta recipe needs more garlic", "traffic downtown was awful today", "booked the dentist for next month"];
+    let mut e = engine();
+    let turns =
+        vec![turn(others[0], &chatter), turn(members[0], &member), turn(others[1], &chatter), turn(members[1], &member), turn(others[2], &chatter), turn(members[2], &member)];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(1), turns, allow_secrets: false }).unwrap();
+    let ask = |e: &mut Engram, v: Option<Vec<f32>>, budget: usize| e.recall_by("what instruments do I play?", v, None, budget, None).unwrap().context.text;
+    // Keyword evidence alone finds none of them.
+    let words_only = ask(&mut e, None, 600);
+    assert!(members.iter().all(|m| !words_only.contains(m)), "{words_only}");
+    let full = ask(&mut e, Some(query.clone()), 600);
+    assert!(members.iter().all(|m| full.contains(m)), "{full}");
+    // Under any budget, the nearer turns take it first: chatter only once every member is in.
+    for budget in (40..=600).step_by(10) {
+        let text = ask(&mut e, Some(query.clone()), budget);
+        if others.iter().any(|o| text.contains(o)) {
+            assert!(members.iter().all(|m| text.contains(m)), "budget {budget}: {text}");
+        }
+    }
+}

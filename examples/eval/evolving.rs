@@ -39,6 +39,8 @@ struct Args {
     dump: bool,
     /// Only the episode with this id.
     episode: Option<String>,
+    /// Before each episode, every distinct filler chat of the file (a larger store, same facts).
+    pad: bool,
     /// `keyword` (no embedder) or `hybrid` (the local embedder: `--features embedder`).
     mode: String,
     /// `--author llm`: the server's base URL (`http://localhost:11434/v1`), model and options.
@@ -51,7 +53,7 @@ struct Args {
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
     let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--llm-url http://HOST:PORT/v1 --model M [--api-key-env VAR] \
-                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--limit EPISODES] [--episode ID] [--show] [--dump]";
+                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump]";
     let path = it.next().ok_or(usage)?;
     let mut args = Args {
         path,
@@ -61,6 +63,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         show: false,
         dump: false,
         episode: None,
+        pad: false,
         mode: "keyword".into(),
         llm_url: None,
         model: None,
@@ -69,9 +72,10 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         timeout_s: 120,
     };
     while let Some(flag) = it.next() {
-        if flag == "--show" || flag == "--dump" {
+        if flag == "--show" || flag == "--dump" || flag == "--pad" {
             args.show |= flag == "--show";
             args.dump |= flag == "--dump";
+            args.pad |= flag == "--pad";
             continue;
         }
         let value = it.next().ok_or(usage)?;
@@ -143,6 +147,19 @@ fn check(expect: &Value, result: &engram::evolve::Recall) -> Option<String> {
     None
 }
 
+/// Every distinct filler chat of a file (by its first turn), in file order: `--pad` puts them all
+/// before each episode, so its facts are read among about four times the turns.
+fn fillers(episodes: &[Value]) -> Vec<&Value> {
+    let mut seen = std::collections::HashSet::new();
+    episodes
+        .iter()
+        .filter_map(|ep| ep["sessions"].as_array())
+        .flatten()
+        .filter(|s| s["kind"] == "filler")
+        .filter(|s| seen.insert(s["conversation"][0]["content"].as_str().unwrap_or_default().to_string()))
+        .collect()
+}
+
 fn session_input(ep: &str, ns: &str, s: &Value) -> AnyResult<SessionInput> {
     let idx = s["idx"].as_u64().ok_or("session without idx")?;
     let date = s["timestamp"].as_str().and_then(longmemeval_date).ok_or("session without a readable timestamp")?;
@@ -203,6 +220,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut pass, mut total) = (0, 0);
+    let padding = if args.pad { fillers(episodes) } else { Vec::new() };
     for ep in episodes.iter().take(args.limit.unwrap_or(usize::MAX)) {
         let id = ep["episode_id"].as_str().ok_or("episode without episode_id")?;
         if args.episode.as_deref().is_some_and(|want| want != id) {
@@ -213,6 +231,19 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
         let mut blocks: Vec<&Value> = ["before_questions", "after_questions"].iter().filter_map(|k| ep.get(*k).filter(|b| !b.is_null())).collect();
         blocks.sort_by_key(|b| b["position_after_session"].as_u64().unwrap_or(0));
         let sessions = ep["sessions"].as_array().ok_or("episode without sessions")?;
+        if !padding.is_empty() {
+            // Dated a day apart, ending the day before the episode's first session.
+            let first = sessions.first().and_then(|s| s["timestamp"].as_str()).and_then(longmemeval_date).ok_or("episode without a dated first session")?;
+            for (i, filler) in padding.iter().enumerate() {
+                let mut input = session_input(id, &ns, filler)?;
+                input.id = format!("{id}-pad{i}");
+                input.date = Some(first - (padding.len() - i) as i64 * 86_400_000);
+                clock.set(input.date.unwrap_or(0));
+                let sid = input.id.clone();
+                e.ingest(input)?;
+                author_session(&mut e, &sid, llm.as_ref(), &mut llm_tally)?;
+            }
+        }
         let mut next = 0;
         for block in blocks {
             let until = block["position_after_session"].as_u64().ok_or("block without position_after_session")?;

@@ -8,7 +8,7 @@ use serde::Serialize;
 
 use super::context::check_budget;
 use super::visibility::{Namespaces, Visible};
-use super::{Engram, HitTarget};
+use super::{Engram, Hit, HitTarget};
 use crate::error::Result;
 use crate::evolve::fields::label;
 use crate::evolve::recall::{answer_leaks, gather_area, read};
@@ -16,7 +16,7 @@ use crate::evolve::{Answer, Derivation, Recall, State};
 use crate::index::DocId;
 use crate::model::time::Millis;
 use crate::model::{validate, Memory};
-use crate::recall::SearchRequest;
+use crate::recall::{Scope, SearchRequest};
 
 /// A thread as `thread(label)` returns it.
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -81,9 +81,19 @@ impl Engram {
         if let Some(at) = at {
             validate::timestamp(at, "at")?;
         }
+        // The query's vector serves two searches (hybrid, and nearest turns by meaning): made once.
+        // A query the model cannot read (digits and symbols only) is still a keyword query.
+        let embedding = match embedding {
+            Some(v) => Some(v),
+            None => match self.vector_for(None, query) {
+                Ok(v) => v,
+                Err(e) if e.code == crate::error::ErrorCode::InvalidInput => None,
+                Err(e) => return Err(e),
+            },
+        };
         let req = SearchRequest {
             query: Some(query.to_string()),
-            embedding,
+            embedding: embedding.clone(),
             namespace: within.namespace.map(str::to_string),
             include_default: within.include_default,
             limit: Some(30),
@@ -93,21 +103,28 @@ impl Engram {
             include_superseded: true,
             ..Default::default()
         };
-        let mut hits = self.search(&req)?;
-        // Quarantined records stay out of every context block until released.
-        hits.retain(|h| match &h.target {
-            HitTarget::Memory(m) => !m.quarantined,
-            HitTarget::Raw(r) => !r.quarantined,
-        });
-        if let Some(at) = at {
-            hits.retain(|h| match &h.target {
-                HitTarget::Memory(m) => m.event_time() <= at,
-                HitTarget::Raw(r) => r.event_time() <= at,
-            });
-        }
+        let hits = readable(self.search(&req)?, at);
+        // The turns nearest the query by meaning alone (a set's members, a value in other words,
+        // rarely share its words): a pure vector search returns the nearest however far. Turns
+        // after `at` are dropped after the search, so it asks for more than it keeps.
+        let nearest = match embedding {
+            Some(v) => {
+                let req = SearchRequest {
+                    embedding: Some(v),
+                    namespace: within.namespace.map(str::to_string),
+                    include_default: within.include_default,
+                    scope: Scope::Raw,
+                    limit: Some(if at.is_some() { 100 } else { 30 }),
+                    dry_run: true,
+                    ..Default::default()
+                };
+                readable(self.search(&req)?, at)
+            }
+            _ => Vec::new(),
+        };
         let scope = self.evolving_scope(within)?;
         let d = Derivation::new(scope, at);
-        Ok(read(query, &hits, &d, max_tokens))
+        Ok(read(query, &hits, &nearest, &d, max_tokens))
     }
 
     /// The derived trail of one thread.
@@ -134,4 +151,14 @@ impl Engram {
         let answers = gather_area(&area, &d).into_iter().map(|(a, _)| a).filter(|a| !answer_leaks(a, &withheld)).collect();
         Ok(GatherView { area, answers })
     }
+}
+
+/// The hits a recall may read: quarantined records stay out of every context block until
+/// released, and with `at` only what was dated at or before it counts.
+fn readable(mut hits: Vec<Hit>, at: Option<Millis>) -> Vec<Hit> {
+    hits.retain(|h| match &h.target {
+        HitTarget::Memory(m) => !m.quarantined && at.is_none_or(|at| m.event_time() <= at),
+        HitTarget::Raw(r) => !r.quarantined && at.is_none_or(|at| r.event_time() <= at),
+    });
+    hits
 }

@@ -130,7 +130,9 @@ fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextI
 }
 
 /// Reads `hits` (one search for `query`, already limited to the cutoff) through the derivation.
-pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Recall {
+/// `nearest` holds the turns nearest the query by meaning alone, however far (a vector search,
+/// limited to the cutoff; empty without vectors).
+pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_tokens: usize) -> Recall {
     let withheld = d.withheld();
     let ranked = ranked_memories(hits, d);
     let top: Vec<&Memory> = ranked.iter().map(|(m, _)| *m).take(5).collect();
@@ -155,6 +157,7 @@ pub fn read(query: &str, hits: &[Hit], d: &Derivation, max_tokens: usize) -> Rec
         // A question about the past ("over time", "so far") may read the turns of stale values too.
         uncited_turns(hits, &terms, &sources, declared(query) == Some(Route::Trail), &mut items);
     }
+    nearest_turns(nearest, &sources, &mut items);
     if route == Route::Trail {
         later_word_first(hits, &terms, d, &sources, &mut answers);
         unnamed_slot_after_turn(query, hits, &terms, &sources, &mut answers);
@@ -498,6 +501,25 @@ fn uncited_turns(hits: &[Hit], terms: &HashSet<String>, sources: &Sources, histo
         .filter_map(|h| h.raw())
         .filter(|r| !cited.contains(r.id.as_str()) && !shown.contains(&r.id) && !only_asks(r));
     for r in turns.take(UNCITED_TURNS) {
+        items.push(turn_item(r, Section::Conversation));
+    }
+}
+
+/// How many turns nearest the query by meaning may follow the block (the budget decides how many
+/// fit).
+const NEAREST_TURNS: usize = 30;
+
+/// After everything else, the user turns nearest the query by meaning, whatever their cosine. A
+/// small embedder puts most related turns below the cosine that counts as a match on its own
+/// (`OWN_VECTOR_MIN`), yet above the rest of the conversation: the members of a set stated one by
+/// one ("I'm on bass", "found a melodica" for "what instruments do I play?"), a value said in other
+/// words. The budget left after the derived entries and the word matches is theirs; turns of stale
+/// values stay out, as everywhere.
+fn nearest_turns(nearest: &[Hit], sources: &Sources, items: &mut Vec<ContextItem>) {
+    let stale = sources.stale();
+    let shown: HashSet<String> = items.iter().map(|i| i.id.clone()).collect();
+    let turns = nearest.iter().filter_map(|h| h.raw()).filter(|r| !stale.contains(r.id.as_str()) && !shown.contains(&r.id) && sources.may_answer(r));
+    for r in turns.take(NEAREST_TURNS) {
         items.push(turn_item(r, Section::Conversation));
     }
 }
