@@ -578,7 +578,12 @@ export class Engram {
    */
   recallContext(query: string, options?: ContextOptions): Promise<MemoryContext>;
   resume(options?: ContextOptions): Promise<MemoryContext>;
-  /** One search routed by the shape of its hits: derived states and a `<memory>` block. */
+  /**
+   * One search routed by the shape of its hits: derived states and a `<memory>` block. With a query
+   * vector (the local model, or the host's embedder), what the budget leaves after the derived
+   * entries and the turns matching the query's words goes to the user turns nearest it by meaning,
+   * nearest first: a list question's members rarely share its words.
+   */
   recall(query: string, options?: RecallOptions): Promise<RecallResult>;
   /** A thread's derived state and dated values. */
   thread(label: string, options?: AsOfOptions): Promise<ThreadResult>;

@@ -197,13 +197,14 @@ impl<'m> ThreadFlags<'m> {
     }
 }
 
-/// What a query asks for, as ids: the record `first` names and, when it is a slot's memory, every
-/// memory of that slot and the turns they were authored from.
-pub(crate) fn asked_ids<'m>(first: Option<&str>, d: &Derivation<'m>) -> HashSet<String> {
-    let mut asked: HashSet<String> = first.map(str::to_string).into_iter().collect();
-    let thread = first.and_then(|id| d.memories().find(|m| m.id == id)).and_then(|m| m.thread.as_ref());
-    if let Some(t) = thread {
-        for m in d.memories().filter(|m| m.thread.as_ref() == Some(t)) {
+/// What a query asks for, as ids: the records `first` names and, for those that are a slot's
+/// memory, every memory of that slot and the turns they were authored from (two passes over the
+/// memories, however many records are named).
+pub(crate) fn asked_ids<'m>(first: &[&str], d: &Derivation<'m>) -> HashSet<String> {
+    let mut asked: HashSet<String> = first.iter().map(|id| id.to_string()).collect();
+    let threads: HashSet<&str> = d.memories().filter(|m| asked.contains(&m.id)).filter_map(|m| m.thread.as_deref()).collect();
+    if !threads.is_empty() {
+        for m in d.memories().filter(|m| m.thread.as_deref().is_some_and(|t| threads.contains(t))) {
             asked.insert(m.id.clone());
             asked.extend(m.derived_from.iter().cloned());
         }
@@ -223,10 +224,8 @@ fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [Contex
             i.flags = flags.shown(m);
         }
     }
-    let mut asked: HashSet<String> = HashSet::new();
-    for id in answers.first().map(|a| a.evidence.as_slice()).unwrap_or_default() {
-        asked.extend(asked_ids(Some(id), d));
-    }
+    let first: Vec<&str> = answers.first().map(|a| a.evidence.iter().map(String::as_str).collect()).unwrap_or_default();
+    let asked = asked_ids(&first, d);
     withhold_unasked_secrets(items, &asked);
     let secret = |id: &String| !asked.contains(id) && by_id.get(id.as_str()).is_some_and(|m| holds_secret(&flags.shown(m)));
     let mut first = true;
