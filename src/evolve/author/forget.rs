@@ -514,22 +514,46 @@ fn statement<'h>(refw: &[String], history: &'h [PastTurn]) -> Option<(&'h str, f
     if refw.is_empty() {
         return None;
     }
-    let sentences: Vec<&str> = history.iter().rev().flat_map(|t| super::text::sentences(t.text)).collect();
-    let bags: Vec<Vec<String>> = sentences.iter().map(|s| words(&lower_norm(s)).iter().map(|w| stem(w)).collect()).collect();
+    // Each sentence with what follows it in its turn: a value is often given right after the
+    // sentence that names it ("Can you hang on to the staging token? stg-tok-…").
+    let sentences: Vec<(&str, &str)> = history
+        .iter()
+        .rev()
+        .flat_map(|t| {
+            let all = super::text::sentences(t.text);
+            let next: Vec<&str> = all.iter().skip(1).copied().chain(std::iter::once("")).collect();
+            all.into_iter().zip(next).map(move |(s, n)| (s, with_next(t.text, s, n)))
+        })
+        .collect();
+    let bags: Vec<Vec<String>> = sentences.iter().map(|(s, _)| words(&lower_norm(s)).iter().map(|w| stem(w)).collect()).collect();
     let df = |w: &String| bags.iter().filter(|b| b.contains(w)).count() as f64;
     let weight = |w: &String| 1.0 / (1.0 + df(w)).ln().max(0.5);
     let total: f64 = refw.iter().map(weight).sum();
     let mut best: Option<(&str, f64)> = None;
-    for (s, bag) in sentences.iter().zip(&bags) {
+    for ((s, extended), bag) in sentences.iter().zip(&bags) {
         let got: f64 = refw.iter().filter(|w| bag.contains(w)).map(weight).sum();
         // A line kept verbatim (code, a command) shares words with many requests by accident.
         let kept_line = s.contains('`') || VERBATIM_HINTS.iter().any(|h| lower_norm(s).contains(h));
         let score = got / total.max(1e-9) * if kept_line { 0.7 } else { 1.0 };
         if score > best.map_or(0.0, |b| b.1) {
-            best = Some((s, score));
+            // A sentence that names the thing without giving a value gave it in the next one.
+            let gives_value = value_spans(s).iter().any(|sp| sp.kind != SpanKind::Quoted);
+            best = Some((if gives_value { s } else { extended }, score));
         }
     }
     best
+}
+
+/// `sentence` through the end of `next` (the sentence after it in `text`), both slices of `text`;
+/// `sentence` alone when there is no next one or either lies outside `text`.
+fn with_next<'t>(text: &'t str, sentence: &'t str, next: &'t str) -> &'t str {
+    let base = text.as_ptr() as usize;
+    let start = (sentence.as_ptr() as usize).wrapping_sub(base);
+    let end = (next.as_ptr() as usize).wrapping_sub(base).wrapping_add(next.len());
+    if next.is_empty() || start > text.len() || end > text.len() || end < start {
+        return sentence;
+    }
+    text.get(start..end).unwrap_or(sentence)
 }
 
 /// Values in `statement` to scrub: its codes, addresses, quoted text, and names the request does
@@ -796,5 +820,9 @@ mod tests {
         let history = past(&["Tidemark gave me a loan reference, TM-4410-Z, to quote when I call."]);
         let r = request("I'd rather you didn't hold on to that loan reference I gave you", None, None, &known, &history, &none).unwrap();
         assert_eq!(r.thread.as_deref(), Some("loan-reference"), "{r:?}");
+        // The sentence that names the thing asks to keep it; the value follows in the next one.
+        let history = past(&["Could you keep the garage remote pin for me? 88-31-07. The old one stopped working.", "Lunch is at noon."]);
+        let r = request("on second thought, don't keep that garage pin I gave you", None, None, &[], &history, &none).unwrap();
+        assert_eq!(r.forget, ["88-31-07"], "{r:?}");
     }
 }
