@@ -525,7 +525,8 @@ fn statement<'h>(refw: &[String], history: &'h [PastTurn]) -> Option<(&'h str, f
             all.into_iter().zip(next).map(move |(s, n)| (s, with_next(t.text, s, n)))
         })
         .collect();
-    let bags: Vec<Vec<String>> = sentences.iter().map(|(s, _)| words(&lower_norm(s)).iter().map(|w| stem(w)).collect()).collect();
+    // "#" before or after a noun reads "number" ("chip # 985…", "ticket #4412").
+    let bags: Vec<Vec<String>> = sentences.iter().map(|(s, _)| words(&lower_norm(s).replace('#', " number ")).iter().map(|w| stem(w)).collect()).collect();
     let df = |w: &String| bags.iter().filter(|b| b.contains(w)).count() as f64;
     let weight = |w: &String| 1.0 / (1.0 + df(w)).ln().max(0.5);
     let total: f64 = refw.iter().map(weight).sum();
@@ -824,5 +825,9 @@ mod tests {
         let history = past(&["Could you keep the garage remote pin for me? 88-31-07. The old one stopped working.", "Lunch is at noon."]);
         let r = request("on second thought, don't keep that garage pin I gave you", None, None, &[], &history, &none).unwrap();
         assert_eq!(r.forget, ["88-31-07"], "{r:?}");
+        // "#" is read as "number" when the statement is matched.
+        let history = past(&["the boiler ticket # is RX-5520, they want it on every call", "concert ticket prices went up again", "my ticket for the match was free"]);
+        let r = request("please forget the ticket number", None, None, &[], &history, &none).unwrap();
+        assert_eq!(r.forget, ["RX-5520"], "{r:?}");
     }
 }
