@@ -10,7 +10,7 @@ use super::derive::Derivation;
 use super::render::{label_words, state_line, trail_text};
 use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
-use crate::engine::{Hit, HitTarget};
+use crate::engine::{Hit, HitTarget, REDACTED};
 use crate::model::{Memory, RawEntry};
 use crate::recall::context::{assemble, holds_secret, withhold_unasked_secrets, Context, ContextItem, Section};
 
@@ -108,10 +108,10 @@ fn turn_item(r: &RawEntry, section: Section) -> ContextItem {
 }
 
 /// A turn as an answer: on no thread, current as far as anything authored says, its own words.
-fn said(r: &RawEntry) -> Answer {
+fn said(r: &RawEntry, terms: &HashSet<String>) -> Answer {
     Answer {
         thread: None,
-        state: State::Current,
+        state: if withdrawn_where_asked(&r.content, terms) { State::Deleted } else { State::Current },
         value: None,
         previous: None,
         since: Some(r.event_time()),
@@ -121,6 +121,20 @@ fn said(r: &RawEntry) -> Answer {
         evidence: vec![r.id.clone()],
         content: Some(r.content.clone()),
     }
+}
+
+/// Whether the part of a turn the query is about had its value withdrawn at the user's request: a
+/// sentence holding the redaction mark names at least one query term, and no other sentence of the
+/// turn names more ("the private mobile of my landlord: [retracted]" for "what is my landlord's
+/// private mobile?"; not for a question about another fact the same turn stated).
+fn withdrawn_where_asked(text: &str, terms: &HashSet<String>) -> bool {
+    if !text.contains(REDACTED) {
+        return false;
+    }
+    let sentences: Vec<&str> = text.split(['.', '!', '?', '\n']).collect();
+    let with_mark = sentences.iter().filter(|s| s.contains(REDACTED)).map(|s| coverage(s, terms)).max().unwrap_or(0);
+    let without = sentences.iter().filter(|s| !s.contains(REDACTED)).map(|s| coverage(s, terms)).max().unwrap_or(0);
+    with_mark > 0 && with_mark >= without
 }
 
 fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextItem {
@@ -141,13 +155,13 @@ pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_toke
     let route = declared(query).or_else(|| set().then_some(Route::Gather)).unwrap_or_else(|| from_shapes(&top));
     let mut answers: Vec<Answer> = Vec::new();
     let mut items: Vec<ContextItem> = Vec::new();
+    let terms = content_terms(query);
     let route = match route {
-        Route::Exact => exact(hits, &ranked, d, &mut answers, &mut items),
+        Route::Exact => exact(hits, &ranked, d, &terms, &mut answers, &mut items),
         Route::Gather => gather_route(query, &ranked, d, &mut answers, &mut items),
         Route::Trail => trail_route(query, &ranked, d, &mut answers, &mut items),
         Route::Search => Route::Search,
     };
-    let terms = content_terms(query);
     let sources = Sources::new(d);
     if route == Route::Search {
         search_route(hits, &terms, d, &sources, &mut answers, &mut items);
@@ -232,7 +246,7 @@ fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [Contex
     answers.retain(|a| std::mem::replace(&mut first, false) || !a.evidence.iter().any(secret));
 }
 
-fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
+fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, terms: &HashSet<String>, answers: &mut Vec<Answer>, items: &mut Vec<ContextItem>) -> Route {
     // An evolving slot asked for "exactly" is still read in its derived state first: the verbatim
     // turns below may state values it has since replaced.
     if let Some((m, _)) = ranked.first().filter(|(m, _)| m.signature.is_none()) {
@@ -262,7 +276,7 @@ fn exact(hits: &[Hit], ranked: &[(&Memory, f64)], d: &Derivation, answers: &mut 
             }
             items.push(turn_item(r, Section::Verbatim));
             if answers.is_empty() {
-                answers.push(said(r));
+                answers.push(said(r, terms));
             }
         }
     }
@@ -409,7 +423,7 @@ fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sourc
         .filter(|(c, _)| *c >= own)
         .max_by_key(|(c, r)| (*c, r.event_time()));
     if let Some((_, r)) = later {
-        answers.insert(0, said(r));
+        answers.insert(0, said(r, terms));
     }
 }
 
@@ -477,7 +491,7 @@ fn unnamed_slot_after_turn(query: &str, hits: &[Hit], terms: &HashSet<String>, s
         .filter_map(|h| h.raw())
         .find(|r| !stale.contains(r.id.as_str()) && !first.evidence.contains(&r.id) && sources.may_answer(r));
     if let Some(r) = turn {
-        answers.insert(0, said(r));
+        answers.insert(0, said(r, terms));
     }
 }
 
@@ -553,7 +567,7 @@ fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sources: 
                 // With nothing authored on the topic, the best user turn is the answer: what was
                 // said, as said (an assistant's words are never taken as the user's facts).
                 if answers.is_empty() && sources.may_answer(r) {
-                    answers.push(said(r));
+                    answers.push(said(r, terms));
                 }
                 items.push(turn_item(r, Section::Conversation));
             }
@@ -563,7 +577,15 @@ fn search_route(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sources: 
 
 #[cfg(test)]
 mod tests {
-    use super::contains_withheld;
+    use super::{contains_withheld, content_terms, withdrawn_where_asked};
+
+    #[test]
+    fn a_turn_answers_as_withdrawn_only_where_the_question_meets_the_redaction() {
+        let turn = "For emergencies the building manager's cell is [retracted]. The laundry room opens at 7.";
+        assert!(withdrawn_where_asked(turn, &content_terms("What is the building manager's cell?")));
+        assert!(!withdrawn_where_asked(turn, &content_terms("When does the laundry room open?")));
+        assert!(!withdrawn_where_asked("The laundry room opens at 7.", &content_terms("When does the laundry room open?")));
+    }
 
     #[test]
     fn withheld_values_match_case_insensitively_on_word_boundaries() {
