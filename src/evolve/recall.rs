@@ -107,7 +107,8 @@ fn turn_item(r: &RawEntry, section: Section) -> ContextItem {
     ContextItem { id: r.id.clone(), section, text: r.content.clone(), date: Some(r.event_time()), speaker: r.speaker.clone().or(Some(r.role.clone())), flags: r.flags.clone() }
 }
 
-/// A turn as an answer: on no thread, current as far as anything authored says, its own words.
+/// A turn as an answer: on no thread, its own words; current as far as anything authored says, or
+/// deleted where the question meets a value withdrawn from it (`withdrawn_where_asked`).
 fn said(r: &RawEntry, terms: &HashSet<String>) -> Answer {
     Answer {
         thread: None,
