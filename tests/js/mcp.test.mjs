@@ -137,7 +137,7 @@ test("remember takes the evolving fields; thread, gather and recall answer from 
   const unsure = await call(client, "remember", { content: "Ana might switch to a standing desk", thread: "user/desk", value: "standing desk", confidence: 0.4 });
   await callError(client, "remember", { content: "Ana is sure", confidence: 2 }, "InvalidInput");
   // What the server stored, read back once it has flushed and exited.
-  const exited = once(transport._process, "exit");
+  const exited = once(transport._process, "close");
   await client.close();
   await exited;
   const store = await Engram.open({ storage: new NodeFSStorage(dir), embedder: null });
@@ -293,7 +293,8 @@ test("SIGTERM flushes the store (search touches too) and exits 0", async (t) => 
   // The transport keeps the spawned process as `_process`; its exit code is what this test checks.
   const child = transport._process;
   assert.ok(child, "the transport's child process");
-  const exited = once(child, "exit");
+  // "close", not "exit": it fires once stderr is drained, so the last log line is there to read.
+  const exited = once(child, "close");
   child.kill("SIGTERM");
   const [code, signal] = await exited;
   assert.deepEqual([code, signal], [0, null], stderr());
@@ -312,7 +313,7 @@ test("SIGTERM flushes the store (search touches too) and exits 0", async (t) => 
 test("SIGINT (Ctrl-C in a terminal) exits 0 the same way", async (t) => {
   const { client, transport, stderr } = await connect(t, tempDir(t));
   await call(client, "remember", { content: "Ctrl-C is SIGINT" });
-  const exited = once(transport._process, "exit");
+  const exited = once(transport._process, "close");
   transport._process.kill("SIGINT");
   assert.deepEqual(await exited, [0, null], stderr());
   assert.match(stderr(), /SIGINT: flushing and exiting/);
@@ -322,7 +323,7 @@ test("the client closing the connection (stdin) flushes and exits 0", async (t) 
   const dir = tempDir(t);
   const { client, transport, stderr } = await connect(t, dir);
   await call(client, "remember", { content: "Closing stdin ends the server cleanly" });
-  const exited = once(transport._process, "exit");
+  const exited = once(transport._process, "close");
   await client.close();
   assert.deepEqual(await exited, [0, null], stderr());
   assert.match(stderr(), /stdin closed: flushing and exiting/);
