@@ -47,6 +47,7 @@ use crate::model::{DependsOn, Shape};
 
 pub use rules::asks_to_keep_verbatim;
 pub use slot::is_normalized;
+pub(crate) use text::sentences;
 
 /// One conversation turn as the author reads it.
 #[derive(Clone, Debug)]
