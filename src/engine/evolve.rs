@@ -16,7 +16,7 @@ use crate::evolve::{Answer, Derivation, Recall, State};
 use crate::index::DocId;
 use crate::model::time::Millis;
 use crate::model::{validate, Memory};
-use crate::recall::{Scope, SearchRequest};
+use crate::recall::SearchRequest;
 
 /// A thread as `thread(label)` returns it.
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -81,19 +81,9 @@ impl Engram {
         if let Some(at) = at {
             validate::timestamp(at, "at")?;
         }
-        // The query's vector serves two searches (hybrid, and nearest turns by meaning): made once.
-        // A query the model cannot read (digits and symbols only) is still a keyword query.
-        let embedding = match embedding {
-            Some(v) => Some(v),
-            None => match self.vector_for(None, query) {
-                Ok(v) => v,
-                Err(e) if e.code == crate::error::ErrorCode::InvalidInput => None,
-                Err(e) => return Err(e),
-            },
-        };
         let req = SearchRequest {
             query: Some(query.to_string()),
-            embedding: embedding.clone(),
+            embedding,
             namespace: within.namespace.map(str::to_string),
             include_default: within.include_default,
             limit: Some(30),
@@ -103,25 +93,11 @@ impl Engram {
             include_superseded: true,
             ..Default::default()
         };
-        let hits = readable(self.search(&req)?, at);
         // The turns nearest the query by meaning alone (a set's members, a value in other words,
-        // rarely share its words): a pure vector search returns the nearest however far. Turns
-        // after `at` are dropped after the search, so it asks for more than it keeps.
-        let nearest = match embedding {
-            Some(v) => {
-                let req = SearchRequest {
-                    embedding: Some(v),
-                    namespace: within.namespace.map(str::to_string),
-                    include_default: within.include_default,
-                    scope: Scope::Raw,
-                    limit: Some(if at.is_some() { 100 } else { 30 }),
-                    dry_run: true,
-                    ..Default::default()
-                };
-                readable(self.search(&req)?, at)
-            }
-            _ => Vec::new(),
-        };
+        // rarely share its words) come from the same search's vector pass, however far; turns after
+        // `at` are dropped after it, which the pool (4 × the limit) leaves room for.
+        let (hits, nearest) = self.search_with_nearest_turns(&req)?;
+        let (hits, nearest) = (readable(hits, at), readable(nearest, at));
         let scope = self.evolving_scope(within)?;
         let d = Derivation::new(scope, at);
         Ok(read(query, &hits, &nearest, &d, max_tokens))

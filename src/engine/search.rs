@@ -67,6 +67,7 @@ fn gather(
     query_vec: Option<&[f32]>,
     pool: usize,
     accept: impl Fn(DocId) -> bool + Copy,
+    nearest: Option<&mut Vec<(DocId, f32)>>,
 ) -> BTreeMap<DocId, (Option<f64>, Option<f64>)> {
     let mut evidence: BTreeMap<DocId, (Option<f64>, Option<f64>)> = BTreeMap::new();
     if let Some(q) = query {
@@ -75,7 +76,11 @@ fn gather(
         }
     }
     if let Some(v) = query_vec {
-        for h in vectors.search(v, pool, accept) {
+        let found = vectors.search(v, pool, accept);
+        if let Some(nearest) = nearest {
+            nearest.extend(found.iter().map(|h| (h.doc, h.cosine)));
+        }
+        for h in found {
             // Without keyword evidence to weigh it against, the cosine itself is the relevance: a
             // pure vector search returns the nearest vectors, however far.
             let relevance = if query.is_some() { fusion::vector_relevance(h.cosine) } else { f64::from(h.cosine).clamp(0.0, 1.0) };
@@ -91,6 +96,26 @@ impl Engram {
     /// linked memories) after the direct hits. Memories with relevance above 0.5 are touched unless
     /// `dry_run`.
     pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
+        self.search_gathering(req, None)
+    }
+
+    /// `search`, also handing back the raw turns nearest the query vector however far (best
+    /// first, up to the candidate pool): the vector pass already found them, so a read that wants
+    /// them needs no second k-NN.
+    pub(crate) fn search_with_nearest_turns(&mut self, req: &SearchRequest) -> Result<(Vec<Hit>, Vec<Hit>)> {
+        let mut nearest = Vec::new();
+        let hits = self.search_gathering(req, Some(&mut nearest))?;
+        let turns = nearest
+            .into_iter()
+            .filter_map(|(slot, cosine)| {
+                let e = self.tables.raw().get(slot)?.clone();
+                Some(Hit { target: HitTarget::Raw(e), score: f64::from(cosine), explain: None, expanded_from: None })
+            })
+            .collect();
+        Ok((hits, turns))
+    }
+
+    fn search_gathering(&mut self, req: &SearchRequest, nearest_turns: Option<&mut Vec<(DocId, f32)>>) -> Result<Vec<Hit>> {
         let visible = self.visible(Namespaces { namespace: req.namespace.as_deref(), include_default: req.include_default })?;
         let ns = visible.namespace.as_str();
         let limit = req.limit.unwrap_or(DEFAULT_LIMIT);
@@ -139,7 +164,7 @@ impl Engram {
             };
             // Importance decays by namespace epoch; candidates are of `ns` or `default`: two lookups per search.
             let epochs = (self.epoch(ns), self.epoch(validate::DEFAULT_NAMESPACE));
-            for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept) {
+            for (slot, (k, v)) in gather(self.tables.keyword(), self.tables.vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept, None) {
                 if let Some(m) = self.tables.table().get(slot) {
                     let epoch = if m.namespace == ns { epochs.0 } else { epochs.1 };
                     scored.push((Key::Memory(slot), score::score(m, crate::lifecycle::decay::current_importance(m, epoch), fusion::fuse(k, v), k, v, at)));
@@ -156,7 +181,7 @@ impl Engram {
                 Some(q) => self.tables.session_keyword().search(q, usize::MAX, |_| true).into_iter().map(|h| (h.doc, fusion::keyword_relevance(h.relevance))).collect(),
                 None => HashMap::new(),
             };
-            let evidence = gather(self.tables.raw_keyword(), self.tables.raw_vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept);
+            let evidence = gather(self.tables.raw_keyword(), self.tables.raw_vectors(), keyword_query.as_ref(), query_vec.as_deref(), pool, accept, nearest_turns);
             // The turns next to a keyword match: in a dialogue the answer often follows the turn
             // that names the topic, so adjacent turns carry part of its evidence.
             let mut adjacent: BTreeMap<DocId, f64> = BTreeMap::new();
