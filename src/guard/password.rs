@@ -105,6 +105,8 @@ const TRIGGERS: &[&str] = &[
     "código de acceso",
     "código del portal",
     "codice del cancello",
+    // a bank's transaction number; only in capitals (`find`): "tan" is also a colour
+    "tan",
 ];
 
 /// Triggers whose value may be a run of digits (a PIN, a door code).
@@ -135,6 +137,7 @@ const CODE_TRIGGERS: &[&str] = &[
     "código de acceso",
     "código del portal",
     "codice del cancello",
+    "tan",
 ];
 
 /// What stands between the trigger and the value.
@@ -524,6 +527,10 @@ pub fn find(text: &str, out: &mut Findings) {
             if trigger == "key" && !wifi.iter().any(|&(s, e)| (s..=e).contains(&pos)) {
                 continue;
             }
+            if trigger == "tan" && &text[pos..pos + 3] != "TAN" {
+                continue;
+            }
+            let code_trigger = CODE_TRIGGERS.contains(&trigger);
             let ascii_trigger = trigger.is_ascii();
             if ascii_trigger && (is_word_byte(text, pos, true) || is_word_byte(text, pos + trigger.len(), false) && !text[pos + trigger.len()..].starts_with('s')) {
                 continue;
@@ -541,8 +548,11 @@ pub fn find(text: &str, out: &mut Findings) {
                 i += skipped;
                 let rest = &text[i..];
                 // Separators are short: lower-case a few characters, not the rest of the text.
-                let rest_lower: String = rest.chars().take(8).flat_map(char::to_lowercase).collect();
-                if let Some(sep) = SEPARATORS.iter().filter(|s| rest_lower.starts_with(*s)).max_by_key(|s| s.len()) {
+                let rest_lower: String = rest.chars().take(16).flat_map(char::to_lowercase).collect();
+                // A code is also set *to* its digits ("set my PIN to 5820"); `looks_like_password`
+                // then asks for digits, so "PIN to unlock" names none.
+                let to = (code_trigger && rest_lower.starts_with("to ")).then_some(&"to");
+                if let Some(sep) = SEPARATORS.iter().filter(|s| rest_lower.starts_with(*s)).max_by_key(|s| s.len()).or(to) {
                     let after = i + sep.len();
                     // Lower-casing can change lengths: the separator must end on a boundary of the text.
                     let on_boundary = after <= text.len() && text.is_char_boundary(after);
@@ -553,6 +563,12 @@ pub fn find(text: &str, out: &mut Findings) {
                 }
                 // Skip one word (a short one: a run without spaces is not a phrase of words).
                 let Some(w) = rest.char_indices().take(48).find(|(_, c)| c.is_whitespace()).map(|(i, _)| i).or((rest.len() < 48).then_some(rest.len())) else { break };
+                // A word that ends in a colon ends the words about the password ("pin for the
+                // card ending 0041: 8812"): the value follows it.
+                if w > 1 && rest[..w].ends_with(':') && !rest[..w - 1].contains([':', '=', '.', ',']) {
+                    found = Some((i + w, true));
+                    break;
+                }
                 if w == 0 || rest[..w].contains([':', '=', '.', ',']) {
                     break;
                 }
@@ -573,7 +589,7 @@ pub fn find(text: &str, out: &mut Findings) {
             let start = past_change_words(text, start);
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
             let value = &text[vs..ve];
-            let code = CODE_TRIGGERS.contains(&trigger) && looks_like_password(value, quoted, colon, true);
+            let code = code_trigger && looks_like_password(value, quoted, colon, true);
             if (code || looks_like_password(value, quoted, colon, trigger == "pin")) && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
@@ -937,6 +953,19 @@ mod tests {
         assert_eq!(values("мой пароль: кошка123"), ["кошка123"]);
         assert_eq!(values("密码是 abc12345"), ["abc12345"]);
         assert_eq!(values("PIN: 4821"), ["4821"]);
+    }
+
+    /// A code set *to* its digits, a colon after words about it, a transaction number in capitals,
+    /// and a change stated in more than eight characters ("changed to").
+    #[test]
+    fn codes_stated_with_more_words_between() {
+        assert_eq!(values("set my UPI PIN to 582046 on the new phone"), ["582046"]);
+        assert_eq!(values("pin for the visa ending 0041: 8812"), ["8812"]);
+        assert_eq!(values("Gate code changed to 4410 as of Monday."), ["4410"]);
+        assert_eq!(values("Die TAN für die Überweisung ist 482915"), ["482915"]);
+        for benign in ["Use the PIN to unlock the door", "a tan jacket is 1200 crowns", "Pin the issue to the top, it's ticket 4412."] {
+            assert!(values(benign).is_empty(), "{benign}");
+        }
     }
 
     /// Environment names and the instrumental case ("with the password …") are password words too.

@@ -22,6 +22,8 @@ enum Charset {
     Dotted,
     /// `A-Z a-z 0-9 _ /`
     Path,
+    /// `A-Z a-z 0-9 _ - /`
+    UrlPath,
 }
 
 impl Charset {
@@ -34,6 +36,7 @@ impl Charset {
             Charset::Hex => b.is_ascii_digit() || (b'a'..=b'f').contains(&b),
             Charset::Dotted => b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.',
             Charset::Path => b.is_ascii_alphanumeric() || b == b'_' || b == b'/',
+            Charset::UrlPath => b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'/',
         }
     }
 }
@@ -75,6 +78,9 @@ const RULES: &[Rule] = &[
     rule("xoxe-", "slack-token", Charset::Url, 20, 200, 3.0),
     rule("xapp-", "slack-token", Charset::Url, 20, 200, 3.0),
     rule("https://hooks.slack.com/services/", "slack-webhook", Charset::Path, 20, 120, 3.0),
+    // The webhook's id, then its token: whoever has the URL can post to the channel.
+    rule("https://discord.com/api/webhooks/", "discord-webhook", Charset::UrlPath, 40, 120, 3.0),
+    rule("https://discordapp.com/api/webhooks/", "discord-webhook", Charset::UrlPath, 40, 120, 3.0),
     rule("sk_live_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
     rule("rk_live_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
     rule("sk_test_", "stripe-key", Charset::Alnum, 20, 120, 3.3),
@@ -82,7 +88,9 @@ const RULES: &[Rule] = &[
     rule("whsec_", "stripe-key", Charset::Alnum, 24, 120, 3.3),
     rule("AIza", "google-api-key", Charset::Url, 30, 40, 3.5),
     rule("npm_", "npm-token", Charset::Alnum, 30, 40, 3.5),
+    // Older tokens are letters only; newer ones mix in digits.
     rule("hf_", "huggingface-token", Charset::Alpha, 30, 40, 3.5),
+    rule("hf_", "huggingface-token", Charset::Alnum, 30, 40, 3.5),
     rule("SG.", "sendgrid-key", Charset::Dotted, 60, 80, 3.5),
     rule("dop_v1_", "digitalocean-token", Charset::Hex, 64, 64, 3.0),
     rule("doo_v1_", "digitalocean-token", Charset::Hex, 64, 64, 3.0),
@@ -148,7 +156,7 @@ pub fn prefixed(text: &str, out: &mut Findings) {
             let body = &text[body_start..end];
             let len = end - body_start;
             // A key runs to a boundary: more token characters after it means something else.
-            let bounded = end == bytes.len() || !is_token_byte(bytes[end]) || matches!(r.charset, Charset::Path);
+            let bounded = end == bytes.len() || !is_token_byte(bytes[end]) || matches!(r.charset, Charset::Path | Charset::UrlPath);
             if len < r.min || len > r.max || !bounded || out.overlaps(at, end) {
                 continue;
             }

@@ -118,6 +118,14 @@ const SEED_LABELS: &[&str] = &[
     "phrase de récupération",
     "seed-phrase",
     "wiederherstellungsphrase",
+    "backup words",
+    "recovery words",
+    "secret words",
+    "12 words",
+    "24 words",
+    "twelve words",
+    "twenty-four words",
+    "wallet words",
 ];
 
 /// Words that name one-time-password seeds and recovery codes (lower case).
@@ -134,7 +142,14 @@ fn seed_phrases(text: &str, lower: &str, out: &mut Findings) {
     for end in label_ends(lower, SEED_LABELS) {
         // Up to the first word: past the rest of the label's words and punctuation.
         let mut i = end;
-        while i < b.len() && i - end < LABEL_GAP && !b[i].is_ascii_lowercase() {
+        // "backup words for the ledger (keep offline!): …": a colon or arrow soon after the label,
+        // on its line, is where the phrase starts.
+        let window = &lower[end..(end + 64).min(lower.len())];
+        let line = window.find('\n').map_or(window, |n| &window[..n]);
+        if let Some(p) = line.find(": ").or_else(|| line.find("→ ")).or_else(|| line.find("-> ")) {
+            i = end + p;
+        }
+        while i < b.len() && i - end < LABEL_GAP + 64 && !b[i].is_ascii_lowercase() {
             i += 1;
         }
         if i - end > 0 && b.get(i - 1).is_some_and(u8::is_ascii_alphanumeric) {
@@ -184,11 +199,21 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
             let token = &text[s..i];
             let digits = token.bytes().filter(u8::is_ascii_digit).count();
             let seed = (16..=64).contains(&token.len()) && token.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) && digits >= 2 && bits_per_char(token) >= 3.5;
-            let grouped = token.contains('-')
-                && (8..=64).contains(&token.len())
-                && digits >= 2
-                && token.split('-').all(|g| (4..=6).contains(&g.len()) && g.bytes().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit()));
-            if seed || grouped {
+            // Groups of one case: `de7a1-f3974`, `QX7P-22LM`.
+            let one_case = token.bytes().all(|c| !c.is_ascii_uppercase()) || token.bytes().all(|c| !c.is_ascii_lowercase());
+            let grouped = token.contains('-') && (8..=64).contains(&token.len()) && digits >= 2 && one_case && token.split('-').all(|g| (4..=6).contains(&g.len()));
+            // Digits in two groups of four to six (`8412 5530`): one code, written with a space.
+            // Numbers in prose ("printed 2024 0612") are read as codes only after a colon.
+            let digit_pair = digits == token.len()
+                && text[end..s].contains(':')
+                && (4..=6).contains(&token.len())
+                && b.get(i) == Some(&b' ')
+                && text[i + 1..line_end].bytes().take_while(u8::is_ascii_digit).count() == token.len()
+                && !b.get(i + 1 + token.len()).is_some_and(u8::is_ascii_alphanumeric);
+            if digit_pair {
+                i += 1 + token.len();
+            }
+            if seed || grouped || digit_pair {
                 push(out, s, i, "otp-secret");
                 codes += 1;
             } else if codes > 0 {
@@ -210,7 +235,7 @@ pub fn find(text: &str, out: &mut Findings) {
     }
     // The labelled kinds: a seed phrase's label ("seed", "phrase", "frase", "mnemonic"), or codes,
     // which hold digits. Most texts have neither, and are not lower-cased for them.
-    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic");
+    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic") || text.contains("words");
     let codes = text.bytes().filter(u8::is_ascii_digit).take(2).count() == 2;
     if seeds || codes {
         let lower = text.to_ascii_lowercase();
@@ -260,7 +285,18 @@ mod tests {
         assert_eq!(found(&format!("wallet seed phrase: {seed}")), [(seed, "seed-phrase")]);
         assert_eq!(found("2FA seed for the admin account: JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K"), [("JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K", "otp-secret")]);
         assert_eq!(found("GitHub recovery codes: de7a1-f3974 45ba9-4731c"), [("de7a1-f3974", "otp-secret"), ("45ba9-4731c", "otp-secret")]);
-        for benign in ["the seed phrase is twelve words you write down on paper", "2FA is on for everyone since 2023-10-01", "recovery codes are in the safe"] {
+        // The phrase after a colon further on; codes in capitals, or digits written in two groups.
+        assert_eq!(found(&format!("backup words for the ledger (keep offline!): {seed}")), [(seed, "seed-phrase")]);
+        assert_eq!(found(&format!("my 12 words: {seed}")), [(seed, "seed-phrase")]);
+        assert_eq!(found("2FA backup: QX7P-22LM, HT4K-91ZD"), [("QX7P-22LM", "otp-secret"), ("HT4K-91ZD", "otp-secret")]);
+        assert_eq!(found("Google backup codes: 8412 5530, 1179 0264"), [("8412 5530", "otp-secret"), ("1179 0264", "otp-secret")]);
+        for benign in [
+            "the seed phrase is twelve words you write down on paper",
+            "2FA is on for everyone since 2023-10-01",
+            "recovery codes are in the safe",
+            "my 12 words: I will not write them here, they are on paper",
+            "backup codes were printed 2024 0612 in the office",
+        ] {
             assert_eq!(found(benign), [], "{benign}");
         }
     }

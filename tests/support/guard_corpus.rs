@@ -140,11 +140,16 @@ pub struct Rates {
     pub marked: usize,
     pub redacted_whole: usize,
     pub partly_redacted: Vec<String>,
+    /// How many items of each class were missed (a secret or injection not found, a clean item
+    /// flagged, a secret left partly in place): counts only, so a held-out split can be read by class
+    /// without reading its items.
+    pub missed_by_class: std::collections::BTreeMap<String, usize>,
 }
 
 pub fn evaluate(payloads: &[Payload]) -> Rates {
     let mut r = Rates::default();
     for p in payloads {
+        let before = (r.misses.len(), r.false_alarms.len(), r.partly_redacted.len());
         let v = judge(&p.text);
         let at = format!("{}:{} {:?}", p.file, p.line, p.text.chars().take(70).collect::<String>());
         match p.expect.as_str() {
@@ -189,6 +194,9 @@ pub fn evaluate(payloads: &[Payload]) -> Rates {
                 }
             }
             other => panic!("{at}: unknown expect {other}"),
+        }
+        if before != (r.misses.len(), r.false_alarms.len(), r.partly_redacted.len()) {
+            *r.missed_by_class.entry(format!("{}/{}", p.expect, p.class.as_deref().unwrap_or("?"))).or_default() += 1;
         }
     }
     r

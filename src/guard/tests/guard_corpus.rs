@@ -121,14 +121,14 @@ fn unseen_corpora_are_well_formed() {
 /// ≤ 0.02 on `test`) are above them.
 #[test]
 fn unseen_corpora_hold_their_floors() {
-    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.97, 0.95, 0.02), ("test", 0.81, 0.76, 0.81, 0.05)] {
+    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.97, 0.95, 0.02), ("test", 0.85, 0.80, 0.81, 0.05)] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
         let r = evaluate(&load(&dir));
         let line = format!(
             "{split}: secrets {}/{}, redacted whole {}/{}, injections {}/{}, benign flagged {}/{}",
             r.secrets_found, r.secrets, r.redacted_whole, r.marked, r.injections_found, r.injections, r.false_positives, r.clean
         );
-        eprintln!("{line}");
+        eprintln!("{line}\n{split} missed, by class: {:?}", r.missed_by_class);
         // Only `dev` is read; `test` is counted.
         if split == "dev" && std::env::var_os("GUARD_DEV_MISSES").is_some() {
             eprintln!("dev misses: {:#?}\npartly redacted: {:#?}\nfalse alarms: {:#?}", r.misses, r.partly_redacted, r.false_alarms);
