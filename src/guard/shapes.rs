@@ -144,7 +144,11 @@ fn seed_phrases(text: &str, lower: &str, out: &mut Findings) {
         let mut i = end;
         // "backup words for the ledger (keep offline!): …": a colon or arrow soon after the label,
         // on its line, is where the phrase starts.
-        let window = &lower[end..(end + 64).min(lower.len())];
+        let mut stop = (end + 64).min(lower.len());
+        while !lower.is_char_boundary(stop) {
+            stop -= 1;
+        }
+        let window = &lower[end..stop];
         let line = window.find('\n').map_or(window, |n| &window[..n]);
         if let Some(p) = line.find(": ").or_else(|| line.find("→ ")).or_else(|| line.find("-> ")) {
             i = end + p;
@@ -303,6 +307,10 @@ mod tests {
 
     #[test]
     fn never_panics_on_cut_inputs() {
+        // The look past a label for its colon ends inside a two-byte letter for one of these.
+        for pad in ["", " "] {
+            found(&format!("seed phrase{pad} {}", "é".repeat(40)));
+        }
         let s = "é MTk4.Cl2FMQ.Zn 61234:AAé $2y$10$é seed phrase: é a b 2fa é-x";
         for i in 0..=s.len() {
             if s.is_char_boundary(i) {
