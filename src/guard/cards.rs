@@ -36,6 +36,79 @@ fn known_issuer(d: &[u8]) -> bool {
     }
 }
 
+/// Numbers the card networks' test and sandbox documentation publishes, so every developer can
+/// write them: they pay for nothing.
+const PUBLISHED_TEST_CARDS: &[&str] = &[
+    "4242424242424242",
+    "4000056655665556",
+    "5555555555554444",
+    "2223003122003222",
+    "5200828282828210",
+    "5105105105105100",
+    "378282246310005",
+    "371449635398431",
+    "6011111111111117",
+    "6011000990139424",
+    "3056930009020004",
+    "36227206271667",
+    "3566002020360505",
+    "6200000000000005",
+    "4111111111111111",
+    "4012888888881881",
+    "4222222222222",
+    "5425233430109903",
+    "2222420000001113",
+    "4000000000000002",
+    "4000000000009995",
+    "4000000000000077",
+    "4000000000000341",
+    "4000002500003155",
+    "4000002760003184",
+    "4000000000003220",
+    "4000000000000069",
+    "4000000000000127",
+    "4000000000000119",
+];
+
+/// Words that say a card is for testing: a word starting with one of these.
+const TEST_WORDS: &[&str] = &["test", "sandbox", "dummy", "demo", "fake", "mock", "prueba", "teste", "prova", "тест"];
+
+/// How far around a number the words saying it is a test card may stand.
+const TEST_CONTEXT: usize = 80;
+
+/// A test card: the text says so, and the number is one the networks publish or digits no issuer
+/// gives out (a card number is close to random after its issuer prefix; "4000 0000 0000 0002" and
+/// "5555 5555 5555 4444" are not). Without the words a test number is still redacted: it costs
+/// little, and a text that pays with it means it as a card.
+fn test_card_in(text: &str, start: usize, end: usize, digits: &[u8]) -> bool {
+    if !test_card(digits) {
+        return false;
+    }
+    let (mut from, mut to) = (start.saturating_sub(TEST_CONTEXT), (end + TEST_CONTEXT).min(text.len()));
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    while !text.is_char_boundary(to) {
+        to -= 1;
+    }
+    let around = text[from..to].to_lowercase();
+    TEST_WORDS.iter().any(|w| around.match_indices(w).any(|(i, _)| !around[..i].chars().next_back().is_some_and(char::is_alphabetic)))
+}
+
+fn test_card(digits: &[u8]) -> bool {
+    let text: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+    if PUBLISHED_TEST_CARDS.contains(&text.as_str()) {
+        return true;
+    }
+    let mut seen = [false; 10];
+    for &d in digits {
+        seen[usize::from(d)] = true;
+    }
+    let distinct = seen.iter().filter(|s| **s).count();
+    let longest_run = digits.chunk_by(|a, b| a == b).map(<[u8]>::len).max().unwrap_or(0);
+    distinct <= 2 || longest_run >= 8
+}
+
 /// A number the text itself calls something else ("order #…", "customer number …"): a tenth of all
 /// 16-digit numbers pass Luhn, so the label decides.
 fn labelled_as_other(text: &str, at: usize) -> bool {
@@ -60,7 +133,10 @@ pub fn find(text: &str, out: &mut Findings) {
     let b = text.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if !b[i].is_ascii_digit() || (i > 0 && (b[i - 1].is_ascii_alphanumeric() || matches!(b[i - 1], b'.' | b','))) {
+        // After a comma only where no digit stands before it: "1,234…" is one number, a CSV row's
+        // "Ortiz,5376…" is a field.
+        let inside_number = i > 0 && (b[i - 1] == b'.' || (b[i - 1] == b',' && i > 1 && b[i - 2].is_ascii_digit()));
+        if !b[i].is_ascii_digit() || (i > 0 && b[i - 1].is_ascii_alphanumeric()) || inside_number {
             i += 1;
             continue;
         }
@@ -88,7 +164,12 @@ pub fn find(text: &str, out: &mut Findings) {
                     if digits.len() > 19 {
                         break;
                     }
-                    if digits.len() >= MIN_DIGITS && known_issuer(&digits) && luhn(&digits) && !labelled_as_other(text, groups[a].0) {
+                    if digits.len() >= MIN_DIGITS
+                        && known_issuer(&digits)
+                        && luhn(&digits)
+                        && !labelled_as_other(text, groups[a].0)
+                        && !test_card_in(text, groups[a].0, groups[z].1, &digits)
+                    {
                         out.push(Finding { start: groups[a].0, end: groups[z].1, kind: "card-number" });
                         break 'spans;
                     }
@@ -276,6 +357,19 @@ mod tests {
         assert_eq!(found("card 4111 1111 1111 1111 exp 12/29"), ["4111 1111 1111 1111"]);
         assert_eq!(found("amex 3782-822463-10005."), ["3782-822463-10005"]);
         assert_eq!(found("in 2024 5555 5555 5555 4444"), ["5555 5555 5555 4444"]);
+    }
+
+    /// A number the networks publish for testing, in a text that says it is one, is no one's card;
+    /// without such words it is redacted as any card; a card in a CSV row is found after its comma.
+    #[test]
+    fn test_cards_said_to_be_tests_stay() {
+        for t in ["For Stripe test mode use 4242 4242 4242 4242 with any CVC.", "Die Testkarte 4000 0000 0000 0002 wird abgelehnt.", "sandbox: 5555555555554444 always succeeds"] {
+            assert_eq!(found(t), Vec::<&str>::new(), "{t}");
+        }
+        assert_eq!(found("card 4242 4242 4242 4242 exp 04/30"), ["4242 4242 4242 4242"]);
+        assert_eq!(found("my real card on the test site: 4532 0176 8823 9147"), ["4532 0176 8823 9147"]);
+        assert_eq!(found("name,card\nJ Ortiz,5376129044182733,04/28"), ["5376129044182733"]);
+        assert_eq!(found("total 1,5376129044182733"), Vec::<&str>::new());
     }
 
     #[test]

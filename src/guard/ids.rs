@@ -9,7 +9,7 @@
 use super::{Finding, Findings};
 
 /// Whether `bytes[at]` is a letter or digit (an id never starts or ends inside a longer token).
-fn alnum_at(bytes: &[u8], at: Option<usize>) -> bool {
+pub(super) fn alnum_at(bytes: &[u8], at: Option<usize>) -> bool {
     at.and_then(|i| bytes.get(i)).is_some_and(u8::is_ascii_alphanumeric)
 }
 
@@ -231,7 +231,7 @@ const CHECKED_GAP: usize = 48;
 
 /// Tokens of the text that may be an id: runs of letters, digits and single inner separators
 /// (`-`, `.`, `/`, one space between digit groups), with their byte ranges.
-fn candidates(text: &str) -> Vec<(usize, usize)> {
+pub(super) fn candidates(text: &str) -> Vec<(usize, usize)> {
     let b = text.as_bytes();
     let mut out = Vec::new();
     let mut i = 0;
@@ -455,6 +455,11 @@ const LABELS: &[&str] = &[
     "주민등록번호",
     "여권번호",
     "nik",
+    "nomor induk kependudukan",
+    "ktp",
+    "versichertennummer",
+    "versicherungsnummer",
+    "krankenversichertennummer",
     "cccd",
     "căn cước",
     "số cmnd",
@@ -466,7 +471,7 @@ const LABELS: &[&str] = &[
 ];
 
 /// After a label: what may stand before the number ("no.", "number", "#", ":", "is", …).
-fn skip_to_value(lower: &str, mut at: usize) -> usize {
+pub(super) fn skip_to_value(lower: &str, mut at: usize) -> usize {
     const FILLERS: &[&str] = &[
         "number",
         "numbers",
@@ -489,6 +494,7 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
         "नंबर",
         "संख्या",
         "номер",
+        "№",
         "card",
         "is",
         "es",
@@ -563,6 +569,84 @@ fn skip_to_value(lower: &str, mut at: usize) -> usize {
     at
 }
 
+/// Words that introduce a document's series, which its number follows ("серия 4510 номер
+/// 987654", "серії КВ № 123456", "series 45 06 no. 123456").
+const SERIES: &[&str] = &["серия", "серии", "серія", "серії", "series", "serie", "série", "seria"];
+
+/// Words between a series and its number.
+const NUMBER_WORDS: &[&str] = &["номер", "№", "number", "no.", "no", "nr.", "nr", "número", "numéro", "numer", "numero", "n°", "nº"];
+
+/// A document given as series and number: the series (one to four letters of any script or digits,
+/// two groups of two digits allowed), a number word, then six to ten digits. Neither part names
+/// the person alone, but together they are the document.
+fn series_and_number(text: &str, lower: &str, out: &mut Findings) {
+    let skip = |at: usize| at + lower[at..].len() - lower[at..].trim_start_matches([' ', ':', '.', ',', '\t']).len();
+    for word in SERIES {
+        for (at, _) in lower.match_indices(word) {
+            if lower[..at].chars().next_back().is_some_and(char::is_alphanumeric) {
+                continue;
+            }
+            let series_start = skip(at + word.len());
+            let mut i = series_start;
+            let mut chars = 0;
+            for c in lower[series_start..].chars() {
+                let joins_digits = c == ' ' && lower[..i].ends_with(|p: char| p.is_ascii_digit()) && lower[i + 1..].starts_with(|n: char| n.is_ascii_digit()) && chars == 2;
+                if !(c.is_alphanumeric() || joins_digits) || chars > 4 {
+                    break;
+                }
+                chars += usize::from(c != ' ');
+                i += c.len_utf8();
+            }
+            if !(1..=4).contains(&chars) {
+                continue;
+            }
+            let series_end = i;
+            let after = skip(series_end);
+            let Some(number_word) = NUMBER_WORDS.iter().filter(|w| lower[after..].starts_with(*w)).max_by_key(|w| w.len()) else { continue };
+            let number_start = skip(after + number_word.len());
+            let digits = lower[number_start..].bytes().take_while(u8::is_ascii_digit).count();
+            let number_end = number_start + digits;
+            let bounded = !lower[number_end..].starts_with(char::is_alphanumeric);
+            if (6..=10).contains(&digits) && bounded && !out.overlaps(series_start, number_end) && text.is_char_boundary(series_start) {
+                out.push(Finding { start: series_start, end: number_end, kind: "national-id" });
+            }
+        }
+    }
+}
+
+/// Labels of a health insurer's member number, which name it only beside a word about insurance
+/// ("insurance card says member ID …"): a gym's member id is no one's secret.
+const MEMBER_LABELS: &[&str] = &["member id", "member number", "member no", "subscriber id", "policyholder id"];
+const INSURANCE_WORDS: &[&str] = &["insurance", "insurer", "health plan", "medical", "dental", "medicaid", "medicare", "aetna", "cigna", "humana", "blue cross", "kaiser"];
+
+/// How far before a member label an insurance word may stand.
+const INSURANCE_GAP: usize = 80;
+
+fn insurance_members(text: &str, lower: &str, tokens: &[(usize, usize)], out: &mut Findings) {
+    let bytes = text.as_bytes();
+    for label in MEMBER_LABELS {
+        for (at, _) in lower.match_indices(label) {
+            let end = at + label.len();
+            if alnum_at(bytes, at.checked_sub(1)) || alnum_at(bytes, Some(end)) {
+                continue;
+            }
+            let mut from = at.saturating_sub(INSURANCE_GAP);
+            while !lower.is_char_boundary(from) {
+                from += 1;
+            }
+            if !INSURANCE_WORDS.iter().any(|w| lower[from..at].contains(w)) {
+                continue;
+            }
+            let value = skip_to_value(lower, end);
+            let Some(&(s, e)) = tokens.get(tokens.partition_point(|&(s, _)| s < value)) else { continue };
+            let digits = bytes[s..e].iter().filter(|b| b.is_ascii_digit()).count();
+            if s <= value + 2 && digits >= 6 && (6..=24).contains(&(e - s)) && !out.overlaps(s, e) {
+                out.push(Finding { start: s, end: e, kind: "national-id" });
+            }
+        }
+    }
+}
+
 pub fn find(text: &str, out: &mut Findings) {
     let bytes = text.as_bytes();
     let tokens = candidates(text);
@@ -579,6 +663,10 @@ pub fn find(text: &str, out: &mut Findings) {
     }
     // Labelled numbers (positions in `lower` are positions in `text`).
     let lower = super::lower_in_place(text).to_ascii_lowercase();
+    series_and_number(text, &lower, out);
+    if lower.contains("member") || lower.contains("subscriber") || lower.contains("policyholder") {
+        insurance_members(text, &lower, &tokens, out);
+    }
     for label in LABELS {
         for (at, _) in lower.match_indices(label) {
             let end = at + label.len();
@@ -706,6 +794,19 @@ mod tests {
         let mut out = out.into_vec();
         out.sort_by_key(|f| f.start);
         out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
+    }
+
+    /// A document given as series and number is found whole; an insurer's member id beside a word
+    /// about insurance, a gym's not.
+    #[test]
+    fn series_with_number_and_insurance_members() {
+        assert_eq!(found("Паспорт серия 4510 номер 987654"), [("4510 номер 987654", "national-id")]);
+        assert_eq!(found("паспорт серії КВ № 123456"), [("КВ № 123456", "national-id")]);
+        assert_eq!(found("passport series 45 06 no. 123456"), [("45 06 no. 123456", "national-id")]);
+        assert_eq!(found("Series 3 number 4 was the best episode"), []);
+        assert_eq!(found("insurance card says member ID XJH493027781, group 0087214"), [("XJH493027781", "national-id")]);
+        assert_eq!(found("gym member ID 4930277 for the sauna"), []);
+        assert_eq!(found("nomor induk kependudukan saya 3273014506920001"), [("3273014506920001", "national-id")]);
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //! (mod 97), `injection` (with its
 //! word lists in `phrases`), `unicode` (invisible characters), `entropy`, `options` (the policies).
 
+pub(crate) mod accounts;
 pub(crate) mod cards;
 pub(crate) mod cli;
 pub(crate) mod credentials;

@@ -105,6 +105,22 @@ const TRIGGERS: &[&str] = &[
     "código de acceso",
     "código del portal",
     "codice del cancello",
+    "keypad",
+    "geheimzahl",
+    "geheimnummer",
+    "code secret",
+    "code confidentiel",
+    "codice segreto",
+    "пин-код",
+    "пин код",
+    "пинкод",
+    "mpin",
+    "tpin",
+    "mtan",
+    "smstan",
+    "sms-tan",
+    "pushtan",
+    "chiptan",
     // a bank's transaction number; only in capitals (`find`): "tan" is also a colour
     "tan",
 ];
@@ -138,6 +154,22 @@ const CODE_TRIGGERS: &[&str] = &[
     "código del portal",
     "codice del cancello",
     "tan",
+    "keypad",
+    "geheimzahl",
+    "geheimnummer",
+    "code secret",
+    "code confidentiel",
+    "codice segreto",
+    "пин-код",
+    "пин код",
+    "пинкод",
+    "mpin",
+    "tpin",
+    "mtan",
+    "smstan",
+    "sms-tan",
+    "pushtan",
+    "chiptan",
 ];
 
 /// What stands between the trigger and the value.
@@ -411,6 +443,14 @@ fn is_code_or_template(value: &str) -> bool {
     if v.starts_with(['$', '<', '{', '%', '(', '[']) || v.ends_with(['>', '}']) || v.contains(['(', ')']) {
         return true;
     }
+    // A program's words where a value would be: a negated name (`!password`, lower case, no digit: `!hunter2` may be a password), a keyword
+    // (`await bcrypt.hash(…)`, `new Password(…)`).
+    let keyword = ["await", "new", "return", "typeof", "yield", "async", "lambda", "null", "undefined", "none", "nil", "true", "false", "this", "self"];
+    if keyword.contains(&v)
+        || v.strip_prefix('!').is_some_and(|n| n.starts_with(|c: char| c.is_ascii_lowercase()) && n.chars().all(|c| c.is_ascii_lowercase() || c == '_' || c == '.'))
+    {
+        return true;
+    }
     let identifier =
         |seg: &str| !seg.is_empty() && seg.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_') && seg.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
     // A member path (`req.body.password`) or a snake_case name with no digit (`hash_password`).
@@ -592,6 +632,10 @@ pub fn find(text: &str, out: &mut Findings) {
             let code = code_trigger && looks_like_password(value, quoted, colon, true);
             if (code || looks_like_password(value, quoted, colon, trigger == "pin")) && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
+            } else if code_trigger && !code && nearby_looks < NEARBY_MAX {
+                // "es el 4472": a word between the verb and a code's digits.
+                nearby_looks += 1;
+                nearby(text, pos, pos + trigger.len(), true, out);
             }
         }
     }
@@ -857,6 +901,14 @@ fn login_uses(text: &str, out: &mut Findings) {
     }
 }
 
+/// Words before a run of digits that make it something other than a code stated: an example of a
+/// bad one, a year, another kind of number, an amount.
+const CODE_NOT_BEFORE: &[&str] = &[
+    "like", "e.g.", "eg", "not", "no", "never", "avoid", "than", "in", "since", "until", "by", "from", "before", "after", "im", "seit", "bis", "en", "desde", "depuis", "ticket",
+    "order", "invoice", "ref", "tracking", "case", "room", "flight", "ext", "tel", "phone", "zip", "#", "no.", "nr", "nr.", "ending", "endet", "$", "€", "£", "rs", "rs.", "inr",
+    "usd", "eur", "ksh", "kes", "rp", "php", "₹",
+];
+
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;
 
@@ -911,6 +963,25 @@ fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) 
         let t = clean(&after[a..b]);
         let digits = t.len() == b - a && t.bytes().all(|c| c.is_ascii_digit());
         if digits && ((code && (4..=8).contains(&t.len())) || (8..=64).contains(&t.len())) {
+            let (vs, ve) = (end + a, end + b);
+            if !out.overlaps(vs, ve) {
+                out.push(Finding { start: vs, end: ve, kind: "password" });
+            }
+            return;
+        }
+    }
+    // A code's digits further on in the sentence ("PIN yangu ya M-Pesa ni 7340", "the keypad
+    // takes 5917"): a PIN is a run of four to eight digits and nothing else, unless the sentence
+    // gives it as an example ("no repeats like 1111") or as a year ("changed in 2023").
+    if code {
+        let far = after_tokens.iter().enumerate().find_map(|(k, &(a, b))| {
+            let t = &after[a..b];
+            let run = t.trim_end_matches(['.', '!', '?', '#', '*']);
+            let prev = k.checked_sub(1).map(|p| after[after_tokens[p].0..after_tokens[p].1].to_lowercase());
+            let example = prev.as_deref().is_some_and(|w| CODE_NOT_BEFORE.contains(&w.trim_end_matches([':', ','])));
+            ((4..=8).contains(&run.len()) && run.bytes().all(|c| c.is_ascii_digit()) && !example).then_some((a, a + run.len()))
+        });
+        if let Some((a, b)) = far {
             let (vs, ve) = (end + a, end + b);
             if !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
@@ -1063,6 +1134,31 @@ mod tests {
         ] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
+    }
+
+    /// A code's digits a few words on ("PIN yangu ya M-Pesa ni 7340", "es el 4472"), after more
+    /// names of codes (Geheimzahl, MPIN, mTAN, a keypad), and not an example, a year or a ticket;
+    /// a program's negated name or keyword is no password.
+    #[test]
+    fn codes_further_on_and_code_words() {
+        assert_eq!(values("PIN yangu ya M-Pesa ni 7340"), ["7340"]);
+        assert_eq!(values("El PIN de la tarjeta nueva es el 4472, apúntalo"), ["4472"]);
+        assert_eq!(values("Geheimzahl für die EC-Karte: 3318"), ["3318"]);
+        assert_eq!(values("GCash MPIN: 1180"), ["1180"]);
+        assert_eq!(values("mTAN lautet 551902"), ["551902"]);
+        assert_eq!(values("the side door keypad takes 5917 then the hash key"), ["5917"]);
+        assert_eq!(values("the bank sent a TAN for the transfer, 738201, enter it later"), ["738201"]);
+        for s in [
+            "My PIN expired in 2023 so the bank sent a new card",
+            "Change your PIN every 90 days; avoid 1234 and the year you were born",
+            "Policy reminder: PINs are 6 digits, changed every 90 days, and no repeats like 1111 or 123456.",
+            "PIN pad at till 3 needs a reboot, ticket 448812",
+            "const password = form.get('password'); if (!password) return res.status(400);",
+            "user.password = await bcrypt.hash(req.body.password, 12)",
+        ] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
+        assert_eq!(values("password: !hunter2x"), ["!hunter2x"]);
     }
 
     #[test]

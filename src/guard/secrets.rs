@@ -104,6 +104,10 @@ const RULES: &[Rule] = &[
     rule("dapi", "databricks-token", Charset::Hex, 32, 40, 3.0),
     rule("NRAK-", "newrelic-key", Charset::Upper, 27, 27, 3.0),
     rule("ATATT", "atlassian-token", Charset::Url, 150, 260, 3.5),
+    // A Twilio account SID and API key SID: the account's name beside its auth token, which
+    // `labelled_hex` finds; together they sign requests.
+    rule("AC", "twilio-sid", Charset::Hex, 32, 32, 3.0),
+    rule("SK", "twilio-key", Charset::Hex, 32, 32, 3.0),
     rule("AKIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
     rule("ASIA", "aws-access-key", Charset::Upper, 16, 16, 2.5),
 ];
@@ -601,6 +605,14 @@ mod tests {
         let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| f.kind).collect()
+    }
+
+    /// A Twilio account or API key SID goes with the token it names.
+    #[test]
+    fn twilio_sids_with_their_token() {
+        assert_eq!(kinds("twilio sid AC3f9e2b7c1d4a5e6f708192a3b4c5d6e7 token 9b1c2d3e4f5a6b7c8d9e0f1a2b3c4d5e"), ["twilio-sid", "api-key"]);
+        assert_eq!(kinds("key SK0a1b2c3d4e5f60718293a4b5c6d7e8f9"), ["twilio-key"]);
+        assert_eq!(kinds("ACCOUNT 00000000000000000000000000000000"), Vec::<&str>::new());
     }
 
     /// Every part of an AWS credential goes with its key id, however the parts are labelled.
