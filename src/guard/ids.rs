@@ -414,6 +414,8 @@ const LABELS: &[&str] = &[
     "rodné číslo",
     "rodne cislo",
     "tc kimlik",
+    // the Turkish identity number's own short name ("TC 384…"): a whole word, the number right after
+    "tc",
     "kimlik no",
     "kimlik numarası",
     "aadhaar",
@@ -616,8 +618,26 @@ fn series_and_number(text: &str, lower: &str, out: &mut Findings) {
 
 /// Labels of a health insurer's member number, which name it only beside a word about insurance
 /// ("insurance card says member ID …"): a gym's member id is no one's secret.
-const MEMBER_LABELS: &[&str] = &["member id", "member number", "member no", "subscriber id", "policyholder id"];
-const INSURANCE_WORDS: &[&str] = &["insurance", "insurer", "health plan", "medical", "dental", "medicaid", "medicare", "aetna", "cigna", "humana", "blue cross", "kaiser"];
+const MEMBER_LABELS: &[&str] = &["member id", "member number", "member no", "member #", "subscriber id", "policyholder id"];
+const INSURANCE_WORDS: &[&str] = &[
+    "insurance",
+    "insurer",
+    "health plan",
+    "medical",
+    "dental",
+    "medicaid",
+    "medicare",
+    "aetna",
+    "cigna",
+    "humana",
+    "blue cross",
+    "blue shield",
+    "blueshield",
+    "bcbs",
+    "anthem",
+    "unitedhealth",
+    "kaiser",
+];
 
 /// How far before a member label an insurance word may stand.
 const INSURANCE_GAP: usize = 80;
@@ -807,6 +827,9 @@ mod tests {
         assert_eq!(found("insurance card says member ID XJH493027781, group 0087214"), [("XJH493027781", "national-id")]);
         assert_eq!(found("gym member ID 4930277 for the sauna"), []);
         assert_eq!(found("nomor induk kependudukan saya 3273014506920001"), [("3273014506920001", "national-id")]);
+        assert_eq!(found("e-Devlet girişi: TC 38492017510"), [("38492017510", "national-id")]);
+        assert_eq!(found("BlueShield member #: XEH902447113"), [("XEH902447113", "national-id")]);
+        assert_eq!(found("the TC 2024 conference had 1200000 visitors"), []);
     }
 
     #[test]

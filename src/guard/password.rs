@@ -49,6 +49,11 @@ const TRIGGERS: &[&str] = &[
     "lozinka",
     "geslo",
     "şifre",
+    "encrypted with",
+    "encrypted using",
+    "verschlüsselt",
+    "chiffré avec",
+    "cifrado con",
     "sifre",
     "парола",
     "κωδικός",
@@ -121,6 +126,12 @@ const TRIGGERS: &[&str] = &[
     "sms-tan",
     "pushtan",
     "chiptan",
+    "code de la carte",
+    "code de carte",
+    "code carte",
+    "front door",
+    "haustür",
+    "पिन",
     // a bank's transaction number; only in capitals (`find`): "tan" is also a colour
     "tan",
 ];
@@ -170,6 +181,12 @@ const CODE_TRIGGERS: &[&str] = &[
     "sms-tan",
     "pushtan",
     "chiptan",
+    "code de la carte",
+    "code de carte",
+    "code carte",
+    "front door",
+    "haustür",
+    "पिन",
 ];
 
 /// What stands between the trigger and the value.
@@ -630,7 +647,9 @@ pub fn find(text: &str, out: &mut Findings) {
             let Some((vs, ve, quoted)) = value_at(text, start) else { continue };
             let value = &text[vs..ve];
             let code = code_trigger && looks_like_password(value, quoted, colon, true);
-            if (code || looks_like_password(value, quoted, colon, trigger == "pin")) && !out.overlaps(vs, ve) {
+            // A door or a keypad is no password word: only a code follows it.
+            let place = matches!(trigger, "front door" | "haustür" | "keypad");
+            if (code || (!place && looks_like_password(value, quoted, colon, trigger == "pin"))) && !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             } else if code_trigger && !code && nearby_looks < NEARBY_MAX {
                 // "es el 4472": a word between the verb and a code's digits.
@@ -902,12 +921,15 @@ fn login_uses(text: &str, out: &mut Findings) {
 }
 
 /// Words before a run of digits that make it something other than a code stated: an example of a
-/// bad one, a year, another kind of number, an amount.
+/// bad one, another kind of number, an amount.
 const CODE_NOT_BEFORE: &[&str] = &[
-    "like", "e.g.", "eg", "not", "no", "never", "avoid", "than", "in", "since", "until", "by", "from", "before", "after", "im", "seit", "bis", "en", "desde", "depuis", "ticket",
-    "order", "invoice", "ref", "tracking", "case", "room", "flight", "ext", "tel", "phone", "zip", "#", "no.", "nr", "nr.", "ending", "endet", "$", "€", "£", "rs", "rs.", "inr",
-    "usd", "eur", "ksh", "kes", "rp", "php", "₹",
+    "like", "e.g.", "eg", "not", "no", "never", "avoid", "than", "ticket", "order", "invoice", "ref", "tracking", "case", "room", "flight", "ext", "tel", "phone", "zip", "#",
+    "no.", "nr", "nr.", "ending", "endet", "$", "€", "£", "rs", "rs.", "inr", "usd", "eur", "ksh", "kes", "rp", "php", "₹",
 ];
+
+/// Words before a year ("expired in 2023", "seit 2019"): after them four digits from 1900 to 2099
+/// are a year, not a code.
+const YEAR_BEFORE: &[&str] = &["in", "since", "until", "by", "from", "before", "after", "of", "im", "seit", "bis", "en", "desde", "depuis", "dal", "sinds"];
 
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;
@@ -976,10 +998,17 @@ fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) 
     if code {
         let far = after_tokens.iter().enumerate().find_map(|(k, &(a, b))| {
             let t = &after[a..b];
-            let run = t.trim_end_matches(['.', '!', '?', '#', '*']);
+            let run = t.trim_end_matches(['.', '!', '?', '#', '*']).trim_start_matches('#');
+            let lead = t.len() - t.trim_start_matches('#').len();
+            // A door's code may carry a letter at one end ("2580B", "B4729").
+            let digits = run.bytes().filter(u8::is_ascii_digit).count();
+            let lettered = digits + 1 == run.len() && (run.as_bytes()[0].is_ascii_alphabetic() || run.as_bytes()[run.len() - 1].is_ascii_alphabetic());
             let prev = k.checked_sub(1).map(|p| after[after_tokens[p].0..after_tokens[p].1].to_lowercase());
-            let example = prev.as_deref().is_some_and(|w| CODE_NOT_BEFORE.contains(&w.trim_end_matches([':', ','])));
-            ((4..=8).contains(&run.len()) && run.bytes().all(|c| c.is_ascii_digit()) && !example).then_some((a, a + run.len()))
+            let prev = prev.as_deref().map(|w| w.trim_end_matches([':', ',']));
+            let year = run.len() == 4 && (run.starts_with("19") || run.starts_with("20")) && prev.is_some_and(|w| YEAR_BEFORE.contains(&w));
+            let example = prev.is_some_and(|w| CODE_NOT_BEFORE.contains(&w)) || year;
+            // The span keeps a keypad's `#` ("#4417"): it is typed as part of the code.
+            ((4..=8).contains(&digits) && (digits == run.len() || lettered) && !example).then_some((a, a + lead + run.len()))
         });
         if let Some((a, b)) = far {
             let (vs, ve) = (end + a, end + b);
@@ -1159,6 +1188,14 @@ mod tests {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
         assert_eq!(values("password: !hunter2x"), ["!hunter2x"]);
+        // A door's code with its keypad `#` or a letter; a door word alone names no password.
+        assert_eq!(values("building's front door: punch in #4417 and push hard"), ["#4417"]);
+        assert_eq!(values("Haustür geht mit dem Code 2580B auf"), ["2580B"]);
+        assert_eq!(values("मेरा यूपीआई पिन 6629 है"), ["6629"]);
+        assert_eq!(values("mein WhatsApp-Backup ist mit Heuschrecke_77 verschlüsselt"), ["Heuschrecke_77"]);
+        for s in ["front door: blue, the one with the bell", "the front door was painted in 1998", "keypad: broken again"] {
+            assert_eq!(values(s), Vec::<&str>::new(), "{s}");
+        }
     }
 
     #[test]

@@ -129,7 +129,32 @@ const SEED_LABELS: &[&str] = &[
 ];
 
 /// Words that name one-time-password seeds and recovery codes (lower case).
-const CODE_LABELS: &[&str] = &["2fa", "totp", "otp", "mfa", "authenticator", "recovery code", "backup code", "recovery key"];
+const CODE_LABELS: &[&str] = &[
+    "2fa",
+    "totp",
+    "otp",
+    "mfa",
+    "authenticator",
+    "recovery code",
+    "backup code",
+    "recovery key",
+    "wiederherstellungscode",
+    "backup-code",
+    "codes de secours",
+    "code de secours",
+    "codes de récupération",
+    "códigos de recuperación",
+    "códigos de respaldo",
+    "codici di backup",
+    "codici di recupero",
+    "códigos de backup",
+    "резервные коды",
+    "коды восстановления",
+];
+
+/// How far after a code label its codes may run: over the lines of a list when the label's line
+/// ends in a colon.
+const CODES_SPAN: usize = 480;
 
 /// The ends of each label of `labels` in `lower` (ASCII lower-cased text, same positions).
 fn label_ends<'a>(lower: &'a str, labels: &'a [&'a str]) -> impl Iterator<Item = usize> + 'a {
@@ -188,12 +213,28 @@ fn seed_phrases(text: &str, lower: &str, out: &mut Findings) {
 fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
     let b = text.as_bytes();
     for end in label_ends(lower, CODE_LABELS) {
-        let line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        let mut line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
+        // "backup codes:\n1. 4821 7730\n2. …": a label whose line ends in a colon heads a list.
+        let heads_list = text[end..line_end].trim_end().ends_with(':');
+        let list_end = if heads_list { text[end..].find("\n\n").map_or(text.len(), |i| end + i).min(end + CODES_SPAN) } else { line_end };
         let mut i = end;
         let mut codes = 0;
-        while i < line_end && i - end < 160 {
+        while i < list_end && i - end < CODES_SPAN {
+            if b[i] == b'\n' && heads_list {
+                line_end = text[i + 1..].find('\n').map_or(text.len(), |n| i + 1 + n);
+            }
+            if i >= line_end {
+                break;
+            }
             if !b[i].is_ascii_alphanumeric() || (i > 0 && b[i - 1].is_ascii_alphanumeric()) {
                 i += 1;
+                continue;
+            }
+            // A list's marker ("1.", "2)") at a line's start is not a code.
+            let line_start = text[..i].trim_end_matches([' ', '\t']).ends_with('\n');
+            let marker_len = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
+            if line_start && (1..=2).contains(&marker_len) && matches!(b.get(i + marker_len), Some(b'.' | b')')) {
+                i += marker_len + 1;
                 continue;
             }
             let s = i;
@@ -294,6 +335,9 @@ mod tests {
         assert_eq!(found(&format!("my 12 words: {seed}")), [(seed, "seed-phrase")]);
         assert_eq!(found("2FA backup: QX7P-22LM, HT4K-91ZD"), [("QX7P-22LM", "otp-secret"), ("HT4K-91ZD", "otp-secret")]);
         assert_eq!(found("Google backup codes: 8412 5530, 1179 0264"), [("8412 5530", "otp-secret"), ("1179 0264", "otp-secret")]);
+        // A list under a label whose line ends in a colon, its markers skipped; a label in German.
+        assert_eq!(found("my backup codes:\n1. 4821 7730\n2. 9017 3348\n\nthe rest is 2024 0612"), [("4821 7730", "otp-secret"), ("9017 3348", "otp-secret")]);
+        assert_eq!(found("Wiederherstellungscodes für Proton: k7f2-9xq4 m3p8-2wz6"), [("k7f2-9xq4", "otp-secret"), ("m3p8-2wz6", "otp-secret")]);
         for benign in [
             "the seed phrase is twelve words you write down on paper",
             "2FA is on for everyone since 2023-10-01",
