@@ -11,10 +11,8 @@ const TRIGGERS: &[&str] = &[
     "passphrase",
     "pgpassword",
     "mysql_pwd",
-    "passcode",
     "pwd",
     "pw",
-    "pin",
     "mot de passe",
     "mdp",
     "contraseña",
@@ -85,55 +83,7 @@ const TRIGGERS: &[&str] = &[
     "combination",
     // only on a line about a wireless network (`wifi_lines`)
     "key",
-    // codes that open a device or a door (`CODE_TRIGGERS`: digits, or a password's shape)
-    "ipad code",
-    "iphone code",
-    "phone code",
-    "screen code",
-    "lock code",
-    "unlock code",
-    "alarm code",
-    "disarm code",
-    "door code",
-    "gate code",
-    "garage code",
-    "safe code",
-    "keypad code",
-    "entry code",
-    "access code",
-    "digicode",
-    "code du portail",
-    "code de la porte",
-    "code d'entrée",
-    "türcode",
-    "torcode",
-    "código de acceso",
-    "código del portal",
-    "codice del cancello",
-    "keypad",
-    "geheimzahl",
-    "geheimnummer",
-    "code secret",
-    "code confidentiel",
-    "codice segreto",
-    "пин-код",
-    "пин код",
-    "пинкод",
-    "mpin",
-    "tpin",
-    "mtan",
-    "smstan",
-    "sms-tan",
-    "pushtan",
-    "chiptan",
-    "code de la carte",
-    "code de carte",
-    "code carte",
-    "front door",
-    "haustür",
-    "पिन",
-    // a bank's transaction number; only in capitals (`find`): "tan" is also a colour
-    "tan",
+    // and every code trigger (`CODE_TRIGGERS`), scanned with these
 ];
 
 /// Triggers whose value may be a run of digits (a PIN, a door code).
@@ -164,6 +114,7 @@ const CODE_TRIGGERS: &[&str] = &[
     "código de acceso",
     "código del portal",
     "codice del cancello",
+    // a bank's transaction number; only in capitals (`find`): "tan" is also a colour
     "tan",
     "keypad",
     "geheimzahl",
@@ -515,15 +466,16 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
 /// that begin with its byte.
 fn triggers_by_first_byte() -> &'static [Vec<(&'static str, ())>] {
     static BUCKETS: std::sync::OnceLock<Vec<Vec<(&'static str, ())>>> = std::sync::OnceLock::new();
-    BUCKETS.get_or_init(|| super::lookup::by_first_byte(TRIGGERS.iter().filter(|t| t.is_ascii()).map(|t| (*t, ()))))
+    BUCKETS.get_or_init(|| super::lookup::by_first_byte(TRIGGERS.iter().chain(CODE_TRIGGERS).filter(|t| t.is_ascii()).map(|t| (*t, ()))))
 }
 
 /// First bytes of the ASCII triggers, either case (built at compile time): most word starts begin none.
 static TRIGGER_STARTS: [bool; 256] = {
     let mut table = [false; 256];
     let mut i = 0;
-    while i < TRIGGERS.len() {
-        let b = TRIGGERS[i].as_bytes()[0];
+    while i < TRIGGERS.len() + CODE_TRIGGERS.len() {
+        let t = if i < TRIGGERS.len() { TRIGGERS[i] } else { CODE_TRIGGERS[i - TRIGGERS.len()] };
+        let b = t.as_bytes()[0];
         if b.is_ascii() {
             table[b as usize] = true;
             table[b.to_ascii_uppercase() as usize] = true;
@@ -566,7 +518,7 @@ pub fn find(text: &str, out: &mut Findings) {
         );
     }
     if !text.is_ascii() {
-        for t in TRIGGERS.iter().filter(|t| !t.is_ascii()) {
+        for t in TRIGGERS.iter().chain(CODE_TRIGGERS).filter(|t| !t.is_ascii()) {
             hits.extend(hay.match_indices(t).map(|(p, _)| (p, *t)));
         }
     }
