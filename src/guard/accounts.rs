@@ -3,7 +3,7 @@
 //! check digit a scanner could rely on everywhere (an IBAN has, and `iban` finds it without a
 //! label), so the label decides, and the number must follow it at once.
 
-use super::ids::{alnum_at, candidates, skip_to_value};
+use super::ids::{alnum_at, skip_to_value, Labelled};
 use super::{Finding, Findings};
 
 /// Words naming a bank account's number, lower case. "account" alone counts: a number of six
@@ -46,10 +46,10 @@ const LABELS: &[&str] = &[
 /// The fewest and most digits of an account number.
 const DIGITS: std::ops::RangeInclusive<usize> = 6..=20;
 
-pub fn find(text: &str, out: &mut Findings) {
+/// `labelled` is `Labelled::of(text)`, shared with `ids::find_in`.
+pub(super) fn find(text: &str, labelled: &Labelled, out: &mut Findings) {
     let bytes = text.as_bytes();
-    let lower = super::lower_in_place(text).to_ascii_lowercase();
-    let mut tokens = None;
+    let (lower, tokens) = (&labelled.lower, &labelled.tokens);
     for label in LABELS {
         for (at, _) in lower.match_indices(label) {
             let end = at + label.len();
@@ -57,8 +57,7 @@ pub fn find(text: &str, out: &mut Findings) {
             if label.is_ascii() && (alnum_at(bytes, at.checked_sub(1)) || (alnum_at(bytes, Some(end)) && !lower[end..].starts_with("s "))) {
                 continue;
             }
-            let from = skip_to_value(&lower, end);
-            let tokens = tokens.get_or_insert_with(|| candidates(text));
+            let from = skip_to_value(lower, end);
             let Some(&(s, e)) = tokens.get(tokens.partition_point(|&(s, _)| s < from)) else { continue };
             if s > from + 2 {
                 continue;
@@ -81,7 +80,7 @@ mod tests {
 
     fn found(text: &str) -> Vec<&str> {
         let mut out = Findings::default();
-        find(text, &mut out);
+        find(text, &Labelled::of(text), &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
     }
 

@@ -45,6 +45,9 @@ pub const LISTS: [&[&str]; 25] = [
     RECALLED,
 ];
 
+/// `STANDING`'s place in `LISTS`.
+const STANDING_HIT: usize = 5;
+
 /// Which of `LISTS` have an entry in a text, and how it was found.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Signals {
@@ -58,6 +61,13 @@ pub struct Signals {
 }
 
 impl Signals {
+    /// The signals of a text whose list hits are `hits`: a link is looked for only where a
+    /// standing order was found, the one rule that reads it (`directive`).
+    pub fn of(hits: [bool; 25], encoded: bool, text: &str) -> Self {
+        let link = hits[STANDING_HIT] && has_link(text);
+        Signals { hits, encoded, salutation: false, link }
+    }
+
     /// An AI noun and a reading verb somewhere in the text: worth looking for them in its opening.
     pub fn may_salute(&self) -> bool {
         self.hits[0] && self.hits[1]
@@ -1082,6 +1092,11 @@ mod tests {
             assert!(!find(t).contains(&"injection:directive"), "{t}: {:?}", find(t));
         }
         assert!(super::has_link("see bit.ly/x") && super::has_link("https://a.b") && !super::has_link("e.g. the file main.rs"));
+    }
+
+    #[test]
+    fn the_standing_hit_names_the_standing_list() {
+        assert!(std::ptr::eq(super::LISTS[super::STANDING_HIT], super::STANDING));
     }
 
     #[test]

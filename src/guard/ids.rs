@@ -667,10 +667,29 @@ fn insurance_members(text: &str, lower: &str, tokens: &[(usize, usize)], out: &m
     }
 }
 
-pub fn find(text: &str, out: &mut Findings) {
+/// What the labelled scanners (`find` here, `accounts::find`) read of a text, made once: its
+/// lower case at the same positions and its candidate tokens.
+pub(super) struct Labelled {
+    pub lower: String,
+    pub tokens: Vec<(usize, usize)>,
+}
+
+impl Labelled {
+    pub fn of(text: &str) -> Self {
+        Labelled { lower: super::lower_in_place(text).to_ascii_lowercase(), tokens: candidates(text) }
+    }
+}
+
+/// `find_in` on a text of its own (the scanners' tests).
+#[cfg(test)]
+pub(super) fn find(text: &str, out: &mut Findings) {
+    find_in(text, &Labelled::of(text), out);
+}
+
+pub(super) fn find_in(text: &str, labelled: &Labelled, out: &mut Findings) {
     let bytes = text.as_bytes();
-    let tokens = candidates(text);
-    for &(s, e) in &tokens {
+    let tokens = &labelled.tokens;
+    for &(s, e) in tokens {
         if e - s < 9 || out.overlaps(s, e) {
             continue;
         }
@@ -682,10 +701,10 @@ pub fn find(text: &str, out: &mut Findings) {
         }
     }
     // Labelled numbers (positions in `lower` are positions in `text`).
-    let lower = super::lower_in_place(text).to_ascii_lowercase();
-    series_and_number(text, &lower, out);
+    let lower = &labelled.lower;
+    series_and_number(text, lower, out);
     if lower.contains("member") || lower.contains("subscriber") || lower.contains("policyholder") {
-        insurance_members(text, &lower, &tokens, out);
+        insurance_members(text, lower, tokens, out);
     }
     for label in LABELS {
         for (at, _) in lower.match_indices(label) {
@@ -698,11 +717,11 @@ pub fn find(text: &str, out: &mut Findings) {
             // "social" names the number only as someone's ("my social", "my son's social"), never
             // "social media"; an SSN has no check digit, so after its labels one that can be an
             // SSN is enough, a few words on.
-            if *label == "social" && !someones_social(&lower, at, end) {
+            if *label == "social" && !someones_social(lower, at, end) {
                 continue;
             }
             let ssn_ok = matches!(*label, "ssn" | "social security" | "social");
-            let from = skip_to_value(&lower, end);
+            let from = skip_to_value(lower, end);
             // A UK National Insurance number written in its groups ("QQ 12 34 56 C").
             if matches!(*label, "national insurance" | "ni number" | "nino") {
                 // At once, or at a word start a few words on in the same sentence.
@@ -725,7 +744,7 @@ pub fn find(text: &str, out: &mut Findings) {
             let Some(&(s, e)) = tokens.get(tokens.partition_point(|&(s, _)| s < from)) else { continue };
             // The number follows at once (a few characters of punctuation at most).
             if s > from + 2 || !text.is_char_boundary(s) {
-                far_checked(text, &tokens, end, ssn_ok, out);
+                far_checked(text, tokens, end, ssn_ok, out);
                 continue;
             }
             let token = &bytes[s..e];
@@ -734,7 +753,7 @@ pub fn find(text: &str, out: &mut Findings) {
             // least four digits, right after the label.
             let lettered = digits >= 4 && token.len() >= 8 && token.iter().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) && token.iter().any(u8::is_ascii_uppercase);
             if !lettered && (digits < 6 || *label == "pan") {
-                far_checked(text, &tokens, end, ssn_ok, out);
+                far_checked(text, tokens, end, ssn_ok, out);
             } else if (6..=24).contains(&token.len()) && !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind: "national-id" });
             }

@@ -886,7 +886,7 @@ fn mentioned_only(folded: &str, index: &Index) -> Option<String> {
     let hits = phrase_lists(&spaced, &starts, &masked, index);
     let toks: Vec<&str> = spaced.split(' ').filter(|t| !t.is_empty()).collect();
     let outside = hits[0] || hits[1] || hits[3] || OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p)) || override_tokens(&toks, index) || override_cjk(&masked);
-    let signals = super::directives::Signals { hits: std::array::from_fn(|i| hits[REPORTED + i]), encoded: false, salutation: false, link: super::directives::has_link(&masked) };
+    let signals = super::directives::Signals::of(std::array::from_fn(|i| hits[REPORTED + i]), false, &masked);
     let [_, _, if_ai, _, _, standing, _, conceal, ..] = signals.hits;
     if outside || signals.directive() || if_ai || standing || conceal || ordered(&masked, &spaced) {
         return None;
@@ -957,7 +957,7 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     };
     let hits = phrase_lists(&spaced, &starts, &folded, index);
     let [leak, jailbreak, exfiltration, override_phrase] = [hits[0], hits[1], hits[2], hits[3]];
-    let mut signals = super::directives::Signals { hits: std::array::from_fn(|i| hits[REPORTED + i]), encoded, salutation: false, link: super::directives::has_link(text) };
+    let mut signals = super::directives::Signals::of(std::array::from_fn(|i| hits[REPORTED + i]), encoded, text);
     signals.hits[0] |= super::directives::names_ai(text);
     if signals.may_salute() {
         // The AI reader must be the one greeted: named before the first colon, close to the start.
@@ -965,7 +965,7 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
         if let Some(head) = head {
             let (spaced_head, head_starts) = spaced_words(head);
             let head_hits = phrase_lists(&spaced_head, &head_starts, head, index);
-            let mut head_signals = super::directives::Signals { hits: std::array::from_fn(|i| head_hits[REPORTED + i]), encoded, salutation: false, link: false };
+            let mut head_signals = super::directives::Signals::of(std::array::from_fn(|i| head_hits[REPORTED + i]), encoded, head);
             // The text as written, up to its first colon (a bounded look).
             let mut cut = text.len().min(800);
             while !text.is_char_boundary(cut) {

@@ -96,8 +96,9 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     }
     // Every identity number has at least six digits, but a PAN (four, found after its label only).
     if digits >= 6 || (digits >= 4 && text.as_bytes().windows(3).any(|w| w.eq_ignore_ascii_case(b"pan"))) {
-        ids::find(text, &mut out);
-        accounts::find(text, &mut out);
+        let labelled = ids::Labelled::of(text);
+        ids::find_in(text, &labelled, &mut out);
+        accounts::find(text, &labelled, &mut out);
     }
     cli::find(text, &mut out);
     password::find(text, &mut out);
