@@ -9,13 +9,15 @@
 //! `shapes` (bot tokens, password hashes, seed phrases and one-time-password seeds by their shape),
 //! `credentials` (passwords and keys inside connection URLs and strings), `cli` (passwords on
 //! command lines and in `.pgpass` lines), `ids` (identity numbers
-//! by check digit or by label), `password` (passwords stated as such), `cards` (Luhn), `iban`
+//! by check digit or by label), `password` (passwords stated as such), `companions` (the other credentials of a text that
+//! holds one), `cards` (Luhn), `iban`
 //! (mod 97), `injection` (with its
 //! word lists in `phrases`), `unicode` (invisible characters), `entropy`, `options` (the policies).
 
 pub(crate) mod accounts;
 pub(crate) mod cards;
 pub(crate) mod cli;
+pub(crate) mod companions;
 pub(crate) mod credentials;
 pub(crate) mod deobfuscate;
 mod directives;

@@ -17,10 +17,8 @@ const TRIGGERS: &[&str] = &[
     "mdp",
     "contraseña",
     "contrasena",
-    "clave",
     "passwort",
     "kennwort",
-    "senha",
     "parola d'ordine",
     "wachtwoord",
     "hasło",
@@ -46,13 +44,11 @@ const TRIGGERS: &[&str] = &[
     "adgangskode",
     "lozinka",
     "geslo",
-    "şifre",
     "encrypted with",
     "encrypted using",
     "verschlüsselt",
     "chiffré avec",
     "cifrado con",
-    "sifre",
     "парола",
     "κωδικός",
     "κωδικό",
@@ -89,6 +85,11 @@ const TRIGGERS: &[&str] = &[
 /// Triggers whose value may be a run of digits (a PIN, a door code).
 const CODE_TRIGGERS: &[&str] = &[
     "pin",
+    // the words for a password that also name a card's or an app's PIN
+    "clave",
+    "senha",
+    "şifre",
+    "sifre",
     "passcode",
     "ipad code",
     "iphone code",
@@ -439,6 +440,12 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
     if NOT_VALUES.contains(&lower.as_str()) {
         return false;
     }
+    // An elided article and a word ("l'hôte", "dell'host") go on with the sentence.
+    if let Some((article, word)) = lower.trim_end_matches(['.', ',', ';']).split_once(['\'', '’']) {
+        if (1..=4).contains(&article.chars().count()) && article.chars().all(char::is_alphabetic) && !word.is_empty() && word.chars().all(char::is_alphabetic) {
+            return false;
+        }
+    }
     // Letters of other scripts count as letters, not as symbols ("geändert" is one kind).
     let shape: String = value
         .chars()
@@ -554,6 +561,15 @@ pub fn find(text: &str, out: &mut Findings) {
             while words <= 4 {
                 let rest = &text[i..];
                 let skipped = rest.len() - rest.trim_start().len();
+                // The words about a password end with their line; a password word alone on its
+                // line ("Password\nmoss-gate-2291") labels the next one, read as after a verb
+                // (a value must be password-shaped: the next line may be a sentence).
+                if rest[..skipped].contains('\n') {
+                    if words == 0 && rest[skipped..].split_whitespace().next().is_some_and(|v| password_shaped(clean(v))) {
+                        found = Some((i + skipped, false));
+                    }
+                    break;
+                }
                 i += skipped;
                 let rest = &text[i..];
                 // Separators are short: lower-case a few characters, not the rest of the text.
@@ -615,7 +631,7 @@ pub fn find(text: &str, out: &mut Findings) {
 /// A token that can only be a password: letters with digits or symbols (`Kastanie#4711`,
 /// `domovoi-1987`), never a word, a hyphenated compound (`Wi-Fi`), a count (`8-character`), an
 /// address, a path, a file or a date.
-fn password_shaped(token: &str) -> bool {
+pub(super) fn password_shaped(token: &str) -> bool {
     let n = token.chars().count();
     if !(6..=64).contains(&n) || token.starts_with('[') || token.ends_with(']') || token.contains("[secret:") || is_code_or_template(token) {
         return false;
@@ -874,14 +890,14 @@ fn login_uses(text: &str, out: &mut Findings) {
 
 /// Words before a run of digits that make it something other than a code stated: an example of a
 /// bad one, another kind of number, an amount.
-const CODE_NOT_BEFORE: &[&str] = &[
+pub(super) const CODE_NOT_BEFORE: &[&str] = &[
     "like", "e.g.", "eg", "not", "no", "never", "avoid", "than", "ticket", "order", "invoice", "ref", "tracking", "case", "room", "flight", "ext", "tel", "phone", "zip", "#",
     "no.", "nr", "nr.", "ending", "endet", "$", "€", "£", "rs", "rs.", "inr", "usd", "eur", "ksh", "kes", "rp", "php", "₹",
 ];
 
 /// Words before a year ("expired in 2023", "seit 2019"): after them four digits from 1900 to 2099
 /// are a year, not a code.
-const YEAR_BEFORE: &[&str] = &["in", "since", "until", "by", "from", "before", "after", "of", "im", "seit", "bis", "en", "desde", "depuis", "dal", "sinds"];
+pub(super) const YEAR_BEFORE: &[&str] = &["in", "since", "until", "by", "from", "before", "after", "of", "im", "seit", "bis", "en", "desde", "depuis", "dal", "sinds"];
 
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;
@@ -998,6 +1014,10 @@ mod tests {
     #[test]
     fn stated_passwords_in_several_languages() {
         assert_eq!(values("my password is hunter2"), ["hunter2"]);
+        assert!(values("Code de la porte : l'hôte l'envoie la veille.").is_empty());
+        assert_eq!(values("WiFi network: Larchwood_Guest\n\nPassword\nmoss-gate-2291\n\nCheckout is 10am, leave the keys"), ["moss-gate-2291"]);
+        assert!(values("Password\nPlease reset it tomorrow").is_empty());
+        assert_eq!(values("bahçe kapısının şifresi 5082. Kediye"), ["5082"]);
         assert_eq!(values("pwd: tulip-77!"), ["tulip-77!"]);
         assert_eq!(values("The wifi password for the cabin is \"blue moon\"."), ["blue moon"]);
         assert_eq!(values("mot de passe : Soleil2024"), ["Soleil2024"]);

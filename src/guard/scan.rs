@@ -102,6 +102,8 @@ pub fn find_secrets(text: &str) -> Vec<Finding> {
     }
     cli::find(text, &mut out);
     password::find(text, &mut out);
+    // Last: it reads only texts in which the scanners above found something.
+    companions::find(text, &mut out);
     let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     let mut merged: Vec<Finding> = Vec::with_capacity(out.len());

@@ -7,7 +7,7 @@
 use super::corpus as guard_corpus;
 use super::variants as guard_variants;
 
-use crate::guard::{accounts, cards, credentials, find_secrets, iban, ids, password, secrets, Finding, Findings};
+use crate::guard::{accounts, cards, companions, credentials, find_secrets, iban, ids, password, secrets, Finding, Findings};
 
 fn texts() -> Vec<String> {
     let payloads: Vec<String> = guard_corpus::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards")).into_iter().map(|p| p.text).collect();
@@ -39,6 +39,7 @@ fn every_scanner(text: &str) -> Vec<Finding> {
     ids::find(text, &mut out);
     accounts::find(text, &ids::Labelled::of(text), &mut out);
     password::find(text, &mut out);
+    companions::find_always(text, &mut out);
     let mut out = out.into_vec();
     out.sort_by_key(|f| (f.start, std::cmp::Reverse(f.end)));
     let mut merged: Vec<Finding> = Vec::new();

@@ -1,0 +1,497 @@
+//! Secrets keep company. A message that states one credential usually states the others that go
+//! with it: a card's number with its PIN and the online banking password, a login's password with
+//! its backup codes, the door code with the alarm's, a passport number with the national id. The
+//! scanners before this one each need strong evidence, because most text holds no secret; once one
+//! of them has found a secret in a text, the other credential words of that text are read with a
+//! lower bar: a value right after one of them (a run of digits, an id with letters and digits, a
+//! password-shaped token) is taken as a secret too. A text in which nothing was found is never
+//! read here, so this adds no false alarm to text without a secret; within a text that has one, a
+//! value next to a credential word is withheld rather than risked.
+
+use super::password::{password_shaped, CODE_NOT_BEFORE, YEAR_BEFORE};
+use super::{Finding, Findings};
+
+/// What a credential word names, and so the kind of the value after it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Names {
+    /// A password, PIN or code: a digit code or a password-shaped token.
+    Code,
+    /// A place locked by a code (a door, an alarm, a safe): only a digit code, before or after it.
+    Lock,
+    /// An identity document or number.
+    Identity,
+    /// A bank account.
+    Account,
+    /// A payment card: its number (whether or not its check digit holds) or its PIN, digits only.
+    Card,
+}
+
+impl Names {
+    fn kind(self) -> &'static str {
+        match self {
+            Names::Code | Names::Lock => "password",
+            Names::Identity => "national-id",
+            Names::Account => "bank-account",
+            Names::Card => "card-number",
+        }
+    }
+}
+
+/// Credential words, lower case. ASCII words match a whole token or one part of a hyphenated one
+/// (`pin-code`), with a plural `s`; the others match a token's start, so inflected forms count
+/// (`şifresi`, `пароля`), and scripts written without spaces match anywhere in a token.
+const WORDS: &[(&str, Names)] = &[
+    // passwords, PINs, codes
+    ("password", Names::Code),
+    ("passwort", Names::Code),
+    ("passcode", Names::Code),
+    ("pass", Names::Code),
+    ("pw", Names::Code),
+    ("pwd", Names::Code),
+    ("kennwort", Names::Code),
+    ("senha", Names::Code),
+    ("contraseña", Names::Code),
+    ("clave", Names::Code),
+    ("clé", Names::Code),
+    ("wachtwoord", Names::Code),
+    ("lösenord", Names::Code),
+    ("hasło", Names::Code),
+    ("haslo", Names::Code),
+    ("пароль", Names::Code),
+    ("пароля", Names::Code),
+    ("şifre", Names::Code),
+    ("sifre", Names::Code),
+    ("sandi", Names::Code),
+    ("mật khẩu", Names::Code),
+    ("パスワード", Names::Code),
+    ("暗証番号", Names::Code),
+    ("비밀번호", Names::Code),
+    ("المرور", Names::Code),
+    ("السري", Names::Code),
+    ("code", Names::Code),
+    ("codes", Names::Code),
+    ("código", Names::Code),
+    ("codigo", Names::Code),
+    ("codice", Names::Code),
+    ("kod", Names::Code),
+    ("kode", Names::Code),
+    ("код", Names::Code),
+    ("コード", Names::Code),
+    ("코드", Names::Code),
+    ("pin", Names::Code),
+    ("пин", Names::Code),
+    ("puk", Names::Code),
+    ("otp", Names::Code),
+    ("tan", Names::Code),
+    // places a code opens
+    ("door", Names::Lock),
+    ("gate", Names::Lock),
+    ("garage", Names::Lock),
+    ("alarm", Names::Lock),
+    ("alarme", Names::Lock),
+    ("allarme", Names::Lock),
+    ("alarma", Names::Lock),
+    ("alarmanlage", Names::Lock),
+    ("сигнализац", Names::Lock),
+    ("panel", Names::Lock),
+    ("keypad", Names::Lock),
+    ("safe", Names::Lock),
+    ("cassaforte", Names::Lock),
+    ("tresor", Names::Lock),
+    ("coffre", Names::Lock),
+    ("portone", Names::Lock),
+    ("portail", Names::Lock),
+    ("porte", Names::Lock),
+    ("puerta", Names::Lock),
+    ("portão", Names::Lock),
+    ("haustür", Names::Lock),
+    ("kapı", Names::Lock),
+    ("двер", Names::Lock),
+    // identity documents and numbers
+    ("passport", Names::Identity),
+    ("passports", Names::Identity),
+    ("passeport", Names::Identity),
+    ("pasaporte", Names::Identity),
+    ("passaporte", Names::Identity),
+    ("passaporto", Names::Identity),
+    ("paszport", Names::Identity),
+    ("паспорт", Names::Identity),
+    ("パスポート", Names::Identity),
+    ("id", Names::Identity),
+    ("identité", Names::Identity),
+    ("ausweis", Names::Identity),
+    ("personalausweis", Names::Identity),
+    ("snils", Names::Identity),
+    ("снилс", Names::Identity),
+    ("nik", Names::Identity),
+    ("ktp", Names::Identity),
+    ("utr", Names::Identity),
+    ("рнокпп", Names::Identity),
+    ("инн", Names::Identity),
+    ("cpf", Names::Identity),
+    ("dni", Names::Identity),
+    ("nie", Names::Identity),
+    ("ssn", Names::Identity),
+    ("carteirinha", Names::Identity),
+    ("member", Names::Identity),
+    ("年金番号", Names::Identity),
+    ("マイナンバー", Names::Identity),
+    // payment cards
+    ("card", Names::Card),
+    ("karte", Names::Card),
+    ("carte", Names::Card),
+    ("tarjeta", Names::Card),
+    ("cartão", Names::Card),
+    ("carta", Names::Card),
+    ("karta", Names::Card),
+    ("карт", Names::Card),
+    ("kart", Names::Card),
+    ("kartu", Names::Card),
+    ("بطاقة", Names::Card),
+    ("カード", Names::Card),
+    // bank accounts
+    ("account", Names::Account),
+    ("acct", Names::Account),
+    ("konto", Names::Account),
+    ("cuenta", Names::Account),
+    ("conta", Names::Account),
+    ("compte", Names::Account),
+    ("rekening", Names::Account),
+    ("счет", Names::Account),
+    ("счёт", Names::Account),
+    ("рахунок", Names::Account),
+    ("hesap", Names::Account),
+    ("حساب", Names::Account),
+];
+
+/// Tokens after a credential word read for its value ("the SIM PIN, if it asks, is 4091").
+const AFTER: usize = 8;
+/// Tokens before a lock word read for its code ("punch in 47193 at the main door").
+const BEFORE: usize = 4;
+/// Lines under a label that ends its line read as a list of values (backup codes).
+const LIST_LINES: usize = 12;
+/// Texts longer than this are not read here: a message states its credentials in a few lines,
+/// and this pass must stay linear in what it is given.
+const MAX_TEXT: usize = 16 * 1024;
+
+/// A token: its byte range in the text, and whether a line break follows it before the next one.
+#[derive(Clone, Copy)]
+struct Token {
+    start: usize,
+    end: usize,
+    line_ends: bool,
+}
+
+/// Splits at white space and the separators written without one (`、`, `：`, `«`, `»`, quotes,
+/// brackets): Japanese "基礎年金番号は4107-382956、マイナンバー" gives the label and its value in one token,
+/// read by `glued_value`.
+fn tokens(text: &str) -> Vec<Token> {
+    let mut out: Vec<Token> = Vec::new();
+    let mut at: Option<usize> = None;
+    for (i, c) in text.char_indices().chain([(text.len(), '\n')]) {
+        let split = c.is_whitespace() || matches!(c, '、' | '：' | '«' | '»' | '“' | '”' | '"' | '(' | ')' | '（' | '）' | '「' | '」' | '|' | ';' | '，' | '。' | '،');
+        if split {
+            if let Some(a) = at.take() {
+                out.push(Token { start: a, end: i, line_ends: false });
+            }
+            if c == '\n' || c == '。' {
+                if let Some(last) = out.last_mut() {
+                    last.line_ends = true;
+                }
+            }
+        } else if at.is_none() {
+            at = Some(i);
+        }
+    }
+    out
+}
+
+/// A token without the punctuation around it (byte offsets into the token).
+fn trimmed(t: &str) -> (usize, usize) {
+    let start = t.len() - t.trim_start_matches(['\'', '`', '*', '[', '{', '#', '-', '•', '①', '②', '③', '④', '⑤', '⑥', '⑦', '⑧', '⑨', '⑩']).len();
+    let inner = &t[start..];
+    let end = start + inner.trim_end_matches(['.', ',', ':', '!', '?', '\'', '`', '*', ']', '}', '=', '-', '»']).len();
+    (start, end.max(start))
+}
+
+/// The credential word a token is, if any.
+fn credential(token: &str) -> Option<Names> {
+    let lower = token.to_lowercase();
+    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    if lower.is_empty() {
+        return None;
+    }
+    // French and Italian elide an article into the word ("d'identité", "l'allarme").
+    let lower = lower.split_once(['\'', '’']).filter(|(a, _)| a.chars().count() == 1).map_or(lower, |(_, b)| b);
+    // Compounds that end in a code or a password word ("pincode", "Zugangscode", "Kennwort").
+    if lower.is_ascii() && lower.len() > 5 && ["code", "codes", "wort", "woord"].iter().any(|e| lower.ends_with(e)) {
+        return Some(Names::Code);
+    }
+    WORDS.iter().find_map(|&(w, names)| {
+        let hit = if w.is_ascii() {
+            let part = |p: &str| p == w || p.strip_suffix('s') == Some(w);
+            part(lower) || (lower.contains(['-', '/']) && lower.split(['-', '/']).any(part))
+        } else if w.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0600}'..='\u{06ff}').contains(&c)) {
+            // Written without spaces, or (Arabic) with the article and prepositions joined on.
+            lower.contains(w)
+        } else {
+            lower.starts_with(w)
+        };
+        hit.then_some(names)
+    })
+}
+
+/// Whether a token is a run of digits (a code, a group of a longer number).
+fn digits(t: &str) -> bool {
+    !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// An identifier of letters and digits in capitals, possibly in hyphenated groups (`X4RT7KP29`,
+/// `3F7K-92QD-XW4M`): an id or a recovery code, never a word.
+fn id_shaped(t: &str) -> bool {
+    let n = t.len();
+    let d = t.bytes().filter(u8::is_ascii_digit).count();
+    let upper = t.bytes().filter(u8::is_ascii_uppercase).count();
+    (6..=32).contains(&n) && t.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'-') && d >= 2 && upper >= 1 && !t.starts_with('-') && !t.ends_with('-')
+}
+
+/// The value starting at token `k` for a word naming `names`: its byte range and how many tokens
+/// it spans. A digit value may be written in groups ("2202 2036 1847 5521", "46 09 718253").
+fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize, usize, usize)> {
+    let t = toks[k];
+    let raw = &text[t.start..t.end];
+    let (a, b) = trimmed(raw);
+    let core = &raw[a..b];
+    if core.is_empty() || raw.starts_with('+') || core.contains("[secret:") {
+        return None;
+    }
+    let prev = k.checked_sub(1).map(|p| text[toks[p].start..toks[p].end].to_lowercase());
+    let prev = prev.as_deref().map(|w| w.trim_end_matches([':', ',']));
+    if prev.is_some_and(|w| CODE_NOT_BEFORE.contains(&w)) {
+        return None;
+    }
+    let (s, mut e) = (t.start + a, t.start + b);
+    let groups = |c: &str| !c.is_empty() && c.split('-').all(digits);
+    if groups(core) {
+        // Further groups on the same line, while each is digits only and nothing ended the token.
+        let mut n = 1;
+        let mut last_clean = b == raw.len();
+        let mut j = k;
+        while last_clean && !toks[j].line_ends && j + 1 < toks.len() && n < 6 {
+            let next = &text[toks[j + 1].start..toks[j + 1].end];
+            let (na, nb) = trimmed(next);
+            if na != 0 || !groups(&next[..nb]) || toks[j + 1].start > toks[j].end + 1 {
+                break;
+            }
+            j += 1;
+            n += 1;
+            e = toks[j].start + nb;
+            last_clean = nb == next.len();
+        }
+        let count = text[s..e].bytes().filter(u8::is_ascii_digit).count();
+        let year = count == 4 && n == 1 && (core.starts_with("19") || core.starts_with("20")) && prev.is_some_and(|w| YEAR_BEFORE.contains(&w));
+        return ((4..=24).contains(&count) && !year).then_some((s, e, n));
+    }
+    if matches!(names, Names::Lock | Names::Card) {
+        return None;
+    }
+    // A password may end in `!` or `?` ("sayangku77!"): kept when that makes it one.
+    let spoken = raw.trim_end_matches(['.', ',', ':', ';']);
+    if names == Names::Code && spoken.len() > b && spoken.starts_with(core) && password_shaped(&spoken[a..]) {
+        return Some((s, t.start + spoken.len(), 1));
+    }
+    (id_shaped(core) || (names == Names::Code && password_shaped(core))).then_some((s, e, 1))
+}
+
+/// In a script written without spaces the value may be glued to its label in one token
+/// ("基礎年金番号は4107-382956"): the digits after the word, past a particle or a colon.
+fn glued_value(text: &str, t: Token) -> Option<(usize, usize)> {
+    let raw = &text[t.start..t.end];
+    let first_digit = raw.find(|c: char| c.is_ascii_digit())?;
+    if first_digit == 0 {
+        return None;
+    }
+    let rest = &raw[first_digit..];
+    let len = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
+    let value = rest[..len].trim_end_matches('-');
+    let count = value.bytes().filter(u8::is_ascii_digit).count();
+    (4..=24).contains(&count).then_some((t.start + first_digit, t.start + first_digit + value.len()))
+}
+
+/// Adds the values next to the credential words of a text in which a secret was already found.
+pub fn find(text: &str, out: &mut Findings) {
+    // Unanchored, two values are needed, and most text has too few digits for two codes.
+    if out.is_empty() && text.bytes().filter(u8::is_ascii_digit).count() < 4 {
+        return;
+    }
+    find_always(text, out);
+}
+
+/// `find` without its shortcut (the shortcut test compares the two).
+pub(crate) fn find_always(text: &str, out: &mut Findings) {
+    let anchored = !out.is_empty();
+    if text.len() > MAX_TEXT {
+        return;
+    }
+    // (credential word's token, value's range, kind)
+    let mut pairs: Vec<(usize, usize, usize, &'static str)> = Vec::new();
+    let mut push = |k: usize, s: usize, e: usize, kind: &'static str| {
+        // After a card word, a short run of digits is the card's PIN, a long one its number.
+        let kind = if kind == "card-number" && text[s..e].bytes().filter(u8::is_ascii_digit).count() < 12 { "password" } else { kind };
+        if s < e {
+            pairs.push((k, s, e, kind));
+        }
+    };
+    let toks = tokens(text);
+    let words: Vec<Option<Names>> = toks.iter().map(|t| credential(&text[t.start..t.end])).collect();
+    for (k, names) in words.iter().enumerate() {
+        let Some(names) = *names else { continue };
+        let t = toks[k];
+        // A label that is the last word of its line: its values are the lines under it.
+        if t.line_ends {
+            let mut j = k + 1;
+            let mut lines = 0;
+            while j < toks.len() && lines < LIST_LINES {
+                // One line: all its tokens must be values or list markers.
+                let line_end = (j..toks.len()).find(|&x| toks[x].line_ends).unwrap_or(toks.len() - 1);
+                let mut found: Vec<(usize, usize)> = Vec::new();
+                let mut x = j;
+                let mut all_values = true;
+                while x <= line_end {
+                    let tok = &text[toks[x].start..toks[x].end];
+                    let marker = tok.trim_end_matches(['.', ')']).chars().all(|c| c.is_ascii_digit()) && tok.ends_with(['.', ')']) || trimmed(tok).0 == trimmed(tok).1;
+                    if marker {
+                        x += 1;
+                        continue;
+                    }
+                    match value_at(text, &toks, x, names) {
+                        Some((s, e, n)) => {
+                            found.push((s, e));
+                            x += n;
+                        }
+                        None => {
+                            all_values = false;
+                            break;
+                        }
+                    }
+                }
+                if !all_values || found.is_empty() {
+                    break;
+                }
+                for (s, e) in found {
+                    push(k, s, e, names.kind());
+                }
+                lines += 1;
+                j = line_end + 1;
+            }
+            if lines > 0 {
+                continue;
+            }
+        }
+        if let Some((s, e)) = glued_value(text, t) {
+            push(k, s, e, names.kind());
+            continue;
+        }
+        // After the word, in its sentence: every value before the next credential word.
+        let mut taken = false;
+        let mut j = k + 1;
+        let mut seen = 0;
+        let mut ended = t.line_ends || text[t.start..t.end].ends_with(['.', '!', '?']);
+        while !ended && j < toks.len() && seen < AFTER && words[j].is_none() {
+            if let Some((s, e, n)) = value_at(text, &toks, j, names) {
+                push(k, s, e, names.kind());
+                taken = true;
+                j += n;
+                // The value's own token may end the sentence ("Fiets2023! El número …").
+                ended = toks[j - 1].line_ends || text[toks[j - 1].start..toks[j - 1].end].ends_with(['.', '!', '?']);
+                seen += n;
+                continue;
+            }
+            let tok = &text[toks[j].start..toks[j].end];
+            // A line that ends in a colon gives its value on the next ("паспорт серия и номер:").
+            ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || tok.ends_with(['.', '!', '?']);
+            j += 1;
+            seen += 1;
+        }
+        // A lock's code may come first ("punch in 47193 at the main door").
+        if !taken && names == Names::Lock {
+            for b in (k.saturating_sub(BEFORE)..k).rev() {
+                if toks[b].line_ends || words[b].is_some() {
+                    break;
+                }
+                if let Some((s, e, _)) = value_at(text, &toks, b, names) {
+                    push(k, s, e, names.kind());
+                    break;
+                }
+            }
+        }
+    }
+    // Without a secret found by the scanners before, credentials stated together vouch for each
+    // other: two credential words with a value each ("SNILS 203-518-667 04 and her passport
+    // 40 15 882104", "gate 8153, alarm 60927"). One alone is left to those scanners.
+    let distinct = |mut v: Vec<(usize, usize)>| {
+        v.sort_unstable();
+        v.dedup();
+        v.len()
+    };
+    let words = distinct(pairs.iter().map(|p| (p.0, 0)).collect());
+    let values = distinct(pairs.iter().map(|p| (p.1, p.2)).collect());
+    if anchored || (words >= 2 && values >= 2) {
+        for (_, s, e, kind) in pairs {
+            if !out.overlaps(s, e) {
+                out.push(Finding { start: s, end: e, kind });
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The values found by the pass, given the secrets already found in `text` (by value).
+    fn companions(text: &str, found: &[&str]) -> Vec<String> {
+        let mut out = Findings::default();
+        for f in found {
+            let s = text.find(f).unwrap();
+            out.push(Finding { start: s, end: s + f.len(), kind: "password" });
+        }
+        let before = out.len();
+        find(text, &mut out);
+        out[before..].iter().map(|f| text[f.start..f.end].to_string()).collect()
+    }
+
+    #[test]
+    fn values_beside_a_found_secret_are_taken() {
+        assert_eq!(companions("pin nieuwe pas = 4096\nrekening (IBAN): NL63 RABO 0318 4472 05", &["NL63 RABO 0318 4472 05"]), ["4096"]);
+        assert_eq!(companions("login pw Kx!93lamp, and if it asks for the PUK it's 40917728.", &["Kx!93lamp"]), ["40917728"]);
+        assert_eq!(companions("card 2202 2036 1847 5521, PIN 7720", &["7720"]), ["2202 2036 1847 5521"]);
+        assert_eq!(companions("password: Tulip#88\nbackup codes\n1. 6182 4470\n2. 9035 2718\nthanks", &["Tulip#88"]), ["6182 4470", "9035 2718"]);
+        assert_eq!(companions("punch in 47193 at the main door, the alarm code is 5520", &["5520"]), ["47193"]);
+        assert_eq!(companions("password Quokka&Tea55, recovery code: 3F7K-92QD-XW4M", &["Quokka&Tea55"]), ["3F7K-92QD-XW4M"]);
+        assert_eq!(companions("基礎年金番号は4107-382956、マイナンバーは482910367751です", &["482910367751"]), ["4107-382956"]);
+        assert_eq!(companions("СНИЛС: 157-382-904 61\nпаспорт серия и номер:\n46 09 718253\nвыдан 2009", &["157-382-904 61"]), ["46 09 718253"]);
+        assert_eq!(companions("passeport 19AB34567, carte d'identité X4RT7KP29", &["19AB34567"]), ["X4RT7KP29"]);
+        assert_eq!(companions("pincode nieuwe pas = 4096\nIBAN NL63 RABO 0318 4472 05", &["NL63 RABO 0318 4472 05"]), ["4096"]);
+    }
+
+    #[test]
+    fn two_credentials_vouch_for_each_other() {
+        assert_eq!(companions("codice portone 8153, allarme 60927", &[]), ["8153", "60927"]);
+        assert_eq!(companions("SNILS 203-518-667 04 and her passport series/number 40 15 882104", &[]), ["203-518-667 04", "40 15 882104"]);
+        // One credential word alone is left to the other scanners.
+        assert!(companions("gate 8153 opens at 7", &[]).is_empty());
+        assert_eq!(companions("NIK istri 3273016504950002 terus password m-banking nya sayangku77! jangan", &[]), ["3273016504950002", "sayangku77!"]);
+        // A value ends its sentence: the order number after it is another matter.
+        assert!(companions("wachtwoord: Fiets2023! El número de mi pedido es 12345.", &["Fiets2023!"]).is_empty());
+    }
+
+    #[test]
+    fn other_numbers_stay() {
+        // No secret found: nothing is read.
+        assert!(companions("the door code policy needs 6 digits, mine is 4417", &[]).is_empty());
+        // Years, amounts, flat numbers, times, phone numbers, e-mail addresses.
+        let text = "PIN 7720. The account was opened in 2019, costs $1200 a year; door Nr. 14 at 10:30, call +49 151 2345678, login anna@example.org";
+        assert!(companions(text, &["7720"]).is_empty(), "{:?}", companions(text, &["7720"]));
+    }
+}
