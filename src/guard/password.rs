@@ -493,6 +493,7 @@ static TRIGGER_STARTS: [bool; 256] = {
 };
 
 pub fn find(text: &str, out: &mut Findings) {
+    strong_tokens(text, out);
     if text.contains(" / ") {
         pairs(text, out);
     }
@@ -624,6 +625,51 @@ pub fn find(text: &str, out: &mut Findings) {
                 nearby_looks += 1;
                 nearby(text, pos, pos + trigger.len(), true, out);
             }
+        }
+    }
+}
+
+/// Symbols a password is made strong with (not the `_` and `.` of names and versions).
+const STRONG_SYMBOLS: &[char] = &['!', '@', '#', '$', '%', '^', '&', '*', '+', '?', '~'];
+
+/// A token that is a password by itself, whatever words surround it ("changed it to
+/// Adm1n#Frbx40", "use our family email and lemonTree!419"): lower case, upper case, a digit and a
+/// symbol of the kind passwords are made with, eight characters or more. Names, versions, paths,
+/// addresses, handles, tags and code have fewer kinds or a shape of their own.
+fn strong_tokens(text: &str, out: &mut Findings) {
+    let split = |c: char| c.is_whitespace() || matches!(c, ',' | ';' | '"' | '«' | '»' | '“' | '”');
+    let mut at = 0;
+    while at < text.len() {
+        let Some(start) = text[at..].find(|c: char| !split(c)).map(|i| at + i) else { break };
+        let end = text[start..].find(split).map_or(text.len(), |i| start + i);
+        at = end;
+        let token = &text[start..end];
+        let v = token.trim_end_matches(['.', ':', ')']).trim_start_matches('(');
+        let lead = token.len() - token.trim_start_matches('(').len();
+        let n = v.chars().count();
+        if !(8..=64).contains(&n) || !v.is_ascii() {
+            continue;
+        }
+        let (lower, upper, digit) = (v.bytes().any(|b| b.is_ascii_lowercase()), v.bytes().any(|b| b.is_ascii_uppercase()), v.bytes().any(|b| b.is_ascii_digit()));
+        let symbol = v.contains(STRONG_SYMBOLS);
+        // A handle, tag, variable or template starts with its sign; a sentence's `!` or `?` ends
+        // it without making it strong.
+        let body = v.trim_end_matches(['!', '?']);
+        let shaped = body.contains(STRONG_SYMBOLS) || body.len() < v.len() && body.bytes().all(|b| b.is_ascii_alphanumeric()) && body.len() >= 8;
+        if !(lower && upper && digit && symbol && shaped) || v.starts_with(['#', '@', '$', '&', '%', '*', '=', '+', '~', '^', '!', '?']) {
+            continue;
+        }
+        // An assignment (`PGPASSWORD=…`, `pw:…`) is read by the scanners of assigned values.
+        if v.contains("://")
+            || v.contains(['/', '\\', '<', '>', '{', '}', '[', ']', '(', '\'', '`', '=', ':'])
+            || is_code_or_template(v)
+            || v.split_once('@').is_some_and(|(_, d)| d.contains('.'))
+        {
+            continue;
+        }
+        let (s, e) = (start + lead, start + lead + v.len());
+        if text.is_char_boundary(s) && text.is_char_boundary(e) && !out.overlaps(s, e) {
+            out.push(Finding { start: s, end: e, kind: "password" });
         }
     }
 }
