@@ -222,7 +222,15 @@ fn checksummed(token: &[u8]) -> bool {
         return true;
     }
     let Some(d) = digits_of(token, b"-. /") else { return false };
-    (d.len() >= 9 && luhn(&d)) || pesel(&d) || bsn(&d) || nir(&d) || cpf(&d) || aadhaar(&d) || korean_rrn(&d)
+    (d.len() >= 9 && luhn(&d)) || pesel(&d) || bsn(&d) || nir(&d) || cpf(&d) || aadhaar(&d) || korean_rrn(&d) || nik(&d)
+}
+
+/// An Indonesian NIK has no check digit but a structure: sixteen digits, a province code (11 to
+/// 94), the birth day (plus 40 for a woman) and month, and a serial that is not 0000. Read only after
+/// a label, like the check digits above.
+fn nik(d: &[u32]) -> bool {
+    let n = |a: usize| d[a] * 10 + d[a + 1];
+    d.len() == 16 && (11..=94).contains(&n(0)) && ((1..=31).contains(&n(6)) || (41..=71).contains(&n(6))) && (1..=12).contains(&n(8)) && d[12..].iter().any(|&x| x != 0)
 }
 
 /// How far after a label a number whose check digits hold may stand ("PESEL córki: …", "mijn
@@ -837,6 +845,13 @@ mod tests {
 
     /// A document given as series and number is found whole; an insurer's member id beside a word
     /// about insurance, a gym's not.
+    #[test]
+    fn a_nik_a_few_words_after_its_label() {
+        assert_eq!(found("nik ku 3578..., eh salah, yang bener 3578015203880002"), [("3578015203880002", "national-id")]);
+        // Sixteen digits without a NIK's structure (month 13) and no other check digit are not one.
+        assert!(found("nik ku yang bener 3578015213880003").is_empty());
+    }
+
     #[test]
     fn series_with_number_and_insurance_members() {
         assert_eq!(found("Паспорт серия 4510 номер 987654"), [("4510 номер 987654", "national-id")]);
