@@ -24,6 +24,8 @@ enum Names {
     Account,
     /// A payment card: its number (whether or not its check digit holds) or its PIN, digits only.
     Card,
+    /// A card's security code: three or four digits.
+    Cvv,
 }
 
 impl Names {
@@ -33,6 +35,7 @@ impl Names {
             Names::Identity => "national-id",
             Names::Account => "bank-account",
             Names::Card => "card-number",
+            Names::Cvv => "card-code",
         }
     }
 }
@@ -131,6 +134,7 @@ const WORDS: &[(&str, Names)] = &[
     ("cpf", Names::Identity),
     ("dni", Names::Identity),
     ("nie", Names::Identity),
+    ("tc", Names::Identity),
     ("ssn", Names::Identity),
     ("carteirinha", Names::Identity),
     ("member", Names::Identity),
@@ -149,7 +153,14 @@ const WORDS: &[(&str, Names)] = &[
     ("kartu", Names::Card),
     ("بطاقة", Names::Card),
     ("カード", Names::Card),
+    ("cvv", Names::Cvv),
+    ("cvv2", Names::Cvv),
+    ("cvc", Names::Cvv),
+    ("cvc2", Names::Cvv),
+    ("csc", Names::Cvv),
     // bank accounts
+    ("iban", Names::Account),
+    ("conto", Names::Account),
     ("account", Names::Account),
     ("acct", Names::Account),
     ("konto", Names::Account),
@@ -163,6 +174,9 @@ const WORDS: &[(&str, Names)] = &[
     ("hesap", Names::Account),
     ("حساب", Names::Account),
 ];
+
+/// Articles French and Italian elide into the next word.
+const ELIDED: &[&str] = &["l", "d", "qu", "j", "n", "s", "m", "t", "c", "dell", "nell", "all", "sull", "dall", "un"];
 
 /// Tokens after a credential word read for its value ("the SIM PIN, if it asks, is 4091").
 const AFTER: usize = 8;
@@ -221,15 +235,22 @@ fn credential(token: &str) -> Option<Names> {
     if lower.is_empty() {
         return None;
     }
-    // French and Italian elide an article into the word ("d'identité", "l'allarme").
-    let lower = lower.split_once(['\'', '’']).filter(|(a, _)| a.chars().count() == 1).map_or(lower, |(_, b)| b);
+    // French and Italian elide an article into the word ("d'identité", "l'allarme"); Turkish
+    // writes a suffix after an apostrophe ("TC'n", "IBAN'ım").
+    let lower = match lower.split_once(['\'', '’']) {
+        Some((a, b)) if ELIDED.contains(&a) && b.chars().count() >= 3 => b,
+        Some((a, b)) if b.chars().count() <= 3 => a,
+        _ => lower,
+    };
     // Compounds that end in a code or a password word ("pincode", "Zugangscode", "Kennwort").
     if lower.is_ascii() && lower.len() > 5 && ["code", "codes", "wort", "woord"].iter().any(|e| lower.ends_with(e)) {
         return Some(Names::Code);
     }
     WORDS.iter().find_map(|&(w, names)| {
         let hit = if w.is_ascii() {
-            let part = |p: &str| p == w || p.strip_suffix('s') == Some(w);
+            // Words of four letters or more also begin their inflections and compounds ("karty",
+            // "Kontonummer", "rekeningnummer"), but "pass" begins too many other words.
+            let part = |p: &str| p == w || p.strip_suffix('s') == Some(w) || (w.len() >= 4 && w != "pass" && p.starts_with(w));
             part(lower) || (lower.contains(['-', '/']) && lower.split(['-', '/']).any(part))
         } else if w.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0600}'..='\u{06ff}').contains(&c)) {
             // Written without spaces, or (Arabic) with the article and prepositions joined on.
@@ -290,9 +311,18 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
         }
         let count = text[s..e].bytes().filter(u8::is_ascii_digit).count();
         let year = count == 4 && n == 1 && (core.starts_with("19") || core.starts_with("20")) && prev.is_some_and(|w| YEAR_BEFORE.contains(&w));
-        return ((4..=24).contains(&count) && !year).then_some((s, e, n));
+        // A date written with hyphens ("2024-02-11", "11-02-2024").
+        let parts: Vec<usize> = core.split('-').map(str::len).collect();
+        let date = n == 1 && (parts == [4, 2, 2] || parts == [2, 2, 4]);
+        let wanted = if names == Names::Cvv { 3..=4 } else { 4..=24 };
+        return (wanted.contains(&count) && !year && !date).then_some((s, e, n));
     }
-    if matches!(names, Names::Lock | Names::Card) {
+    if names == Names::Account {
+        if let Some((end, n)) = iban_shaped(text, toks, k) {
+            return Some((s, end, n));
+        }
+    }
+    if matches!(names, Names::Lock | Names::Card | Names::Cvv) {
         return None;
     }
     // A password may end in `!` or `?` ("sayangku77!"): kept when that makes it one.
@@ -300,7 +330,50 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     if names == Names::Code && spoken.len() > b && spoken.starts_with(core) && password_shaped(&spoken[a..]) {
         return Some((s, t.start + spoken.len(), 1));
     }
+    // After a password word in a text that holds a secret, letters with two digits or more are
+    // enough ("kiesel92"): the word already says what it is.
+    if names == Names::Code
+        && core.len() >= 6
+        && core.bytes().all(|b| b.is_ascii_alphanumeric())
+        && core.bytes().filter(u8::is_ascii_digit).count() >= 2
+        && core.bytes().any(|b| b.is_ascii_alphabetic())
+    {
+        return Some((s, e, 1));
+    }
     (id_shaped(core) || (names == Names::Code && password_shaped(core))).then_some((s, e, 1))
+}
+
+/// An IBAN's shape at token `k`, whether or not its check digits hold (a mistyped account is still
+/// someone's): two capitals, two digits, then capitals and digits, in groups on one line, 15 to 34
+/// characters in all. The end of it and how many tokens it spans.
+fn iban_shaped(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize)> {
+    let part = |j: usize| {
+        let raw = &text[toks[j].start..toks[j].end];
+        let (a, b) = trimmed(raw);
+        (a, b, raw)
+    };
+    let (a, b, raw) = part(k);
+    let first = &raw[a..b].as_bytes();
+    if first.len() < 4 || !first[..2].iter().all(u8::is_ascii_uppercase) || !first[2..4].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let alnum = |t: &[u8]| !t.is_empty() && t.iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+    if !alnum(first) {
+        return None;
+    }
+    let (mut len, mut end, mut j, mut clean) = (first.len(), toks[k].start + b, k, b == raw.len());
+    while clean && !toks[j].line_ends && j + 1 < toks.len() && toks[j + 1].start == toks[j].end + 1 {
+        let (na, nb, next) = part(j + 1);
+        let g = &next[na..nb].as_bytes();
+        if na != 0 || g.len() > 7 || !alnum(g) || len + g.len() > 34 {
+            break;
+        }
+        j += 1;
+        len += g.len();
+        end = toks[j].start + nb;
+        clean = nb == next.len();
+    }
+    (15..=34).contains(&len).then_some((end, j + 1 - k))
 }
 
 /// In a script written without spaces the value may be glued to its label in one token
@@ -397,7 +470,9 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         let mut j = k + 1;
         let mut seen = 0;
         let mut ended = t.line_ends || text[t.start..t.end].ends_with(['.', '!', '?']);
-        while !ended && j < toks.len() && seen < AFTER && words[j].is_none() {
+        // A credential word right after this one qualifies it ("CVV карты 194", "PIN de la carte"):
+        // read past it; a later one starts its own value.
+        while !ended && j < toks.len() && seen < AFTER && (words[j].is_none() || j == k + 1) {
             if let Some((s, e, n)) = value_at(text, &toks, j, names) {
                 push(k, s, e, names.kind());
                 taken = true;
@@ -428,7 +503,9 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     }
     // Without a secret found by the scanners before, credentials stated together vouch for each
     // other: two credential words with a value each ("SNILS 203-518-667 04 and her passport
-    // 40 15 882104", "gate 8153, alarm 60927"). One alone is left to those scanners.
+    // 40 15 882104", "gate 8153, alarm 60927"). One alone is left to those scanners, unless it has
+    // the whole shape of what its word names: a card's number or an IBAN whose check digits fail
+    // (mistyped or made up, it is still given as someone's card or account).
     let distinct = |mut v: Vec<(usize, usize)>| {
         v.sort_unstable();
         v.dedup();
@@ -436,10 +513,56 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     };
     let words = distinct(pairs.iter().map(|p| (p.0, 0)).collect());
     let values = distinct(pairs.iter().map(|p| (p.1, p.2)).collect());
-    if anchored || (words >= 2 && values >= 2) {
+    // A card number whose check digit holds is the card scanner's to judge (it leaves a published
+    // test card alone in a text about testing): alone, this pass takes only the ones it cannot read.
+    let luhn = |s: usize, e: usize| super::cards::luhn(&text[s..e].bytes().filter(u8::is_ascii_digit).map(|d| d - b'0').collect::<Vec<u8>>());
+    let iban_like = |v: &str| {
+        let b = v.as_bytes();
+        b.len() >= 15 && b[..2].iter().all(u8::is_ascii_uppercase) && b[2..4].iter().all(u8::is_ascii_digit) && b.iter().filter(|c| c.is_ascii_alphanumeric()).count() >= 15
+    };
+    let whole_shape = |&(_, s, e, kind): &(usize, usize, usize, &str)| (kind == "card-number" && !luhn(s, e)) || (kind == "bank-account" && iban_like(&text[s..e]));
+    if anchored || (words >= 2 && values >= 2) || pairs.iter().any(whole_shape) {
         for (_, s, e, kind) in pairs {
             if !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind });
+            }
+        }
+    }
+    if !out.is_empty() {
+        everywhere(text, out);
+    }
+}
+
+/// A secret found once is withheld wherever the text repeats it ("changed the PIN to 2968 … just
+/// type 2968"), and a code's digits found in part take the digit groups that follow them on the
+/// same line ("Netzwerkschlüssel: 4819 2273 5560 1934 8721").
+fn everywhere(text: &str, out: &mut Findings) {
+    let found: Vec<Finding> = out.to_vec();
+    let b = text.as_bytes();
+    for f in found {
+        let value = &text[f.start..f.end];
+        if value.chars().count() >= 4 && value.bytes().all(|c| c.is_ascii_digit()) {
+            let mut e = f.end;
+            while b.get(e) == Some(&b' ') && b.get(e + 1).is_some_and(u8::is_ascii_digit) {
+                let group = b[e + 1..].iter().take_while(|c| c.is_ascii_digit()).count();
+                if b.get(e + 1 + group).is_some_and(|c| c.is_ascii_alphanumeric()) || group < 2 {
+                    break;
+                }
+                e += 1 + group;
+            }
+            if e > f.end {
+                // The longer span merges with the finding it extends.
+                out.push(Finding { start: f.start, end: e, kind: f.kind });
+            }
+        }
+        if value.chars().count() < 4 || value.starts_with("[secret:") {
+            continue;
+        }
+        let word = |i: Option<char>| i.is_some_and(char::is_alphanumeric);
+        for (at, _) in text.match_indices(value) {
+            let end = at + value.len();
+            if at != f.start && !word(text[..at].chars().next_back()) && !word(text[end..].chars().next()) && !out.overlaps(at, end) {
+                out.push(Finding { start: at, end, kind: f.kind });
             }
         }
     }
@@ -484,6 +607,30 @@ mod tests {
         assert_eq!(companions("NIK istri 3273016504950002 terus password m-banking nya sayangku77! jangan", &[]), ["3273016504950002", "sayangku77!"]);
         // A value ends its sentence: the order number after it is another matter.
         assert!(companions("wachtwoord: Fiets2023! El número de mi pedido es 12345.", &["Fiets2023!"]).is_empty());
+    }
+
+    #[test]
+    fn whole_shapes_repeats_and_groups() {
+        // A card's number or an IBAN after its word, whatever its check digits.
+        assert_eq!(companions("Dane karty: numer 4111 8294 3350 6617, ważna do 02/27", &[]), ["4111 8294 3350 6617"]);
+        assert_eq!(companions("conto IT60 X054 2811 1010 0000 0487 291, importo 1.250,00 EUR", &[]), ["IT60 X054 2811 1010 0000 0487 291"]);
+        // A secret said twice goes twice; a code's digits take their groups.
+        assert_eq!(companions("changed the PIN to 2968. At the machine just type 2968 and hit enter.", &["2968"]), ["2968"]);
+        let mut out = Findings::default();
+        let text = "Netzwerkschlüssel: 4819 2273 5560 1934 8721\nok";
+        out.push(Finding { start: text.find("4819").unwrap(), end: text.find("4819").unwrap() + 4, kind: "password" });
+        find(text, &mut out);
+        assert!(out.iter().any(|f| &text[f.start..f.end] == "4819 2273 5560 1934 8721"));
+        // CVV after its word, Turkish suffixes, a password word's lower-case value.
+        assert_eq!(companions("пароль Береза_2718, CVV карты 194", &["Береза_2718"]), ["194"]);
+        assert_eq!(companions("TC'n 52836401964, şifren de Mavi*Deniz", &["Mavi*Deniz"]), ["52836401964"]);
+        assert_eq!(companions("WLAN key 4819\nKennwort für fritz.box: kiesel92", &["4819"]), ["kiesel92"]);
+        // Dates are no codes.
+        assert!(companions("PIN 7720, code changed 2024-02-11", &["7720"]).is_empty());
+        // A test card the card scanner left alone stays.
+        assert!(companions("for the sandbox use the test card 4242 4242 4242 4242 with any CVC", &[]).is_empty());
+        // An account's reference alone is no IBAN ("top up her lunch account … it's LK-55019-N").
+        assert!(companions("I need to top up her lunch account, the number is LK-55019-N", &[]).is_empty());
     }
 
     #[test]
