@@ -184,6 +184,8 @@ const AFTER: usize = 8;
 const BEFORE: usize = 4;
 /// Lines under a label that ends its line read as a list of values (backup codes).
 const LIST_LINES: usize = 12;
+/// Findings whose repeats `everywhere` looks for.
+const SPREAD_MAX: usize = 32;
 /// Texts longer than this are not read here: a message states its credentials in a few lines,
 /// and this pass must stay linear in what it is given.
 const MAX_TEXT: usize = 16 * 1024;
@@ -353,7 +355,7 @@ fn iban_shaped(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize)> {
         (a, b, raw)
     };
     let (a, b, raw) = part(k);
-    let first = &raw[a..b].as_bytes();
+    let first = &raw.as_bytes()[a..b];
     if first.len() < 4 || !first[..2].iter().all(u8::is_ascii_uppercase) || !first[2..4].iter().all(u8::is_ascii_digit) {
         return None;
     }
@@ -364,7 +366,7 @@ fn iban_shaped(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize)> {
     let (mut len, mut end, mut j, mut clean) = (first.len(), toks[k].start + b, k, b == raw.len());
     while clean && !toks[j].line_ends && j + 1 < toks.len() && toks[j + 1].start == toks[j].end + 1 {
         let (na, nb, next) = part(j + 1);
-        let g = &next[na..nb].as_bytes();
+        let g = &next.as_bytes()[na..nb];
         if na != 0 || g.len() > 7 || !alnum(g) || len + g.len() > 34 {
             break;
         }
@@ -537,7 +539,8 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
 /// type 2968"), and a code's digits found in part take the digit groups that follow them on the
 /// same line ("Netzwerkschlüssel: 4819 2273 5560 1934 8721").
 fn everywhere(text: &str, out: &mut Findings) {
-    let found: Vec<Finding> = out.to_vec();
+    // Each finding is one pass over the text: a text of many findings has its first few spread.
+    let found: Vec<Finding> = out.iter().take(SPREAD_MAX).copied().collect();
     let b = text.as_bytes();
     for f in found {
         let value = &text[f.start..f.end];
