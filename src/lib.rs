@@ -70,6 +70,13 @@ pub mod internals {
         pub use crate::evolve::author::{author_in, sentence_features, KnownThread, PastTurn, Turn};
     }
 
+    /// Which answer leads a recall: the candidates' features as the trainer reads them.
+    pub mod pick {
+        #[cfg(feature = "internals")]
+        pub use crate::evolve::pick::dump;
+        pub use crate::evolve::pick::{FEATURES, N};
+    }
+
     /// The secret and injection scanners one by one, and the instruction model's training.
     pub mod guard {
         pub use crate::guard::scan::{find_secrets, Finding, Findings};

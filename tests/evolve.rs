@@ -458,9 +458,12 @@ fn a_later_unauthored_turn_leads_a_stale_looking_slot_and_acknowledgements_stay_
     assert!(r.answers[0].content.as_deref().is_some_and(|c| c.contains("Oona Kask")), "{:?}", r.answers[0]);
     assert_eq!(r.answers[0].thread, None);
     assert_eq!(r.answers[1].value.as_deref(), Some("Hester Lyle"));
-    // Before that turn was said, the slot's memory answers.
+    // Before that turn was said, the slot's value answers: its memory, or the turn it was authored
+    // from (which says it in full), with the slot among the answers.
     let r = e.recall("Who is the PM for checkout?", None, 600, at(5)).unwrap();
-    assert_eq!(r.answers[0].value.as_deref(), Some("Hester Lyle"));
+    let says = |a: &engram::evolve::Answer, v: &str| a.value.as_deref() == Some(v) || a.content.as_deref().is_some_and(|c| c.contains(v));
+    assert!(says(&r.answers[0], "Hester Lyle") && !says(&r.answers[0], "Oona Kask"), "{:?}", r.answers);
+    assert!(r.answers.iter().any(|a| a.thread.as_deref() == Some("checkout-pm") && a.value.as_deref() == Some("Hester Lyle")), "{:?}", r.answers);
 }
 
 #[test]
@@ -492,9 +495,11 @@ fn a_slot_the_query_does_not_name_follows_the_best_user_turn() {
     assert_eq!(r.answers[0].evidence, vec!["s1#0".to_string()], "{:?}", r.answers);
     assert_eq!(r.answers[0].thread, None);
     assert_eq!(r.answers[1].thread.as_deref(), Some("school-bus"));
-    // Asked by the slot's own name, the slot leads.
+    // Asked by the slot's own name, the slot's value leads: the slot, or the turn it was authored
+    // from (which says it in full); the slot is among the answers either way.
     let r = e.recall("is the school bus running", None, 600, None).unwrap();
-    assert_eq!(r.answers[0].thread.as_deref(), Some("school-bus"));
+    assert!(r.answers[0].thread.as_deref() == Some("school-bus") || r.answers[0].evidence == vec!["s1#0".to_string()], "{:?}", r.answers);
+    assert!(r.answers.iter().any(|a| a.thread.as_deref() == Some("school-bus")), "{:?}", r.answers);
 }
 
 #[test]
@@ -563,4 +568,28 @@ fn the_members_of_a_set_reach_the_block_by_meaning_nearest_first() {
             assert!(members.iter().all(|m| text.contains(m)), "budget {budget}: {text}");
         }
     }
+}
+
+#[test]
+fn a_later_turn_that_states_another_value_of_the_asked_kind_leads_a_slot_it_changed() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    let session = |e: &mut Engram, id: &str, day: i64, text: &str| {
+        e.ingest(SessionInput { id: id.into(), namespace: None, date: at(day), turns: vec![turn(text)], allow_secrets: false }).unwrap();
+    };
+    session(&mut e, "s1", 1, "Release day is Wednesday, the QA matrix has to be green before anything ships");
+    let evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("release-day".into()), value: Some("Wednesday".into()), ..Evolving::default() };
+    e.add(NewMemory { content: "The release day is Wednesday".into(), event_at: at(1), derived_from: vec!["s1#0".into()], evolving, ..Default::default() }).unwrap();
+    // Said later, never authored, naming less of the question than the slot does: a question and
+    // a change. The change leads; the question never does.
+    session(&mut e, "s2", 4, "QA asked us to ship the release on Thursday instead, agreed at standup");
+    session(&mut e, "s3", 6, "what should go in the release notes this time?");
+    let r = e.recall("What day is the release?", None, 600, None).unwrap();
+    assert_eq!(r.answers[0].evidence, vec!["s2#0".to_string()], "{:?}", r.answers);
+    assert!(r.answers.iter().any(|a| a.thread.as_deref() == Some("release-day")), "{:?}", r.answers);
+    // Before the change was said, the slot's value leads.
+    let r = e.recall("What day is the release?", None, 600, at(2)).unwrap();
+    let a = &r.answers[0];
+    assert!(a.value.as_deref() == Some("Wednesday") || a.content.as_deref().is_some_and(|c| c.contains("Wednesday")), "{:?}", r.answers);
 }

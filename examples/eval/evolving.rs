@@ -49,11 +49,14 @@ struct Args {
     api_key_env: Option<String>,
     structured: Structured,
     timeout_s: u64,
+    /// With `--features internals`: the lead candidates and their features of each question whose
+    /// first answer is checked, one JSON line each, for `examples/train_pick.rs`.
+    picks: Option<String>,
 }
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
     let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--llm-url http://HOST:PORT/v1 --model M [--api-key-env VAR] \
-                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump]";
+                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--picks FILE] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump]";
     let path = it.next().ok_or(usage)?;
     let mut args = Args {
         path,
@@ -70,6 +73,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         api_key_env: None,
         structured: Structured::JsonSchema,
         timeout_s: 120,
+        picks: None,
     };
     while let Some(flag) = it.next() {
         if flag == "--show" || flag == "--dump" || flag == "--pad" {
@@ -90,6 +94,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
             "--api-key-env" => args.api_key_env = Some(value),
             "--structured" => args.structured = Structured::parse(&value).ok_or(usage)?,
             "--timeout-s" => args.timeout_s = value.parse()?,
+            "--picks" => args.picks = Some(value),
             _ => return Err(usage.into()),
         }
     }
@@ -221,6 +226,12 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut pass, mut total) = (0, 0);
     let padding = if args.pad { fillers(episodes) } else { Vec::new() };
+    #[cfg(feature = "internals")]
+    let mut picks = args.picks.as_deref().map(std::fs::File::create).transpose()?;
+    #[cfg(not(feature = "internals"))]
+    if args.picks.is_some() {
+        return Err("--picks needs --features internals".into());
+    }
     for ep in episodes.iter().take(args.limit.unwrap_or(usize::MAX)) {
         let id = ep["episode_id"].as_str().ok_or("episode without episode_id")?;
         if args.episode.as_deref().is_some_and(|want| want != id) {
@@ -281,6 +292,16 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 let question = q["question"].as_str().ok_or("question without text")?;
                 let result = e.recall(question, Some(ns.as_str()), args.max_tokens, Some(at))?;
                 let why = check(&q["expect"], &result);
+                #[cfg(feature = "internals")]
+                if let Some(out) = picks.as_mut() {
+                    let candidates = engram::internals::pick::dump::take();
+                    let leads = q["expect"].get("answer_contains").is_some() || q["expect"].get("expected_state").is_some();
+                    if leads && !candidates.is_empty() {
+                        use std::io::Write;
+                        let line = serde_json::json!({ "episode": id, "task": task, "question": question, "expect": q["expect"], "candidates": candidates });
+                        writeln!(out, "{line}")?;
+                    }
+                }
                 let t = tally.entry(TASKS.iter().find(|x| **x == task).copied().unwrap_or("?")).or_default();
                 t.1 += 1;
                 total += 1;

@@ -6,12 +6,14 @@
 //! - `derive`: the derivation over a thread's trail and its upstream threads
 //! - `route`: which reading a query gets (declared cues, else the shape of the best hits)
 //! - `render`: the states in unmistakable words
+//! - `pick`: which answer leads a question about what holds now (a small learned choice)
 //! - `recall`: one search read through the derivation: route, answers, context
 //! - `author`: the offline rules that author typed memories from conversation turns (write side)
 
 pub(crate) mod author;
 pub(crate) mod derive;
 pub(crate) mod fields;
+pub(crate) mod pick;
 pub(crate) mod recall;
 pub(crate) mod render;
 pub(crate) mod route;

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use super::author::sentences;
 use super::derive::Derivation;
+use super::pick;
 use super::render::{label_words, state_line, trail_text};
 use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
@@ -110,7 +111,7 @@ fn turn_item(r: &RawEntry, section: Section) -> ContextItem {
 
 /// A turn as an answer: on no thread, its own words; current as far as anything authored says, or
 /// deleted where the question meets a value withdrawn from it (`withdrawn_where_asked`).
-fn said(r: &RawEntry, terms: &HashSet<String>) -> Answer {
+pub(super) fn said(r: &RawEntry, terms: &HashSet<String>) -> Answer {
     Answer {
         thread: None,
         state: if withdrawn_where_asked(&r.content, terms) { State::Deleted } else { State::Current },
@@ -180,6 +181,11 @@ pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_toke
         later_word_first(hits, &terms, d, &sources, &mut answers);
         unnamed_slot_after_turn(query, hits, &terms, &sources, &mut answers);
     }
+    // A question about what holds now: the lead is chosen among the slots and the user's turns.
+    if declared(query).is_none() && matches!(route, Route::Trail | Route::Search) && answers.first().is_none_or(|a| a.state == State::Current) {
+        let candidates = pick::candidates(query, hits, &terms, &sources, &answers);
+        pick::lead(candidates, &mut answers);
+    }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
     items.retain(|i| !contains_withheld(&i.text, &withheld));
@@ -216,11 +222,12 @@ impl<'m> ThreadFlags<'m> {
 }
 
 /// What a query asks for, as ids: the records `first` names and, for those that are a slot's
-/// memory, every memory of that slot and the turns they were authored from (two passes over the
-/// memories, however many records are named).
+/// memory or a turn a slot was authored from, every memory of that slot and the turns they were
+/// authored from (two passes over the memories, however many records are named).
 pub(crate) fn asked_ids<'m>(first: &[&str], d: &Derivation<'m>) -> HashSet<String> {
     let mut asked: HashSet<String> = first.iter().map(|id| id.to_string()).collect();
-    let threads: HashSet<&str> = d.memories().filter(|m| asked.contains(&m.id)).filter_map(|m| m.thread.as_deref()).collect();
+    let named = |m: &Memory| asked.contains(&m.id) || m.derived_from.iter().any(|t| asked.contains(t));
+    let threads: HashSet<&str> = d.memories().filter(|m| named(m)).filter_map(|m| m.thread.as_deref()).collect();
     if !threads.is_empty() {
         for m in d.memories().filter(|m| m.thread.as_deref().is_some_and(|t| threads.contains(t))) {
             asked.insert(m.id.clone());
@@ -387,7 +394,7 @@ fn content_terms(query: &str) -> HashSet<String> {
 
 /// Whether a turn matched by its own words (a vector close enough counts too): the ones that came
 /// only by a neighbour's or their session's match ("Noted.") add nothing to a context block.
-fn matches_itself(h: &Hit, query_terms: &HashSet<String>) -> bool {
+pub(super) fn matches_itself(h: &Hit, query_terms: &HashSet<String>) -> bool {
     if h.explain.as_ref().and_then(|b| b.vector).is_some_and(|v| v >= OWN_VECTOR_MIN) {
         return true;
     }
@@ -397,7 +404,7 @@ fn matches_itself(h: &Hit, query_terms: &HashSet<String>) -> bool {
 }
 
 /// How many of `terms` a text names.
-fn coverage(text: &str, terms: &HashSet<String>) -> usize {
+pub(super) fn coverage(text: &str, terms: &HashSet<String>) -> usize {
     let mut seen: HashSet<&str> = HashSet::new();
     crate::index::tokenize::for_each_term(text, |t| {
         if let Some(k) = terms.get(t) {
@@ -433,7 +440,7 @@ fn later_word_first(hits: &[Hit], terms: &HashSet<String>, d: &Derivation, sourc
 
 /// What the derivation says of the turns memories were authored from, each set read at most once
 /// per recall (every one is a pass over the namespace's memories).
-struct Sources<'d, 'm> {
+pub(super) struct Sources<'d, 'm> {
     d: &'d Derivation<'m>,
     stale: OnceCell<HashSet<&'m str>>,
     verbatim: OnceCell<HashSet<&'m str>>,
@@ -447,7 +454,7 @@ impl<'d, 'm> Sources<'d, 'm> {
     /// The turns a memory no longer current was authored from: quoting them would contradict the
     /// derived state. The sources of current values may be quoted (the author may have read only
     /// part of what they say).
-    fn stale(&self) -> &HashSet<&'m str> {
+    pub(super) fn stale(&self) -> &HashSet<&'m str> {
         let d = self.d;
         self.stale
             .get_or_init(|| d.memories().filter(|m| d.answer_for(m).is_none_or(|a| a.state != State::Current)).flat_map(|m| m.derived_from.iter().map(String::as_str)).collect())
@@ -463,7 +470,7 @@ impl<'d, 'm> Sources<'d, 'm> {
 
     /// Whether a user turn may stand as an answer: it states something (a lone question asks), and
     /// it is not a phrase kept to be handed back verbatim.
-    fn may_answer(&self, r: &RawEntry) -> bool {
+    pub(super) fn may_answer(&self, r: &RawEntry) -> bool {
         r.role.eq_ignore_ascii_case("user") && !only_asks(r) && !self.kept_verbatim(r)
     }
 }
