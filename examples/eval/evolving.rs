@@ -9,7 +9,9 @@
 //! - `expected_state`: the state of the first answer;
 //! - `answer_contains`: the first answer's value (or its memory's text) holds the string.
 //!
-//! Prints one line per failed question, then
+//! Prints one line per failed question, then, when the episodes carry `gold_facts`, how many of
+//! them the author holds as a memory's value (`authored facts first=a/b change=c/d`: a slot's
+//! first statement, its later ones), then
 //! `evolving pass=P/N ER=a/b Agg=a/b Tr=a/b Del=a/b Cas=a/b Abs=a/b [Cur=a/b]` and, when the
 //! questions carry `classes` (the project's own corpus, `tests/fixtures/evolving/`), a line per class.
 
@@ -225,6 +227,9 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     let (mut pass, mut total) = (0, 0);
+    // Facts the episodes state, held as an authored memory's value / stated: (first statements of
+    // a slot, later ones).
+    let mut facts: ((usize, usize), (usize, usize)) = ((0, 0), (0, 0));
     let padding = if args.pad { fillers(episodes) } else { Vec::new() };
     #[cfg(feature = "internals")]
     let mut picks = args.picks.as_deref().map(std::fs::File::create).transpose()?;
@@ -256,6 +261,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
             }
         }
         let mut next = 0;
+        let mut authored_values: Vec<String> = Vec::new();
         for block in blocks {
             let until = block["position_after_session"].as_u64().ok_or("block without position_after_session")?;
             while next < sessions.len() && sessions[next]["idx"].as_u64().unwrap_or(0) <= until {
@@ -264,6 +270,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 let sid = input.id.clone();
                 e.ingest(input)?;
                 let report = author_session(&mut e, &sid, llm.as_ref(), &mut llm_tally)?;
+                authored_values.extend(report.added.iter().filter_map(|mid| e.get(mid)).filter_map(|m| m.value.as_deref().map(str::to_lowercase)));
                 if args.dump {
                     for mid in &report.added {
                         if let Some(m) = e.get(mid) {
@@ -324,6 +331,22 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 }
             }
         }
+        // How many of the facts the episode states (its `gold_facts`) some authored memory holds
+        // as its value: the author's own recall, apart from what the reader finds in raw turns.
+        let mut stated: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for s in &sessions[..next] {
+            for f in s["gold_facts"].as_array().into_iter().flatten() {
+                let (Some(entity), Some(value)) = (f["entity"].as_str(), f["value"].as_str()) else { continue };
+                let value = value.trim().to_lowercase();
+                let held = !value.is_empty() && authored_values.iter().any(|v| v.contains(&value));
+                let t = if stated.insert(entity.to_string()) { &mut facts.0 } else { &mut facts.1 };
+                t.0 += usize::from(held);
+                t.1 += 1;
+            }
+        }
+    }
+    if facts.0 .1 + facts.1 .1 > 0 {
+        println!("authored facts first={}/{} change={}/{}", facts.0 .0, facts.0 .1, facts.1 .0, facts.1 .1);
     }
     if llm.is_some() {
         let outcomes: Vec<String> = llm_tally.by_outcome.iter().map(|(o, n)| format!("{o}={n}")).collect();

@@ -68,7 +68,7 @@ pub(super) struct Candidate {
     features: [f64; N],
 }
 
-/// What the question asks for, read from its wh-word.
+/// What the question asks for, read from its wh-word or a time word.
 #[derive(Clone, Copy, PartialEq)]
 enum Asked {
     Person,
@@ -81,10 +81,10 @@ enum Asked {
 fn asked(query_words: &[String]) -> Asked {
     let has = |w: &str| query_words.iter().any(|q| q == w);
     let pair = |a: &str, b: &[&str]| query_words.windows(2).any(|p| p[0] == a && b.contains(&p[1].as_str()));
-    // A slot named by a time word asks for a time, whatever the wh-word ("release day?").
     if has("who") || has("whom") || has("whose") {
         Asked::Person
     } else if query_words.iter().any(|w| TIME_WORDS.contains(&w.as_str())) {
+        // A slot named by a time word asks for a time, whatever the wh-word ("release day?").
         Asked::Time
     } else if pair("how", &["much", "many", "often", "long"]) {
         Asked::Number
