@@ -230,10 +230,21 @@ fn trimmed(t: &str) -> (usize, usize) {
     (start, end.max(start))
 }
 
-/// The credential word a token is, if any.
+/// Compounds of "code" that name no secret: a value after them is an address, a product or data.
+const NOT_CODES: &[&str] = &["postcode", "zipcode", "barcode", "qrcode", "decode", "encode", "unicode", "opcode", "geocode", "timecode", "shortcode", "sourcecode", "bytecode"];
+
+/// The credential word a token is, if any. `token` comes from the text lower-cased once
+/// (`lower_in_place`); a letter that kept its capital there (one whose lower case is longer, "İ")
+/// is lower-cased here, for that token only.
 fn credential(token: &str) -> Option<Names> {
-    let lower = token.to_lowercase();
-    let lower = lower.trim_matches(|c: char| !c.is_alphanumeric());
+    let owned;
+    let token = if token.chars().any(char::is_uppercase) {
+        owned = token.to_lowercase();
+        owned.as_str()
+    } else {
+        token
+    };
+    let lower = token.trim_matches(|c: char| !c.is_alphanumeric());
     if lower.is_empty() {
         return None;
     }
@@ -246,14 +257,19 @@ fn credential(token: &str) -> Option<Names> {
     };
     // Compounds that end in a code or a password word ("pincode", "Zugangscode", "Kennwort").
     if lower.is_ascii() && lower.len() > 5 && ["code", "codes", "wort", "woord"].iter().any(|e| lower.ends_with(e)) {
-        return Some(Names::Code);
+        return (!NOT_CODES.iter().any(|w| lower.trim_end_matches('s').ends_with(w))).then_some(Names::Code);
     }
+    let ascii = lower.is_ascii();
+    let joined = lower.contains(['-', '/']);
     WORDS.iter().find_map(|&(w, names)| {
         let hit = if w.is_ascii() {
             // Words of four letters or more also begin their inflections and compounds ("karty",
             // "Kontonummer", "rekeningnummer"), but "pass" begins too many other words.
             let part = |p: &str| p == w || p.strip_suffix('s') == Some(w) || (w.len() >= 4 && w != "pass" && p.starts_with(w));
-            part(lower) || (lower.contains(['-', '/']) && lower.split(['-', '/']).any(part))
+            part(lower) || (joined && lower.split(['-', '/']).any(part))
+        } else if ascii {
+            // A word with a letter outside ASCII is in no ASCII token.
+            false
         } else if w.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0600}'..='\u{06ff}').contains(&c)) {
             // Written without spaces, or (Arabic) with the article and prepositions joined on.
             lower.contains(w)
@@ -418,7 +434,9 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         }
     };
     let toks = tokens(text);
-    let words: Vec<Option<Names>> = toks.iter().map(|t| credential(&text[t.start..t.end])).collect();
+    // Lower-cased once for every token (positions kept), not token by token.
+    let lower = super::lower_in_place(text).to_ascii_lowercase();
+    let words: Vec<Option<Names>> = toks.iter().map(|t| credential(&lower[t.start..t.end])).collect();
     for (k, names) in words.iter().enumerate() {
         let Some(names) = *names else { continue };
         let t = toks[k];
@@ -640,6 +658,10 @@ mod tests {
     fn other_numbers_stay() {
         // No secret found: nothing is read.
         assert!(companions("the door code policy needs 6 digits, mine is 4417", &[]).is_empty());
+        // Compounds of "code" that are no secret: a postcode, a barcode.
+        let c = companions("PIN 7720. Postcode 10115. Barcodes 4006381333931.", &["7720"]);
+        assert!(c.is_empty(), "{c:?}");
+        assert!(companions("Zugangscode 7720 und Postcode 10115", &[]).is_empty(), "one credential word with a value is not two");
         // Years, amounts, flat numbers, times, phone numbers, e-mail addresses.
         let text = "PIN 7720. The account was opened in 2019, costs $1200 a year; door Nr. 14 at 10:30, call +49 151 2345678, login anna@example.org";
         assert!(companions(text, &["7720"]).is_empty(), "{:?}", companions(text, &["7720"]));
