@@ -74,9 +74,9 @@ fn score(x: &[f64; N], w: &[f64; N]) -> f64 {
     x.iter().zip(w).map(|(a, b)| a * b).sum()
 }
 
-fn train(data: &[Question]) -> [f64; N] {
+fn train(data: &[&Question]) -> [f64; N] {
     let mut w = [0.0; N];
-    let usable: Vec<&Question> = data.iter().filter(|q| q.candidates.iter().any(|c| c.1)).collect();
+    let usable: Vec<&&Question> = data.iter().filter(|q| q.candidates.iter().any(|c| c.1)).collect();
     let n = usable.len().max(1) as f64;
     for _ in 0..STEPS {
         let mut grad = [0.0; N];
@@ -144,16 +144,15 @@ fn main() -> AnyResult<()> {
     if train_files.is_empty() {
         return Err(usage.into());
     }
-    let mut data = Vec::new();
-    for f in &train_files {
-        data.extend(load(f)?);
-    }
-    let w = train(&data);
+    // Each file read once: the training files are reported too.
+    let files: Vec<(&String, Vec<Question>)> = train_files.iter().chain(&report_files).map(|f| Ok((f, load(f)?))).collect::<AnyResult<_>>()?;
+    let training: Vec<&Question> = files[..train_files.len()].iter().flat_map(|(_, q)| q).collect();
+    let w = train(&training);
     for (name, v) in FEATURES.iter().zip(w) {
         println!("{name:>18} {v:+.3}");
     }
-    for f in train_files.iter().chain(&report_files) {
-        let (chosen, incumbent, n) = accuracy(&load(f)?, &w);
+    for (f, questions) in &files {
+        let (chosen, incumbent, n) = accuracy(questions, &w);
         println!("{f}: lead right {chosen}/{n} (heuristics' lead {incumbent}/{n})");
     }
     if check {

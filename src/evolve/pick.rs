@@ -59,7 +59,7 @@ const WEIGHTS: [f64; N] = include!("pick_weights.in");
 const TURNS_FROM_HITS: usize = 8;
 
 /// One candidate for the lead: the answer it would be, its text and its features.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub(super) struct Candidate {
     answer: Answer,
     /// What the features were read from (the trainer's labels are read from it too).
@@ -256,8 +256,6 @@ fn any_of(text_words: &[String], list: &[&str]) -> bool {
 struct Raw {
     answer: Answer,
     text: String,
-    date: i64,
-    thread: Option<String>,
     incumbent: bool,
     vector: f64,
     keyword: f64,
@@ -281,8 +279,6 @@ pub(super) fn candidates(query: &str, hits: &[Hit], terms: &HashSet<String>, sou
         raw.push(Raw {
             answer: a.clone(),
             text,
-            date: a.since.unwrap_or(i64::MIN),
-            thread: a.thread.clone(),
             incumbent: i == 0,
             vector: hit.and_then(|(_, h)| h.explain.as_ref().and_then(|e| e.vector)).unwrap_or(0.0),
             keyword: hit.and_then(|(_, h)| h.explain.as_ref().and_then(|e| e.keyword)).unwrap_or(0.0),
@@ -305,8 +301,6 @@ pub(super) fn candidates(query: &str, hits: &[Hit], terms: &HashSet<String>, sou
         raw.push(Raw {
             answer: said(r, terms),
             text: r.content.clone(),
-            date: r.event_time(),
-            thread: None,
             incumbent: false,
             vector: e.and_then(|e| e.vector).unwrap_or(0.0),
             keyword: e.and_then(|e| e.keyword).unwrap_or(0.0),
@@ -322,7 +316,8 @@ fn describe(query: &str, terms: &HashSet<String>, raw: Vec<Raw>) -> Vec<Candidat
     let qset: HashSet<&str> = qw.iter().map(String::as_str).collect();
     let n_terms = terms.len().max(1) as f64;
     let covers: Vec<usize> = raw.iter().map(|c| coverage(&c.text, terms)).collect();
-    let when: Vec<i64> = raw.iter().map(|c| c.date).collect();
+    // A turn's answer is dated by the turn (`said`), a slot's by its value.
+    let when: Vec<i64> = raw.iter().map(|c| c.answer.since.unwrap_or(i64::MIN)).collect();
     let mut dates = when.clone();
     dates.sort_unstable();
     dates.dedup();
@@ -335,8 +330,8 @@ fn describe(query: &str, terms: &HashSet<String>, raw: Vec<Raw>) -> Vec<Candidat
             let newest_covering = covers[i] > 0 && !(0..covers.len()).any(|j| j != i && covers[j] >= covers[i] && when[j] > when[i]);
             let mut f = [0.0; N];
             f[0] = f64::from(u8::from(c.incumbent));
-            f[1] = f64::from(u8::from(c.thread.is_some()));
-            f[2] = c.thread.as_deref().map_or(0.0, |t| {
+            f[1] = f64::from(u8::from(c.answer.thread.is_some()));
+            f[2] = c.answer.thread.as_deref().map_or(0.0, |t| {
                 let lw = words(&t.replace('-', " "));
                 if lw.is_empty() {
                     0.0
@@ -348,7 +343,7 @@ fn describe(query: &str, terms: &HashSet<String>, raw: Vec<Raw>) -> Vec<Candidat
             f[4] = c.vector.max(0.0);
             f[5] = c.keyword.clamp(0.0, 1.0);
             f[6] = c.hit_rank.map_or(0.0, |r| 1.0 / (1.0 + r as f64));
-            f[7] = dates.iter().position(|d| *d == c.date).map_or(0.0, |p| p as f64 / span);
+            f[7] = dates.iter().position(|d| *d == when[i]).map_or(0.0, |p| p as f64 / span);
             f[8] = f64::from(u8::from(newest_covering));
             f[9] = f64::from(u8::from(fits(wanted, &c.text, &tw)));
             f[10] = f64::from(u8::from(any_of(&tw, CHANGE_CUES)));
@@ -373,11 +368,10 @@ fn score(features: &[f64; N]) -> f64 {
 pub(super) fn lead(candidates: Vec<Candidate>, answers: &mut Vec<Answer>) {
     #[cfg(feature = "internals")]
     dump::record(&candidates);
-    let Some(best) = candidates.iter().max_by(|a, b| score(&a.features).total_cmp(&score(&b.features)).then(a.features[0].total_cmp(&b.features[0]))) else { return };
+    let Some(best) = candidates.into_iter().max_by(|a, b| score(&a.features).total_cmp(&score(&b.features)).then(a.features[0].total_cmp(&b.features[0]))) else { return };
     if best.features[0] > 0.0 {
         return;
     }
-    let best = best.clone();
     answers.retain(|a| a.evidence != best.answer.evidence);
     answers.insert(0, best.answer);
 }
@@ -397,7 +391,8 @@ pub mod dump {
         LAST.with(|l| *l.borrow_mut() = c.iter().map(|c| (c.text.clone(), c.features, c.answer.state.as_str())).collect());
     }
 
-    /// The candidates (text, features, derived state) of the last `lead` on this thread, cleared.
+    /// The candidates (text, features, state) of the last `lead` on this thread, cleared. A turn
+    /// is `deleted` where the question meets a value withdrawn from it (`recall::said`).
     pub fn take() -> Vec<(String, [f64; N], &'static str)> {
         LAST.with(|l| std::mem::take(&mut *l.borrow_mut()))
     }
