@@ -372,7 +372,7 @@ fn iban_shaped(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize)> {
     };
     let (a, b, raw) = part(k);
     let first = &raw.as_bytes()[a..b];
-    if first.len() < 4 || !first[..2].iter().all(u8::is_ascii_uppercase) || !first[2..4].iter().all(u8::is_ascii_digit) {
+    if !iban_start(first) {
         return None;
     }
     let alnum = |t: &[u8]| !t.is_empty() && t.iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
@@ -392,6 +392,11 @@ fn iban_shaped(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize)> {
         clean = nb == next.len();
     }
     (15..=34).contains(&len).then_some((end, j + 1 - k))
+}
+
+/// How an IBAN begins: a country's two capitals, then two check digits.
+fn iban_start(b: &[u8]) -> bool {
+    b.len() >= 4 && b[..2].iter().all(u8::is_ascii_uppercase) && b[2..4].iter().all(u8::is_ascii_digit)
 }
 
 /// In a script written without spaces the value may be glued to its label in one token
@@ -536,10 +541,8 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     // A card number whose check digit holds is the card scanner's to judge (it leaves a published
     // test card alone in a text about testing): alone, this pass takes only the ones it cannot read.
     let luhn = |s: usize, e: usize| super::cards::luhn(&text[s..e].bytes().filter(u8::is_ascii_digit).map(|d| d - b'0').collect::<Vec<u8>>());
-    let iban_like = |v: &str| {
-        let b = v.as_bytes();
-        b.len() >= 15 && b[..2].iter().all(u8::is_ascii_uppercase) && b[2..4].iter().all(u8::is_ascii_digit) && b.iter().filter(|c| c.is_ascii_alphanumeric()).count() >= 15
-    };
+    // An account's value in an IBAN's shape came from `iban_shaped` (15 characters or more).
+    let iban_like = |v: &str| iban_start(v.as_bytes()) && v.bytes().filter(u8::is_ascii_alphanumeric).count() >= 15;
     let whole_shape = |&(_, s, e, kind): &(usize, usize, usize, &str)| (kind == "card-number" && !luhn(s, e)) || (kind == "bank-account" && iban_like(&text[s..e]));
     if anchored || (words >= 2 && values >= 2) || pairs.iter().any(whole_shape) {
         for (_, s, e, kind) in pairs {
