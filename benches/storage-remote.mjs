@@ -195,6 +195,15 @@ try {
     console.log(
       `ratio Postgres ${backend.route.name} ÷ loopback: awaited ${ratio(r.one, base.one)}, ${IN_FLIGHT} in flight ${ratio(r.many, base.many)} (${aim}), open ${ratio(r.open, base.open)}`,
     );
+    // Every acknowledged add waited for at least one round trip through the proxy, so by Little's
+    // law no store does more than `in flight ÷ round trip` adds/s on this link, however fast its
+    // loopback is: the fraction of that bound reached says what the latency left on the table.
+    const { meanHoldMs } = await backend.route.proxy.stats();
+    const roundTripMs = 2 * meanHoldMs;
+    const bound = (inFlight) => (inFlight * 1000) / roundTripMs;
+    console.log(
+      `bound on ${backend.route.name} (the proxy's measured round trip, ${roundTripMs.toFixed(2)} ms): awaited ${bound(1).toFixed(0)} adds/s, reached ${ratio(r.one, bound(1))}; ${IN_FLIGHT} in flight ${bound(IN_FLIGHT).toFixed(0)} adds/s, reached ${ratio(r.many, bound(IN_FLIGHT))}; 3× of loopback would need ${ratio(base.many / 3, bound(IN_FLIGHT))} of it`,
+    );
   }
 
   // --- Open of a large store --------------------------------------------------------------------

@@ -757,15 +757,37 @@ export interface StorageAdapter {
   /**
    * Runs `fn` holding this store's exclusive writer lock (across tabs in browsers, across processes
    * in Node) and resolves to its result; released however `fn` ends. Not reentrant: `lock` from
-   * inside `fn` on the same store deadlocks.
+   * inside `fn` on the same store deadlocks. An adapter whose lock costs round trips may keep it a
+   * little after `fn` for the next call, and then tells `fn` so (`LockHold`).
    */
-  lock?<T>(fn: () => Promise<T>): Promise<T>;
+  lock?<T>(fn: (hold?: LockHold) => Promise<T>): Promise<T>;
   /**
    * Set when other contexts of the same origin can share this storage: Engram posts its commits on
    * a BroadcastChannel of this name and others re-read only after one. Without it, an adapter
    * with `lock` is re-read (a few small reads) before every read call.
    */
   readonly channel?: string;
+}
+
+/**
+ * What `lock` may hand its `fn` when the adapter keeps its lock between calls (PostgresStorage): a
+ * writer that remembers the `token` of its last call can tell that nobody else wrote since, and
+ * skip re-reading the store. Adapters that release the lock after every call pass nothing.
+ */
+export interface LockHold {
+  /** This call's own token (a fresh object each call). */
+  readonly token: object;
+  /**
+   * The token of the call just before this one when the lock was held all the way from that call to
+   * this one and no other call ran under it in between; `null` when the lock was taken anew.
+   */
+  readonly follows: object | null;
+  /**
+   * True when this adapter's `create`, while the hold lasts, writes only if the lock is still held
+   * at that moment (the database refuses it otherwise), so no writer honouring the lock can have
+   * written meanwhile.
+   */
+  readonly fenced: boolean;
 }
 
 /**

@@ -29,6 +29,17 @@ fn a_store_reopens_as_it_was_and_an_add_is_one_write() {
     // storage did not vanish), so a chunk is only acknowledged where a load will read it.
     assert_eq!(storage.calls.get() - calls, 3, "and no other storage call");
 
+    // Under a lock that fences creates (the host says so), the create alone: no writer honouring the
+    // lock can have compacted past it, so the placement check is left out; cleared, it is back.
+    store.set_fenced(true);
+    let calls = storage.calls.get();
+    block_on(store.add(NewMemory { content: "a fenced thing".into(), ..Default::default() })).unwrap();
+    assert_eq!(storage.calls.get() - calls, 1, "a fenced add is its create");
+    store.set_fenced(false);
+    let calls = storage.calls.get();
+    block_on(store.add(NewMemory { content: "an unfenced thing".into(), ..Default::default() })).unwrap();
+    assert_eq!(storage.calls.get() - calls, 3);
+
     // Search touches reach storage with the next flush.
     let hits = store.search(&SearchRequest { query: Some("one more thing".into()), ..Default::default() }).unwrap();
     assert!(!hits.is_empty());

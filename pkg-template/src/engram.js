@@ -36,6 +36,8 @@ export class Engram {
   #channel = null;
   /** Another context wrote to the shared storage since this one last looked. */
   #stale = false;
+  /** The token of the lock hold this store's last commit ran under (see `#commit`); null after a failure. */
+  #lastHold = null;
   #queue = Promise.resolve();
   #groups; // adds queued together, committed as one write (group-commit.js)
   #closed = false;
@@ -133,6 +135,7 @@ export class Engram {
     this.#glue = glue;
     this.#faults = faultsOf(glue);
     this.#stale = false;
+    this.#lastHold = null;
   }
 
   #enqueue(work) {
@@ -195,17 +198,36 @@ export class Engram {
     });
   }
 
-  /** `commit` under the storage lock after catching up with other writers (inside the queue). */
+  /**
+   * `commit` under the storage lock after catching up with other writers (inside the queue). An
+   * adapter that keeps its lock between calls (storage/adapter.js, "Holds") says when this call's
+   * hold follows this store's last commit with no other holder in between: nobody else can have
+   * written, so the catching up (a round trip to a remote store) is left out; a fenced hold also
+   * spares the core's check after its create.
+   */
   async #commit(core, commit, prepared) {
     if (!this.#storage) return commit(core, prepared);
+    const last = this.#lastHold;
+    this.#lastHold = null; // until this commit is known to have succeeded
     // A fault rejects the work under the lock, so the lock is released, not held for good.
-    const underLock = async () => {
-      this.#stale = false;
-      await core.sync();
-      this.#skipped(core);
-      return commit(core, prepared);
+    const underLock = async (hold) => {
+      const follows = isHold(hold) && last !== null && hold.follows === last;
+      if (this.#stale || !follows) {
+        this.#stale = false;
+        await core.sync();
+        this.#skipped(core);
+      }
+      const fenced = isHold(hold) && hold.fenced === true;
+      if (fenced) core.setFenced(true);
+      try {
+        const out = await commit(core, prepared);
+        if (isHold(hold)) this.#lastHold = hold.token;
+        return out;
+      } finally {
+        if (fenced) core.setFenced(false);
+      }
     };
-    const out = await withLock(this.#storage, () => unlessFaulted(this.#faults, underLock()));
+    const out = await withLock(this.#storage, (hold) => unlessFaulted(this.#faults, underLock(hold)));
     this.#channel?.postMessage("commit");
     // A compaction that failed after the write succeeded: reported once (tried again later).
     const failure = core.takeCompactionFailure();
@@ -443,6 +465,11 @@ export class Engram {
 }
 
 rejectingTyped(Engram);
+
+/** What an adapter's `lock` hands its `fn` when it keeps the lock between calls (adapter.js, "Holds"). */
+function isHold(hold) {
+  return hold !== null && typeof hold === "object" && typeof hold.token === "object" && hold.token !== null;
+}
 
 /** A core result: JSON text parsed, anything else (a count, nothing) as it is. */
 const resultOf = (out) => (typeof out === "string" ? JSON.parse(out) : out);

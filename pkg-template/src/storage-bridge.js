@@ -86,9 +86,9 @@ export async function withLock(storage, fn) {
   let error;
   let result;
   try {
-    await storage.lock(async () => {
+    await storage.lock(async (hold) => {
       try {
-        result = await fn();
+        result = await fn(hold);
       } catch (e) {
         failed = true;
         error = e;

@@ -84,6 +84,9 @@ pub struct Store<S: Storage> {
     /// met; those from `reported` on are not yet handed to the host.
     skipped: Vec<load::Skipped>,
     reported: usize,
+    /// Set by the host while it holds a writer lock whose adapter fences `create` with it (see
+    /// [`Store::set_fenced`]).
+    fenced: bool,
 }
 
 /// Storage errors keep their code (Storage / StorageFull, and Corrupt: an adapter that can tell its
@@ -171,6 +174,7 @@ impl<S: Storage> Store<S> {
             damage: options.damage,
             skipped: Vec::new(),
             reported: 0,
+            fenced: false,
         };
         store.adopt(loaded, mismatch)?;
         if let Some(want) = wanted {
@@ -479,6 +483,17 @@ impl<S: Storage> Store<S> {
         self.touched.extend(self.engine.take_touched());
     }
 
+    /// Declares whether the writes that follow are fenced by the storage's writer lock: the adapter
+    /// holds the lock and refuses a `create` unless the lock is still held when it writes (a
+    /// database advisory lock on the connection that writes). Then no other writer honouring the
+    /// lock can have compacted past a chunk this store creates, and the placement check after each
+    /// create (one more round trip to a remote store) is left out. A writer that ignores the lock is
+    /// not caught while this is set, so the host sets it only around commits it makes under such
+    /// an adapter's lock, and clears it after.
+    pub fn set_fenced(&mut self, fenced: bool) {
+        self.fenced = fenced;
+    }
+
     /// Writes whatever is not yet in storage (search touches). After it resolves, everything done
     /// before it survives a crash.
     pub async fn flush(&mut self) -> Result<()> {
@@ -517,7 +532,8 @@ impl<S: Storage> Store<S> {
                 }
             }
         }
-        match self.check_placed(seq).await {
+        let placed = if self.fenced { Ok(true) } else { self.check_placed(seq).await };
+        match placed {
             Ok(true) => {}
             Ok(false) => {
                 // Below a snapshot another writer made meanwhile: no load would ever read it.

@@ -266,6 +266,16 @@ impl EngramCore {
         })
     }
 
+    /// Whether the commits that follow are fenced by the adapter's writer lock (see
+    /// `Store::set_fenced`): the facade sets it while it holds a lock whose hold says `fenced`.
+    #[wasm_bindgen(js_name = setFenced)]
+    pub fn set_fenced(&self, fenced: bool) -> std::result::Result<(), JsValue> {
+        if let Backend::Stored(s) = &mut *borrow(&self.inner)? {
+            s.set_fenced(fenced);
+        }
+        Ok(())
+    }
+
     /// Applies what other writers sharing the storage committed; resolves to whether anything changed.
     pub fn sync(&self) -> Promise {
         write_promise!(self, |b| match b {

@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import { readFileSync } from "node:fs";
+import { createHash } from "node:crypto";
 import { join } from "node:path";
 import pg from "pg";
 import { documentedOutput, readmeSnippet, repo, runInProject } from "./helpers.mjs";
@@ -63,6 +64,8 @@ async function waitingForLock(app) {
 }
 
 /** `promise`'s rejection (handled at once, so it never counts as unhandled), or null if it resolved. */
+/** The advisory-lock key the adapter uses for `store` (as in postgres.js: 64 bits of SHA-256). */
+const lockKeyOf = (store) => createHash("sha256").update(`engram_records\0${store}`).digest().readBigInt64BE(0).toString();
 const rejectionOf = (promise) =>
   promise.then(
     () => null,
@@ -486,6 +489,124 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
     await holding;
     assert.equal(await b.lock(async () => "free"), "free");
     await Promise.all([a.close(), b.close()]);
+  });
+
+  test("lock holds: the lock is kept lockHoldMs for the adapter's next call, which follows the last; another connection gets it once the hold lapses", async () => {
+    const store = freshStore("hold");
+    const key = lockKeyOf(store);
+    const granted = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint", [key])).rows[0].n;
+    const a = postgres({ connectionString, store, lockHoldMs: 400 });
+    const first = await a.lock(async (hold) => hold);
+    assert.equal(first.follows, null, "taken anew");
+    assert.equal(first.fenced, true);
+    assert.equal(typeof first.token, "object");
+    assert.ok(Object.isFrozen(first));
+    assert.equal(await granted(), 1, "kept after the call");
+    const second = await a.lock(async (hold) => hold);
+    assert.equal(second.follows, first.token, "held from the first call to the second");
+    assert.notEqual(second.token, first.token);
+    // Another connection waits for the hold to lapse, then has the lock; a's next call takes it anew.
+    const b = postgres({ connectionString, store, lockHoldMs: 0 });
+    const other = await b.lock(async (hold) => hold);
+    assert.equal(other.follows, null);
+    assert.equal(await granted(), 0, "lockHoldMs 0: released with the call");
+    assert.equal((await a.lock(async (hold) => hold)).follows, null, "the lock was someone else's in between");
+    // A failed call releases the hold.
+    await assert.rejects(
+      a.lock(async () => {
+        throw new Error("boom");
+      }),
+      /boom/,
+    );
+    assert.equal(await granted(), 0);
+    assert.equal((await a.lock(async (hold) => hold)).follows, null);
+    await Promise.all([a.close(), b.close()]);
+    assert.equal(await granted(), 0, "close releases a hold");
+    await assert.rejects(
+      async () => postgres({ connectionString, store, lockHoldMs: -1 }),
+      (e) => assertCode(e, "InvalidInput"),
+    );
+  });
+
+  test("lock holds: kept while nobody else waits, given up to a session that waits even while its holder keeps writing", { timeout: 30_000 }, async () => {
+    const store = freshStore("hold-fair");
+    const a = postgres({ connectionString, store, lockHoldMs: 5000 });
+    // Alone: one hold for a run of writes well past the 250 ms between checks for waiters.
+    let taken = 0;
+    const started = performance.now();
+    for (let i = 0; performance.now() - started < 700; i++) {
+      const hold = await a.lock(async (h) => {
+        assert.equal(await a.create(["alone", String(i)], bytes(1)), true);
+        return h;
+      });
+      if (hold.follows === null) taken++;
+    }
+    assert.equal(taken, 1, "the lock was taken once");
+    // Another session asks for the lock while a keeps writing: it gets it within its timeout, and a
+    // takes the lock anew afterwards.
+    const b = postgres({ connectionString, store, lockHoldMs: 0, lockTimeoutMs: 5000 });
+    let bDone = false;
+    const waiter = b.lock(async () => b.create(["b"], bytes(2))).finally(() => (bDone = true));
+    let afterB = null;
+    for (let i = 0; afterB === null; i++) {
+      const hold = await a.lock(async (h) => {
+        await a.create(["busy", String(i)], bytes(1));
+        return h;
+      });
+      if (bDone) afterB = hold;
+    }
+    assert.equal(await waiter, true);
+    assert.equal(afterB.follows, null);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  test("lock holds are fenced: once the hold's session is gone, create fails rather than write on another connection", async () => {
+    const store = freshStore("fence");
+    const app = `engram-fence-${++counter}`;
+    const a = postgres({ connectionString: `${connectionString}?application_name=${app}`, store, lockHoldMs: 10_000 });
+    assert.equal(await a.lock(async (hold) => a.create(["one"], bytes(1)).then(() => hold.fenced)), true);
+    // The server ends the session holding the lock (an administrator, an idle timeout): the lock goes with it.
+    const { rows } = await admin.query(
+      "SELECT count(*)::int AS n FROM (SELECT pg_terminate_backend(l.pid) FROM pg_locks l JOIN pg_stat_activity s USING (pid) WHERE l.locktype = 'advisory' AND s.application_name = $1) t",
+      [app],
+    );
+    assert.equal(rows[0].n, 1, "the hold's session was found");
+    // Another writer takes the lock and writes meanwhile.
+    const b = postgres({ connectionString, store, lockHoldMs: 0 });
+    await b.lock(async () => b.create(["two"], bytes(2)));
+    assertCode(await rejectionOf(a.create(["three"], bytes(3))), "Storage");
+    assert.equal(await a.load(["three"]), undefined, "nothing written outside the lock");
+    // The next call takes the lock anew (and says so); creates go on.
+    const hold = await a.lock(async (h) => {
+      assert.equal(await a.create(["three"], bytes(3)), true);
+      return h;
+    });
+    assert.equal(hold.follows, null);
+    assert.deepEqual(Array.from(await b.load(["three"])), [3]);
+    await Promise.all([a.close(), b.close()]);
+  });
+
+  test("an Engram writing within a hold commits in one statement, and still sees another machine's writes after it", async () => {
+    let statements = 0;
+    class Counting extends pg.Client {
+      query(...args) {
+        statements++;
+        return super.query(...args);
+      }
+    }
+    const store = freshStore("burst");
+    const pools = [0, 1].map(() => new pg.Pool({ connectionString, Client: Counting }));
+    const [a, b] = await Promise.all(pools.map((pool) => Engram.open({ embedder: null, storage: postgres({ pool, store, lockHoldMs: 2000 }) })));
+    await a.add({ content: "the first note from a" });
+    const before = statements;
+    await a.add({ content: "the second note from a" });
+    assert.equal(statements - before, 1, "one INSERT: no lock, no catching up, no check after the create");
+    // b waits for a's hold to lapse, catches up, writes; a's next write takes the lock anew and catches up.
+    await b.add({ content: "a note from b" });
+    await a.add({ content: "the third note from a" });
+    for (const db of [a, b]) assert.equal((await db.stats()).memories, 4);
+    await Promise.all([a.close(), b.close()]);
+    await Promise.all(pools.map((pool) => pool.end()));
   });
 
   test("4 processes × 500 adds on one store: every acknowledged add is there", { timeout: 150_000 }, async () => {
