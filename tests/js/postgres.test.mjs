@@ -494,7 +494,13 @@ describe("PostgresStorage on a real PostgreSQL server", { skip }, () => {
   test("lock holds: the lock is kept lockHoldMs for the adapter's next call, which follows the last; another connection gets it once the hold lapses", async () => {
     const store = freshStore("hold");
     const key = lockKeyOf(store);
-    const granted = async () => (await admin.query("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint", [key])).rows[0].n;
+    const granted = async () =>
+      (
+        await admin.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 1 AND granted AND ((classid::bigint << 32) | objid::bigint) = $1::bigint",
+          [key],
+        )
+      ).rows[0].n;
     const a = postgres({ connectionString, store, lockHoldMs: 400 });
     const first = await a.lock(async (hold) => hold);
     assert.equal(first.follows, null, "taken anew");

@@ -338,7 +338,8 @@ export class PostgresStorage {
    */
   async close() {
     const hold = this.#hold;
-    if (hold?.active) hold.releaseAfter = true; // a call is running under it: released when it ends
+    if (hold?.active)
+      hold.releaseAfter = true; // a call is running under it: released when it ends
     else if (hold) this.#endHold(hold);
     await this.#releasing;
     const pool = this.#ownPool;
