@@ -83,6 +83,29 @@ const WORDS: &[(&str, Names)] = &[
     ("코드", Names::Code),
     ("pin", Names::Code),
     ("пин", Names::Code),
+    ("passphrase", Names::Code),
+    ("secret", Names::Code),
+    ("koodi", Names::Code),
+    ("kód", Names::Code),
+    ("heslo", Names::Code),
+    ("hesla", Names::Code),
+    ("parola", Names::Code),
+    ("parolă", Names::Code),
+    ("passord", Names::Code),
+    ("jelszó", Names::Code),
+    ("jelszav", Names::Code),
+    ("salasana", Names::Code),
+    ("salasanan", Names::Code),
+    ("laluan", Names::Code),
+    ("κωδικ", Names::Code),
+    ("συνθηματικ", Names::Code),
+    ("קוד", Names::Code),
+    ("סיסמ", Names::Code),
+    ("密码", Names::Code),
+    ("口令", Names::Code),
+    ("รหัส", Names::Code),
+    ("पिन", Names::Code),
+    ("पासवर्ड", Names::Code),
     ("puk", Names::Code),
     ("otp", Names::Code),
     ("tan", Names::Code),
@@ -110,6 +133,21 @@ const WORDS: &[(&str, Names)] = &[
     ("haustür", Names::Lock),
     ("kapı", Names::Lock),
     ("двер", Names::Lock),
+    ("larm", Names::Lock),
+    ("hälytys", Names::Lock),
+    ("hälytyksen", Names::Lock),
+    ("riasztó", Names::Lock),
+    ("kapu", Names::Lock),
+    ("dør", Names::Lock),
+    ("dörr", Names::Lock),
+    ("deur", Names::Lock),
+    ("drzwi", Names::Lock),
+    ("cancello", Names::Lock),
+    ("συναγερμ", Names::Lock),
+    ("אזעק", Names::Lock),
+    ("保险柜", Names::Lock),
+    ("门锁", Names::Lock),
+    ("ประตู", Names::Lock),
     // identity documents and numbers
     ("passport", Names::Identity),
     ("passports", Names::Identity),
@@ -139,6 +177,30 @@ const WORDS: &[(&str, Names)] = &[
     ("carteirinha", Names::Identity),
     ("member", Names::Identity),
     ("年金番号", Names::Identity),
+    ("dowód", Names::Identity),
+    ("dowodu", Names::Identity),
+    ("občank", Names::Identity),
+    ("personnummer", Names::Identity),
+    ("fødselsnummer", Names::Identity),
+    ("henkilötunnu", Names::Identity),
+    ("cpr", Names::Identity),
+    ("pesel", Names::Identity),
+    ("bsn", Names::Identity),
+    ("taj", Names::Identity),
+    ("adóazonosító", Names::Identity),
+    ("αφμ", Names::Identity),
+    ("ταυτότητ", Names::Identity),
+    ("דרכון", Names::Identity),
+    ("זהות", Names::Identity),
+    ("جواز", Names::Identity),
+    ("الهوية", Names::Identity),
+    ("पैन", Names::Identity),
+    ("आधार", Names::Identity),
+    ("护照", Names::Identity),
+    ("身份证", Names::Identity),
+    ("여권", Names::Identity),
+    ("หนังสือเดินทาง", Names::Identity),
+    ("บัตรประจำตัว", Names::Identity),
     ("マイナンバー", Names::Identity),
     // payment cards
     ("card", Names::Card),
@@ -172,6 +234,12 @@ const WORDS: &[(&str, Names)] = &[
     ("счёт", Names::Account),
     ("рахунок", Names::Account),
     ("hesap", Names::Account),
+    ("tilinumero", Names::Account),
+    ("účet", Names::Account),
+    ("účtu", Names::Account),
+    ("rachunek", Names::Account),
+    ("rachunku", Names::Account),
+    ("számla", Names::Account),
     ("حساب", Names::Account),
 ];
 
@@ -179,7 +247,7 @@ const WORDS: &[(&str, Names)] = &[
 const ELIDED: &[&str] = &["l", "d", "qu", "j", "n", "s", "m", "t", "c", "dell", "nell", "all", "sull", "dall", "un"];
 
 /// Tokens after a credential word read for its value ("the SIM PIN, if it asks, is 4091").
-const AFTER: usize = 8;
+const AFTER: usize = 10;
 /// Tokens before a lock word read for its code ("punch in 47193 at the main door").
 const BEFORE: usize = 4;
 /// Lines under a label that ends its line read as a list of values (backup codes).
@@ -230,6 +298,29 @@ fn trimmed(t: &str) -> (usize, usize) {
     (start, end.max(start))
 }
 
+/// How compounds naming a code or a password end, in the languages that write compounds as one word
+/// (the Nordic ones with their article: "koden", "kodu"; Finnish "koodi"; Hungarian "kód").
+const CODE_ENDINGS: &[&str] = &[
+    "code",
+    "codes",
+    "wort",
+    "woord",
+    "kode",
+    "koden",
+    "kod",
+    "koder",
+    "koodi",
+    "kód",
+    "kódja",
+    "passord",
+    "passordet",
+    "lösenord",
+    "lösenordet",
+    "salasana",
+    "jelszó",
+    "jelszava",
+];
+
 /// Compounds of "code" that name no secret: a value after them is an address, a product or data.
 const NOT_CODES: &[&str] = &["postcode", "zipcode", "barcode", "qrcode", "decode", "encode", "unicode", "opcode", "geocode", "timecode", "shortcode", "sourcecode", "bytecode"];
 
@@ -255,8 +346,9 @@ fn credential(token: &str) -> Option<Names> {
         Some((a, b)) if b.chars().count() <= 3 => a,
         _ => lower,
     };
-    // Compounds that end in a code or a password word ("pincode", "Zugangscode", "Kennwort").
-    if lower.is_ascii() && lower.len() > 5 && ["code", "codes", "wort", "woord"].iter().any(|e| lower.ends_with(e)) {
+    // Compounds that end in a code or a password word ("pincode", "Zugangscode", "Kennwort",
+    // "portkoden", "ovikoodi", "kapukód"): the first part says what the code opens.
+    if CODE_ENDINGS.iter().any(|e| lower.ends_with(e) && lower.len() >= e.len() + 2) {
         return (!NOT_CODES.iter().any(|w| lower.trim_end_matches('s').ends_with(w))).then_some(Names::Code);
     }
     let ascii = lower.is_ascii();
@@ -264,14 +356,17 @@ fn credential(token: &str) -> Option<Names> {
     WORDS.iter().find_map(|&(w, names)| {
         let hit = if w.is_ascii() {
             // Words of four letters or more also begin their inflections and compounds ("karty",
-            // "Kontonummer", "rekeningnummer"), but "pass" begins too many other words.
-            let part = |p: &str| p == w || p.strip_suffix('s') == Some(w) || (w.len() >= 4 && w != "pass" && p.starts_with(w));
+            // "Kontonummer", "rekeningnummer"), but "pass" and "secret" begin too many other words.
+            let part = |p: &str| p == w || p.strip_suffix('s') == Some(w) || (w.len() >= 4 && w != "pass" && w != "secret" && p.starts_with(w));
             part(lower) || (joined && lower.split(['-', '/']).any(part))
         } else if ascii {
             // A word with a letter outside ASCII is in no ASCII token.
             false
-        } else if w.chars().any(|c| ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0600}'..='\u{06ff}').contains(&c)) {
-            // Written without spaces, or (Arabic) with the article and prepositions joined on.
+        } else if w.chars().any(|c| {
+            ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0590}'..='\u{06ff}').contains(&c) || ('\u{0e00}'..='\u{0e7f}').contains(&c)
+        }) {
+            // Written without spaces (CJK, Thai), or (Hebrew, Arabic) with the article and
+            // prepositions joined on.
             lower.contains(w)
         } else {
             lower.starts_with(w)
@@ -310,6 +405,10 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
         return None;
     }
     let (s, mut e) = (t.start + a, t.start + b);
+    // A keypad code keeps the key that ends it ("2580#", "8172*").
+    if let Some(code) = core.strip_suffix(['#', '*']).filter(|c| (4..=12).contains(&c.len()) && digits(c)) {
+        return (names != Names::Cvv).then_some((s, s + code.len() + 1, 1));
+    }
     let groups = |c: &str| !c.is_empty() && c.split('-').all(digits);
     if groups(core) {
         // Further groups on the same line, while each is digits only and nothing ended the token.
@@ -358,7 +457,56 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     {
         return Some((s, e, 1));
     }
-    (id_shaped(core) || (names == Names::Code && password_shaped(core))).then_some((s, e, 1))
+    (id_shaped(core) || (names == Names::Code && (password_shaped(core) || passphrase_shaped(core)))).then_some((s, e, 1))
+}
+
+/// A value in quotes starting at token `k` and closing on its line: its range and tokens, when it
+/// has a digit or three words and more (a passphrase); one word in quotes is read by `value_at`.
+fn quoted_value(text: &str, toks: &[Token], k: usize) -> Option<(usize, usize, usize)> {
+    let start = toks[k].start;
+    let open = text[..start].chars().next_back()?;
+    let close = match open {
+        '"' => '"',
+        '“' => '”',
+        '«' => '»',
+        '「' => '」',
+        _ => return None,
+    };
+    let rest = &text[start..];
+    let len = rest.find(close)?;
+    let value = &rest[..len];
+    if value.contains('\n') || !(6..=64).contains(&value.chars().count()) || value.contains("[secret:") {
+        return None;
+    }
+    let words = value.split_whitespace().count();
+    if words < 2 || !(value.bytes().any(|b| b.is_ascii_digit()) || words >= 3) {
+        return None;
+    }
+    let end = start + len;
+    let n = toks[k..].iter().take_while(|t| t.start < end).count();
+    Some((start, end, n))
+}
+
+/// Three words or more joined by `-`, `_` or `.` ("Blue-Harbor-Window", "correct-horse-porch-91"):
+/// a passphrase after a password word, or beside a found secret when it also has a digit.
+fn passphrase_shaped(t: &str) -> bool {
+    let parts: Vec<&str> = t.split(['-', '_', '.']).collect();
+    let words = parts.iter().filter(|p| p.chars().count() >= 3 && p.chars().all(char::is_alphabetic)).count();
+    (10..=64).contains(&t.chars().count()) && parts.len() >= 3 && words >= 2 && parts.iter().all(|p| !p.is_empty() && p.chars().all(char::is_alphanumeric))
+}
+
+/// A token that is a password by its own shape, whatever stands before it: mixed case with a
+/// digit ("lemonadeStand55", "Fjellbekk-Tur-19"), or a passphrase with a digit
+/// ("ochre-falcon-swim-11"). Read only in a text where a secret was found ("… and the shared
+/// gmail is now lemonadeStand55").
+fn strongly_password_shaped(t: &str) -> bool {
+    let n = t.chars().count();
+    if !(8..=40).contains(&n) || t.contains(['@', '/', ':', '\\']) || !password_shaped(t) {
+        return false;
+    }
+    let digit = t.bytes().any(|b| b.is_ascii_digit());
+    let mixed = t.chars().any(char::is_uppercase) && t.chars().any(char::is_lowercase);
+    digit && (mixed || passphrase_shaped(t))
 }
 
 /// An IBAN's shape at token `k`, whether or not its check digits hold (a mistyped account is still
@@ -439,15 +587,21 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         }
     };
     let toks = tokens(text);
+    // Beside a card's number, a code word's three digits are the card's security code ("kod z tyłu 418").
+    let card_found = out.iter().any(|f| f.kind == "card-number");
     // Lower-cased once for every token (positions kept), not token by token.
     let lower = super::lower_in_place(text).to_ascii_lowercase();
     let words: Vec<Option<Names>> = toks.iter().map(|t| credential(&lower[t.start..t.end])).collect();
     for (k, names) in words.iter().enumerate() {
         let Some(names) = *names else { continue };
         let t = toks[k];
-        // A label that is the last word of its line: its values are the lines under it.
-        if t.line_ends {
-            let mut j = k + 1;
+        // A label that is the last word of its line, or on a line that ends in a colon ("backup
+        // codes (each works once):"): its values are the lines under it.
+        let line_last = (k..toks.len()).find(|&x| toks[x].line_ends);
+        let colon_line = line_last.is_some_and(|x| text[toks[x].start..toks[x].end].ends_with([':', '：']) && words[k + 1..=x].iter().all(Option::is_none));
+        if t.line_ends || colon_line {
+            let k_end = line_last.unwrap_or(k);
+            let mut j = k_end + 1;
             let mut lines = 0;
             while j < toks.len() && lines < LIST_LINES {
                 // One line: all its tokens must be values or list markers.
@@ -498,6 +652,17 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         // A credential word right after this one qualifies it ("CVV карты 194", "PIN de la carte"):
         // read past it; a later one starts its own value.
         while !ended && j < toks.len() && seen < AFTER && (words[j].is_none() || j == k + 1) {
+            // A quoted value may hold spaces ("passphrase \"granite falcon orbit 93\"").
+            if names == Names::Code {
+                if let Some((s, e, n)) = quoted_value(text, &toks, j) {
+                    push(k, s, e, names.kind());
+                    taken = true;
+                    j += n;
+                    seen += n;
+                    ended = toks[j - 1].line_ends;
+                    continue;
+                }
+            }
             if let Some((s, e, n)) = value_at(text, &toks, j, names) {
                 push(k, s, e, names.kind());
                 taken = true;
@@ -508,6 +673,11 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 continue;
             }
             let tok = &text[toks[j].start..toks[j].end];
+            let (a, b) = trimmed(tok);
+            if card_found && names == Names::Code && b - a == 3 && digits(&tok[a..b]) {
+                push(k, toks[j].start + a, toks[j].start + b, "card-code");
+                taken = true;
+            }
             // A line that ends in a colon gives its value on the next ("паспорт серия и номер:").
             ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || tok.ends_with(['.', '!', '?']);
             j += 1;
@@ -526,6 +696,7 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             }
         }
     }
+    let table = table_values(text, &lower);
     // Without a secret found by the scanners before, credentials stated together vouch for each
     // other: two credential words with a value each ("SNILS 203-518-667 04 and her passport
     // 40 15 882104", "gate 8153, alarm 60927"). One alone is left to those scanners, unless it has
@@ -551,9 +722,139 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             }
         }
     }
+    // A table's credential column: taken in a text with a secret, or when its header names a
+    // password (not only a code) and two rows or more fill it.
+    for column in table {
+        if anchored || !out.is_empty() || (column.password && column.values.len() >= 2) {
+            for (s, e) in column.values {
+                if !out.overlaps(s, e) {
+                    out.push(Finding { start: s, end: e, kind: column.names.kind() });
+                }
+            }
+        }
+    }
     if !out.is_empty() {
+        // Beside a found secret, a token that is a password by its own shape is one, however it
+        // was introduced ("I went with Kettle7Harbor", "the real thing is Tahoe_lake_88").
+        for t in &toks {
+            let raw = &text[t.start..t.end];
+            let (a, b) = trimmed(raw);
+            let (s, e) = (t.start + a, t.start + b);
+            if strongly_password_shaped(&text[s..e]) && !out.overlaps(s, e) {
+                out.push(Finding { start: s, end: e, kind: "password" });
+            }
+        }
         everywhere(text, out);
     }
+}
+
+/// Rows of a table read under its header: at most this many.
+const TABLE_ROWS: usize = 64;
+
+/// The cells under one credential column of a table.
+struct Column {
+    names: Names,
+    /// The header names a password, passphrase or secret, not only a code (error codes, postcodes
+    /// and product codes fill tables too).
+    password: bool,
+    values: Vec<(usize, usize)>,
+}
+
+/// Tables written as text (Markdown pipes, CSV, tab- or semicolon-separated): a header line whose
+/// cell names a credential ("password", "secret", "backup_code_1", "PIN") makes the cells under it
+/// on the following rows its values, whatever their shape ("granite_owl_63", "77140266"). A row
+/// ends the table when it has another number of cells.
+fn table_values(text: &str, lower: &str) -> Vec<Column> {
+    let mut out = Vec::new();
+    let mut lines: Vec<(usize, &str)> = Vec::new();
+    let mut at = 0;
+    for line in text.split('\n') {
+        lines.push((at, line));
+        at += line.len() + 1;
+    }
+    let mut i = 0;
+    while i < lines.len() {
+        let (start, line) = lines[i];
+        i += 1;
+        let Some(sep) = ['|', '\t', ',', ';'].into_iter().find(|&c| line.contains(c)) else { continue };
+        let header = cells(line, sep);
+        // A header is labels: a few words each, none empty (a sentence with commas is no header).
+        let label = |&(a, b): &(usize, usize)| b > a && b - a <= 40 && line[a..b].split_whitespace().count() <= 3;
+        if header.len() < 2 || !header.iter().all(label) {
+            continue;
+        }
+        let named: Vec<(usize, Names, bool)> = header
+            .iter()
+            .enumerate()
+            .filter_map(|(c, &(a, b))| {
+                let cell = &lower[start + a..start + b];
+                // Every word of the cell, split where identifiers join them ("backup_code_1").
+                let mut parts = cell.split(|ch: char| !ch.is_alphanumeric()).filter(|p| !p.is_empty() && !p.bytes().all(|d| d.is_ascii_digit()));
+                let names = parts.clone().find_map(credential)?;
+                let password = names == Names::Code && !parts.all(|p| ["code", "codes", "código", "codice", "kod", "kode", "код"].contains(&p));
+                Some((c, names, password))
+            })
+            .collect();
+        if named.is_empty() || named.len() == header.len() {
+            continue;
+        }
+        let mut columns: Vec<Column> = named.iter().map(|&(_, names, password)| Column { names, password, values: Vec::new() }).collect();
+        let mut rows = 0;
+        while i < lines.len() && rows < TABLE_ROWS {
+            let (row_start, row) = lines[i];
+            // A Markdown rule under the header (`|---|:--|`).
+            if row.contains('-') && row.chars().all(|c| matches!(c, '|' | '-' | ':' | ' ' | '+')) {
+                i += 1;
+                continue;
+            }
+            let row_cells = cells(row, sep);
+            if row_cells.len() != header.len() {
+                break;
+            }
+            for (col, &(c, names, _)) in columns.iter_mut().zip(&named) {
+                let (a, b) = row_cells[c];
+                let value = &text[row_start + a..row_start + b];
+                let digits = value.bytes().filter(u8::is_ascii_digit).count();
+                let wanted = value.chars().count() <= 64
+                    && match names {
+                        Names::Code => {
+                            value.chars().count() >= 4 && !value.contains("[secret:") && !["n/a", "none", "same", "---", "tbd", "—", "-"].contains(&value.to_lowercase().as_str())
+                        }
+                        Names::Cvv => (3..=4).contains(&digits),
+                        _ => digits >= 4,
+                    };
+                if wanted {
+                    col.values.push((row_start + a, row_start + b));
+                }
+            }
+            rows += 1;
+            i += 1;
+        }
+        out.extend(columns.into_iter().filter(|c| !c.values.is_empty()));
+    }
+    out
+}
+
+/// The cells of a table row split at `sep`, as trimmed byte ranges within the line (a Markdown row's
+/// outer pipes make no cells).
+fn cells(line: &str, sep: char) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for part in line.split(sep) {
+        let lead = part.len() - part.trim_start().len();
+        let trimmed = part.trim();
+        out.push((at + lead, at + lead + trimmed.len()));
+        at += part.len() + sep.len_utf8();
+    }
+    if sep == '|' {
+        if out.first().is_some_and(|&(a, b)| a == b) {
+            out.remove(0);
+        }
+        if out.last().is_some_and(|&(a, b)| a == b) {
+            out.pop();
+        }
+    }
+    out
 }
 
 /// A secret found once is withheld wherever the text repeats it ("changed the PIN to 2968 … just
@@ -655,6 +956,43 @@ mod tests {
         assert!(companions("for the sandbox use the test card 4242 4242 4242 4242 with any CVC", &[]).is_empty());
         // An account's reference alone is no IBAN ("top up her lunch account … it's LK-55019-N").
         assert!(companions("I need to top up her lunch account, the number is LK-55019-N", &[]).is_empty());
+    }
+
+    #[test]
+    fn tables_give_their_credential_columns() {
+        // A header naming a secret, two rows under it: taken with no other secret found.
+        let md = "| box | login | secret |\n|---|---|---|\n| backup NAS | admin | willow_crane_40 |\n| old router | root | Zq7-pl22-Hh |";
+        assert_eq!(companions(md, &[]), ["willow_crane_40", "Zq7-pl22-Hh"]);
+        // CSV beside a found secret: every credential column, a backup code's too.
+        let csv = "site,user,pass,recovery_code_1\nforum,mkay,PlumTree!4,55120938\nshop,mkay,Orchid#22,77301945";
+        assert_eq!(companions(csv, &["PlumTree!4"]), ["Orchid#22", "55120938", "77301945"]);
+        // Error codes, and a sentence with commas, are no credential table.
+        assert!(companions("| code | meaning |\n|---|---|\n| E1042 | overheat |\n| E2201 | fan stalled |", &[]).is_empty());
+        let prose = "Hi, the code word is in the letter, thanks\nsee you, at the gate, tomorrow 0900";
+        assert!(companions(prose, &["letter"]).iter().all(|v| v != "tomorrow 0900" && v != "at the gate"), "{:?}", companions(prose, &["letter"]));
+    }
+
+    #[test]
+    fn values_said_other_ways_beside_a_found_secret() {
+        // Compounds written as one word, with their article (Swedish, Danish, Finnish, Hungarian).
+        assert_eq!(companions("portkoden är 6613 och larmet slår du av med 2290", &[]), ["6613", "2290"]);
+        assert_eq!(companions("kapukód 5182, a riasztó kódja 7730", &[]), ["5182", "7730"]);
+        // A keypad code keeps its key.
+        assert_eq!(companions("koden til porten er 4471#, alarmkoden 9002", &[]), ["4471#", "9002"]);
+        // A quoted passphrase, and a list under a line that ends in a colon.
+        assert_eq!(companions("key file is guarded by the passphrase \"lantern moss river 58\", sudo: Ox!d4tion", &["Ox!d4tion"]), ["lantern moss river 58"]);
+        assert_eq!(companions("pw Saffron#71\nbackup codes for the account (one use each):\n3390 1174\n8025 6613", &["Saffron#71"]), ["3390 1174", "8025 6613"]);
+        // A token that is a password by its shape, however it was introduced.
+        assert_eq!(companions("I set the tv password to Quill#505 and the family mail is now orangeKite83", &["Quill#505"]), ["orangeKite83"]);
+        // A three-word passphrase after a password word, digits or not.
+        assert_eq!(companions("PIN 8890, wifi password Copper-Meadow-Lantern", &["8890"]), ["Copper-Meadow-Lantern"]);
+        // Beside a card's number, a code word's three digits are its security code.
+        let text = "use the card 4539 1488 0343 6467, kod z tyłu 291";
+        let mut out = Findings::default();
+        let s = text.find("4539").unwrap();
+        out.push(Finding { start: s, end: s + 19, kind: "card-number" });
+        find(text, &mut out);
+        assert!(out.iter().any(|f| &text[f.start..f.end] == "291" && f.kind == "card-code"));
     }
 
     #[test]
