@@ -353,6 +353,11 @@ fn credential(token: &str) -> Option<Names> {
     }
     let ascii = lower.is_ascii();
     let joined = lower.contains(['-', '/']);
+    // Most tokens are ordinary words: an ASCII one none of whose parts begins as a credential word
+    // does is no credential word, known without going through the list.
+    if ascii && !lower.split(['-', '/']).any(|p| p.len() >= 2 && ascii_starts()[usize::from(p.as_bytes()[0]) << 8 | usize::from(p.as_bytes()[1])]) {
+        return None;
+    }
     WORDS.iter().find_map(|&(w, names)| {
         let hit = if w.is_ascii() {
             // Words of four letters or more also begin their inflections and compounds ("karty",
@@ -372,6 +377,19 @@ fn credential(token: &str) -> Option<Names> {
             lower.starts_with(w)
         };
         hit.then_some(names)
+    })
+}
+
+/// Which two-byte beginnings the ASCII credential words have (indexed by the two bytes).
+fn ascii_starts() -> &'static [bool] {
+    static STARTS: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    STARTS.get_or_init(|| {
+        let mut starts = vec![false; 1 << 16];
+        for (w, _) in WORDS.iter().filter(|(w, _)| w.is_ascii()) {
+            let b = w.as_bytes();
+            starts[usize::from(b[0]) << 8 | usize::from(b[1])] = true;
+        }
+        starts
     })
 }
 
@@ -744,7 +762,47 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 out.push(Finding { start: s, end: e, kind: "password" });
             }
         }
+        corrections(text, &toks, out);
         everywhere(text, out);
+    }
+}
+
+/// Tokens after a found code read for its correction.
+const CORRECTION_SPAN: usize = 12;
+
+/// A code corrected in the same sentence ("PIN 4410, no wait, that was the old one, it's 4401
+/// now"): after a found code of digits only, another run of as many digits before the sentence
+/// ends is the same kind of value, the right one or the wrong one, and both are withheld. A year
+/// or an amount is no correction.
+fn corrections(text: &str, toks: &[Token], out: &mut Findings) {
+    let found: Vec<Finding> = out.iter().take(SPREAD_MAX).copied().collect();
+    for f in found {
+        let value = &text[f.start..f.end];
+        let n = value.len();
+        if !(4..=8).contains(&n) || !digits(value) {
+            continue;
+        }
+        let Some(k) = toks.iter().position(|t| t.start <= f.start && f.start < t.end) else { continue };
+        if toks[k].line_ends || text[toks[k].start..toks[k].end].ends_with(['.', '!', '?']) {
+            continue;
+        }
+        for j in k + 1..toks.len().min(k + 1 + CORRECTION_SPAN) {
+            let raw = &text[toks[j].start..toks[j].end];
+            let (a, b) = trimmed(raw);
+            let core = &raw[a..b];
+            let before = &text[..toks[j].start];
+            let money = before.trim_end().ends_with(['$', '€', '£', '¥']) || raw.starts_with(['$', '€', '£', '¥']);
+            let year = n == 4 && (core.starts_with("19") || core.starts_with("20"));
+            if core.len() == n && digits(core) && !money && !year {
+                let (s, e) = (toks[j].start + a, toks[j].start + b);
+                if !out.overlaps(s, e) {
+                    out.push(Finding { start: s, end: e, kind: f.kind });
+                }
+            }
+            if toks[j].line_ends || raw.ends_with(['.', '!', '?']) {
+                break;
+            }
+        }
     }
 }
 
@@ -766,6 +824,9 @@ struct Column {
 /// ends the table when it has another number of cells.
 fn table_values(text: &str, lower: &str) -> Vec<Column> {
     let mut out = Vec::new();
+    if !text.contains('\n') {
+        return out;
+    }
     let mut lines: Vec<(usize, &str)> = Vec::new();
     let mut at = 0;
     for line in text.split('\n') {
@@ -982,6 +1043,8 @@ mod tests {
         // A quoted passphrase, and a list under a line that ends in a colon.
         assert_eq!(companions("key file is guarded by the passphrase \"lantern moss river 58\", sudo: Ox!d4tion", &["Ox!d4tion"]), ["lantern moss river 58"]);
         assert_eq!(companions("pw Saffron#71\nbackup codes for the account (one use each):\n3390 1174\n8025 6613", &["Saffron#71"]), ["3390 1174", "8025 6613"]);
+        // A code corrected in its sentence: both values go.
+        assert_eq!(companions("alarm code 5521, sorry no, the old one was that, it's 5512 since May", &["5521"]), ["5512"]);
         // A token that is a password by its shape, however it was introduced.
         assert_eq!(companions("I set the tv password to Quill#505 and the family mail is now orangeKite83", &["Quill#505"]), ["orangeKite83"]);
         // A three-word passphrase after a password word, digits or not.
