@@ -407,7 +407,6 @@ export class PostgresStorage {
       try {
         result = await fn(info);
       } catch (e) {
-        hold.active = false;
         this.#endHold(hold);
         await this.#releasing; // fn's error is the one to report
         throw e;
