@@ -696,8 +696,10 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 push(k, toks[j].start + a, toks[j].start + b, "card-code");
                 taken = true;
             }
-            // A line that ends in a colon gives its value on the next ("паспорт серия и номер:").
-            ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || tok.ends_with(['.', '!', '?']);
+            // A line that ends in a colon gives its value on the next ("паспорт серия и номер:"); an
+            // ellipsis is a pause, not a sentence's end ("te lo scrivo a parte... anzi no, eccolo: 8172*").
+            let pause = tok.ends_with("...") || tok.ends_with('…');
+            ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || (tok.ends_with(['.', '!', '?']) && !pause);
             j += 1;
             seen += 1;
         }

@@ -103,6 +103,9 @@ const RULES: &[Rule] = &[
     rule("lin_api_", "linear-key", Charset::Alnum, 30, 60, 3.5),
     rule("dapi", "databricks-token", Charset::Hex, 32, 40, 3.0),
     rule("NRAK-", "newrelic-key", Charset::Upper, 27, 27, 3.0),
+    // An age encryption identity: Bech32 in capitals, 58 characters after its prefix, which alone
+    // names it, so a copy cut short or mistyped is still one.
+    rule("AGE-SECRET-KEY-1", "private-key", Charset::Upper, 40, 70, 3.0),
     rule("ATATT", "atlassian-token", Charset::Url, 150, 260, 3.5),
     // A Twilio account SID and API key SID: the account's name beside its auth token, which
     // `labelled_hex` finds; together they sign requests.
@@ -675,6 +678,7 @@ mod tests {
         assert_eq!(kinds("sk-ant-api03-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1Yd5Fg0Je8Ka2Mu"), ["anthropic-key"]);
         assert_eq!(kinds("AKIAQ4TZ7XK2M9PLW3RB"), ["aws-access-key"]);
         assert_eq!(kinds("ghp_8fK2mQ9xLp4Rw7ZbN3cHs6YdT1gJe5AvW0uX"), ["github-token"]);
+        assert_eq!(kinds("identity: AGE-SECRET-KEY-1GZ8MC6E9W5PQH3T7XRJ2AV4KN0FYD8LS6UMB5CE9HQ2W7TRP3ZX4NJVK"), ["private-key"]);
         assert_eq!(kinds("xoxb-20481632640-40961632640-Zq8Wm2Rk7Tp4Lx9Vb3Nc6Hs1"), ["slack-token"]);
         assert_eq!(kinds("sk_live_4eC39HqLyjWDarjtT1zdp7dc9Lm2"), ["stripe-key"]);
         assert_eq!(kinds("AIzaSyB3x9Qk2Lm7Rt4Wv8Zn1Pc6Hd5Fg0Js2Ka"), ["google-api-key"]);
