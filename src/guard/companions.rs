@@ -95,7 +95,6 @@ const WORDS: &[(&str, Names)] = &[
     ("jelszó", Names::Code),
     ("jelszav", Names::Code),
     ("salasana", Names::Code),
-    ("salasanan", Names::Code),
     ("laluan", Names::Code),
     ("κωδικ", Names::Code),
     ("συνθηματικ", Names::Code),
