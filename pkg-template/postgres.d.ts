@@ -30,8 +30,8 @@ interface PostgresStorageOptionsBase {
   lockTimeoutMs?: number;
   /**
    * How long the lock is kept after a call for this adapter's next one (0 to 10000 ms; default 20):
-   * a writer whose next write comes within it commits in one round trip instead of three (lock, catch-up reads, insert). Writers on
-   * other connections wait up to this long more. Every 250 ms a held write also asks the server
+   * a writer whose next write comes within it commits in one round trip instead of three (lock,
+   * catch-up reads, insert). Writers on other connections wait up to this long more. Every 250 ms a held write also asks the server
    * whether another session waits for the lock, and if one does the hold ends after that call.
    */
   lockHoldMs?: number;
