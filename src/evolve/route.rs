@@ -83,6 +83,10 @@ pub fn declared(query: &str) -> Option<Route> {
 /// Verb forms that end in "s" but name no set ("what is", "which does").
 const NOT_PLURAL: &[&str] = &["is", "was", "does", "has", "this", "its", "his", "hers", "ours", "yours", "theirs", "always", "plus", "less", "across", "unless", "thus"];
 
+/// Units of time: "which days does she work?", "what hours are you open?" ask for one schedule
+/// (a single slot's value), not for a set of things.
+const TIME_UNITS: &[&str] = &["days", "nights", "mornings", "afternoons", "evenings", "weekends", "weekdays", "hours", "times", "weeks", "months", "minutes", "dates"];
+
 /// Whether the query asks for a set in plain English: a wh-question whose subject is plural ("which
 /// plants do I have?", "what are our on-call practices?", "which tools has the team tried?"), or a
 /// request to list. Such a question is answered by the whole area, not by one slot's trail.
@@ -96,7 +100,7 @@ pub fn asks_for_set(query: &str) -> bool {
     if next == "are" || next == "were" {
         return true;
     }
-    next.len() > 3 && next.ends_with('s') && !next.ends_with("ss") && !NOT_PLURAL.contains(&next.as_str())
+    next.len() > 3 && next.ends_with('s') && !next.ends_with("ss") && !NOT_PLURAL.contains(&next.as_str()) && !TIME_UNITS.contains(&next.as_str())
 }
 
 /// The route the best memory hits' shapes call for (best first).
@@ -143,7 +147,16 @@ mod tests {
         ] {
             assert!(asks_for_set(q), "{q}");
         }
-        for q in ["Which dentist do I see?", "What is my pharmacy?", "What does the lead want?", "Who are my neighbours?", "What was the address?", "Which class is it in?"] {
+        for q in [
+            "Which dentist do I see?",
+            "What is my pharmacy?",
+            "What does the lead want?",
+            "Who are my neighbours?",
+            "What was the address?",
+            "Which class is it in?",
+            "Which days does the cleaner come?",
+            "what hours is the pool open",
+        ] {
             assert!(!asks_for_set(q), "{q}");
         }
     }
