@@ -80,10 +80,18 @@ fn gather(
         if let Some(nearest) = nearest {
             nearest.extend(found.iter().map(|h| (h.doc, h.cosine)));
         }
+        // The query's own scale: its median candidate is what unrelated text looks like to it.
+        let mut cosines: Vec<f32> = found.iter().map(|h| h.cosine).collect();
+        cosines.sort_by(|a, b| b.total_cmp(a));
+        let scale = (cosines.len() >= fusion::RELATIVE_MIN_CANDIDATES).then(|| (cosines[cosines.len() / 2], cosines[0]));
         for h in found {
             // Without keyword evidence to weigh it against, the cosine itself is the relevance: a
             // pure vector search returns the nearest vectors, however far.
-            let relevance = if query.is_some() { fusion::vector_relevance(h.cosine) } else { f64::from(h.cosine).clamp(0.0, 1.0) };
+            let relevance = match (query.is_some(), scale) {
+                (true, Some((median, top))) => fusion::vector_relevance_in(h.cosine, median, top),
+                (true, None) => fusion::vector_relevance(h.cosine),
+                (false, _) => f64::from(h.cosine).clamp(0.0, 1.0),
+            };
             evidence.entry(h.doc).or_default().1 = Some(relevance);
         }
     }

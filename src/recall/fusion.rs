@@ -16,6 +16,25 @@ pub fn vector_relevance(cosine: f32) -> f64 {
     ((f64::from(cosine) - COSINE_FLOOR) / (1.0 - COSINE_FLOOR)).clamp(0.0, 1.0)
 }
 
+/// The weight of the query-relative vector scale (`vector_relevance_in`).
+pub const RELATIVE_VECTOR_WEIGHT: f64 = 0.5;
+/// Below this many vector candidates their median says nothing about the query's scale.
+pub const RELATIVE_MIN_CANDIDATES: usize = 8;
+
+/// A cosine's relevance on two scales at once, the lower of: the fixed one (`vector_relevance`)
+/// and the query's own, `w·(cos − median)/(top − median)` over its vector candidates. How close
+/// "close" is differs by query: a short, common question sits near many turns, a rare one near
+/// none. Its median candidate is what unrelated text looks like to this query, so a cosine that is
+/// high in absolute terms but ordinary for the query counts for little; the fixed floor still keeps
+/// a query whose candidates are all far from lifting any of them.
+pub fn vector_relevance_in(cosine: f32, median: f32, top: f32) -> f64 {
+    let fixed = vector_relevance(cosine);
+    if top - median <= 1e-6 {
+        return fixed;
+    }
+    fixed.min(RELATIVE_VECTOR_WEIGHT * (f64::from(cosine - median) / f64::from(top - median)).clamp(0.0, 1.0))
+}
+
 /// Fuses the two signals. Either alone counts as is; together they combine as independent evidence
 /// (`1 − (1−k)(1−v)`), so a memory both channels found outranks one found by a single channel with the
 /// same strength.
@@ -51,5 +70,24 @@ pub fn with_adjacent(own: Option<f64>, adjacent: Option<f64>) -> Option<f64> {
         (Some(k), Some(a)) => Some(1.0 - (1.0 - k) * (1.0 - ADJACENT_WEIGHT * a)),
         (None, Some(a)) => Some(ADJACENT_WEIGHT * a),
         (k, None) => k,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cosine_counts_on_the_query_scale_and_the_fixed_one() {
+        // Ordinary for this query (its median): no evidence, however high in absolute terms.
+        assert_eq!(vector_relevance_in(0.62, 0.62, 0.80), 0.0);
+        // The query's best: its relative weight, capped by the fixed scale.
+        assert!((vector_relevance_in(0.80, 0.62, 0.80) - RELATIVE_VECTOR_WEIGHT.min(vector_relevance(0.80))).abs() < 1e-9);
+        // Far in absolute terms: the fixed floor still holds it at zero.
+        assert_eq!(vector_relevance_in(0.25, 0.05, 0.25), 0.0);
+        // Every candidate alike: no scale to read, the fixed one alone.
+        assert_eq!(vector_relevance_in(0.7, 0.7, 0.7), vector_relevance(0.7));
+        // Monotonic between the median and the top.
+        assert!(vector_relevance_in(0.75, 0.6, 0.8) > vector_relevance_in(0.7, 0.6, 0.8));
     }
 }
