@@ -80,10 +80,9 @@ fn gather(
         if let Some(nearest) = nearest {
             nearest.extend(found.iter().map(|h| (h.doc, h.cosine)));
         }
-        // The query's own scale: its median candidate is what unrelated text looks like to it.
-        let mut cosines: Vec<f32> = found.iter().map(|h| h.cosine).collect();
-        cosines.sort_by(|a, b| b.total_cmp(a));
-        let scale = (cosines.len() >= fusion::RELATIVE_MIN_CANDIDATES).then(|| (cosines[cosines.len() / 2], cosines[0]));
+        // The query's own scale: its median candidate is what unrelated text looks like to it
+        // (`found` is best first).
+        let scale = (found.len() >= fusion::RELATIVE_MIN_CANDIDATES).then(|| (found[found.len() / 2].cosine, found[0].cosine));
         for h in found {
             // Without keyword evidence to weigh it against, the cosine itself is the relevance: a
             // pure vector search returns the nearest vectors, however far.
