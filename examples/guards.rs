@@ -33,6 +33,7 @@ fn main() {
     println!("  benign     flagged  {:>3}/{:<3} = {:.3} (false positives)", r.false_positives, r.clean, ratio(r.false_positives, r.clean));
     if r.marked > 0 {
         println!("  secrets redacted whole (no marked part left) {:>3}/{:<3} = {:.3}", r.redacted_whole, r.marked, ratio(r.redacted_whole, r.marked));
+        println!("  spans withheld that cover no marked part: {}", r.over_redacted.len());
     }
     let mut by_lang: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
     for p in payloads.iter().filter(|p| p.expect == "injection") {
@@ -66,6 +67,9 @@ fn main() {
         }
         for p in &r.partly_redacted {
             println!("  partly redacted: {p}");
+        }
+        for o in &r.over_redacted {
+            println!("  withheld beyond the secret: {o}");
         }
     }
     // Throughput: the whole corpus scanned repeatedly (both detectors, as a write does).

@@ -26,12 +26,15 @@ enum Names {
     Card,
     /// A card's security code: three or four digits.
     Cvv,
+    /// A word or phrase a bank asks for ("memorable word", "mother's maiden name"): the one word
+    /// after the label's nouns, whatever its shape.
+    Phrase,
 }
 
 impl Names {
     fn kind(self) -> &'static str {
         match self {
-            Names::Code | Names::Lock => "password",
+            Names::Code | Names::Lock | Names::Phrase => "password",
             Names::Identity => "national-id",
             Names::Account => "bank-account",
             Names::Card => "card-number",
@@ -106,6 +109,23 @@ const WORDS: &[(&str, Names)] = &[
     ("पिन", Names::Code),
     ("पासवर्ड", Names::Code),
     ("puk", Names::Code),
+    // keys: a network's, a wallet's, a licence's ("Κλειδί Wi-Fi: portokali2021")
+    ("key", Names::Code),
+    ("keys", Names::Code),
+    ("schlüssel", Names::Code),
+    ("chiave", Names::Code),
+    ("llave", Names::Code),
+    ("chave", Names::Code),
+    ("sleutel", Names::Code),
+    ("nøgle", Names::Code),
+    ("nyckel", Names::Code),
+    ("klucz", Names::Code),
+    ("anahtar", Names::Code),
+    ("ключ", Names::Code),
+    ("κλειδ", Names::Code),
+    // answers a bank or a service asks for
+    ("memorable", Names::Phrase),
+    ("maiden", Names::Phrase),
     ("otp", Names::Code),
     ("tan", Names::Code),
     // places a code opens
@@ -149,6 +169,7 @@ const WORDS: &[(&str, Names)] = &[
     ("ประตู", Names::Lock),
     // identity documents and numbers
     ("passport", Names::Identity),
+    ("visa", Names::Identity),
     ("passports", Names::Identity),
     ("passeport", Names::Identity),
     ("pasaporte", Names::Identity),
@@ -247,6 +268,11 @@ const ELIDED: &[&str] = &["l", "d", "qu", "j", "n", "s", "m", "t", "c", "dell", 
 
 /// Tokens after a credential word read for its value ("the SIM PIN, if it asks, is 4091").
 const AFTER: usize = 10;
+/// In a text that already holds a secret, a value may come later in its sentence ("the tablet
+/// passcode is the same as before except the last digit is a 7 now, so 55917").
+const AFTER_ANCHORED: usize = 24;
+/// Nouns a `Phrase` label is written with, which are not its value ("memorable word", "maiden name").
+const PHRASE_NOUNS: &[&str] = &["word", "data", "info", "information", "answer", "name", "phrase", "is", "was", "=", "-", "–", ":"];
 /// Tokens before a lock word read for its code ("punch in 47193 at the main door").
 const BEFORE: usize = 4;
 /// Lines under a label that ends its line read as a list of values (backup codes).
@@ -318,6 +344,7 @@ const CODE_ENDINGS: &[&str] = &[
     "salasana",
     "jelszó",
     "jelszava",
+    "schlüssel",
 ];
 
 /// Compounds of "code" that name no secret: a value after them is an address, a product or data.
@@ -354,7 +381,7 @@ fn credential(token: &str) -> Option<Names> {
     let joined = lower.contains(['-', '/']);
     // Most tokens are ordinary words: an ASCII one none of whose parts begins as a credential word
     // does is no credential word, known without going through the list.
-    if ascii && !lower.split(['-', '/']).any(|p| p.len() >= 2 && ascii_starts()[usize::from(p.as_bytes()[0]) << 8 | usize::from(p.as_bytes()[1])]) {
+    if ascii && !lower.split(['-', '/']).any(|p| may_begin_a_word(p.as_bytes())) {
         return None;
     }
     WORDS.iter().find_map(|&(w, names)| {
@@ -379,17 +406,25 @@ fn credential(token: &str) -> Option<Names> {
     })
 }
 
-/// Which two-byte beginnings the ASCII credential words have (indexed by the two bytes).
-fn ascii_starts() -> &'static [bool] {
-    static STARTS: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
-    STARTS.get_or_init(|| {
-        let mut starts = vec![false; 1 << 16];
-        for (w, _) in WORDS.iter().filter(|(w, _)| w.is_ascii()) {
-            let b = w.as_bytes();
-            starts[usize::from(b[0]) << 8 | usize::from(b[1])] = true;
-        }
-        starts
-    })
+/// Whether an ASCII token part may be a credential word or begin one, by its first three bytes
+/// (the two-letter words, "pw", "id", by themselves or with a plural `s`). Three bytes, not two:
+/// "an", "ma", "me" begin the most common words of a chat and a credential word or two each.
+fn may_begin_a_word(p: &[u8]) -> bool {
+    /// The three-byte beginnings of the longer words, sorted; the two-letter words.
+    type Starts = (Vec<[u8; 3]>, Vec<&'static [u8]>);
+    static STARTS: std::sync::OnceLock<Starts> = std::sync::OnceLock::new();
+    let (three, two) = STARTS.get_or_init(|| {
+        let ascii = || WORDS.iter().map(|(w, _)| w.as_bytes()).filter(|w| w.is_ascii());
+        let mut three: Vec<[u8; 3]> = ascii().filter(|w| w.len() >= 3).map(|w| [w[0], w[1], w[2]]).collect();
+        three.sort_unstable();
+        three.dedup();
+        (three, ascii().filter(|w| w.len() == 2).collect())
+    });
+    match p.len() {
+        0 | 1 => false,
+        2 => two.contains(&p),
+        n => three.binary_search(&[p[0], p[1], p[2]]).is_ok() || (n == 3 && p[2] == b's' && two.contains(&&p[..2])),
+    }
 }
 
 /// Whether a token is a run of digits (a code, a group of a longer number).
@@ -422,6 +457,12 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
         return None;
     }
     let (s, mut e) = (t.start + a, t.start + b);
+    if names == Names::Phrase {
+        // One word, past the label's nouns: "memorable word peppermint", "maiden name: Kowalski".
+        let lower = core.to_lowercase();
+        let word = core.chars().count() >= 4 && core.chars().all(|c| c.is_alphanumeric() || c == '-') && core.chars().any(char::is_alphabetic);
+        return (word && !PHRASE_NOUNS.contains(&lower.as_str())).then_some((s, e, 1));
+    }
     // A keypad code keeps the key that ends it ("2580#", "8172*").
     if let Some(code) = core.strip_suffix(['#', '*']).filter(|c| (4..=12).contains(&c.len()) && digits(c)) {
         return (names != Names::Cvv).then_some((s, s + code.len() + 1, 1));
@@ -459,9 +500,13 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     if matches!(names, Names::Lock | Names::Card | Names::Cvv) {
         return None;
     }
+    // A digest named as one is no key.
+    if raw_key_shaped(core) && prev.is_some_and(|w| HASH_WORDS.contains(&w)) {
+        return None;
+    }
     // A password may end in `!` or `?` ("sayangku77!"): kept when that makes it one.
     let spoken = raw.trim_end_matches(['.', ',', ':', ';']);
-    if names == Names::Code && spoken.len() > b && spoken.starts_with(core) && password_shaped(&spoken[a..]) {
+    if names == Names::Code && spoken.len() > b && spoken[b..].bytes().all(|c| c == b'!' || c == b'?') && password_shaped(&spoken[a..]) {
         return Some((s, t.start + spoken.len(), 1));
     }
     // After a password word in a text that holds a secret, letters with two digits or more are
@@ -474,8 +519,19 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     {
         return Some((s, e, 1));
     }
-    (id_shaped(core) || (names == Names::Code && (password_shaped(core) || passphrase_shaped(core)))).then_some((s, e, 1))
+    (id_shaped(core) || (names == Names::Code && (password_shaped(core) || passphrase_shaped(core) || raw_key_shaped(core)))).then_some((s, e, 1))
 }
+
+/// A raw private key written out: 64 hexadecimal digits, with or without `0x` (a wallet's or a
+/// curve key's). A hash has the same shape, so this is read only beside a found secret, and not
+/// after a word that names a hash.
+fn raw_key_shaped(t: &str) -> bool {
+    let hex = t.strip_prefix("0x").unwrap_or(t);
+    hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) && hex.bytes().any(|b| b.is_ascii_alphabetic()) && hex.bytes().any(|b| b.is_ascii_digit())
+}
+
+/// Words after which 64 hexadecimal digits are a digest or an address, not a key.
+const HASH_WORDS: &[&str] = &["sha256", "sha-256", "hash", "digest", "checksum", "tx", "txid", "transaction", "commit", "block", "sha"];
 
 /// A value in quotes starting at token `k` and closing on its line: its range and tokens, when it
 /// has a digit or three words and more (a passphrase); one word in quotes is read by `value_at`.
@@ -598,7 +654,13 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     let mut pairs: Vec<(usize, usize, usize, &'static str)> = Vec::new();
     let mut push = |k: usize, s: usize, e: usize, kind: &'static str| {
         // After a card word, a short run of digits is the card's PIN, a long one its number.
-        let kind = if kind == "card-number" && text[s..e].bytes().filter(u8::is_ascii_digit).count() < 12 { "password" } else { kind };
+        let kind = if kind == "card-number" && text[s..e].bytes().filter(u8::is_ascii_digit).count() < 12 {
+            "password"
+        } else if raw_key_shaped(&text[s..e]) {
+            "private-key"
+        } else {
+            kind
+        };
         if s < e {
             pairs.push((k, s, e, kind));
         }
@@ -666,9 +728,21 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         let mut j = k + 1;
         let mut seen = 0;
         let mut ended = t.line_ends || text[t.start..t.end].ends_with(['.', '!', '?']);
-        // A credential word right after this one qualifies it ("CVV карты 194", "PIN de la carte"):
-        // read past it; a later one starts its own value.
-        while !ended && j < toks.len() && seen < AFTER && (words[j].is_none() || j == k + 1) {
+        let after = if anchored { AFTER_ANCHORED } else { AFTER };
+        // A credential word that qualifies this one, right after it or past a few short words
+        // ("CVV карты", "PIN de la carte", "el CVV de la tarjeta"), is read past; a later one
+        // starts its own value.
+        let qualifies = |j: usize| {
+            toks[k + 1..j].iter().all(|t| {
+                let w = &text[t.start..t.end];
+                w.chars().count() <= 3 && w.chars().all(char::is_alphabetic)
+            })
+        };
+        while !ended && j < toks.len() && seen < after && (words[j].is_none() || (!taken && qualifies(j))) {
+            // A semicolon ends the clause the value belongs to ("pass Oyster!Bay19; release sha256 …").
+            if j > k + 1 && text[toks[j - 1].end..toks[j].start].contains(';') {
+                break;
+            }
             // A quoted value may hold spaces ("passphrase \"granite falcon orbit 93\"").
             if names == Names::Code {
                 if let Some((s, e, n)) = quoted_value(text, &toks, j) {
@@ -680,9 +754,16 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                     continue;
                 }
             }
-            if let Some((s, e, n)) = value_at(text, &toks, j, names) {
+            // Past the usual reach, a second value must be a code like the first ("… er 2580# – til
+            // kælderen er det en anden, 0417"); a name said later ("la red se llama MOVISTAR_7A21")
+            // is another matter.
+            let far = seen >= AFTER && taken;
+            if let Some((s, e, n)) = value_at(text, &toks, j, names).filter(|&(s, e, _)| !far || text[s..e].bytes().all(|b| b.is_ascii_digit() || b == b'#' || b == b'*')) {
                 push(k, s, e, names.kind());
                 taken = true;
+                if names == Names::Phrase {
+                    break;
+                }
                 j += n;
                 // The value's own token may end the sentence ("Fiets2023! El número …").
                 ended = toks[j - 1].line_ends || text[toks[j - 1].start..toks[j - 1].end].ends_with(['.', '!', '?']);
@@ -698,7 +779,9 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             // A line that ends in a colon gives its value on the next ("паспорт серия и номер:"); an
             // ellipsis is a pause, not a sentence's end ("te lo scrivo a parte... anzi no, eccolo: 8172*").
             let pause = tok.ends_with("...") || tok.ends_with('…');
-            ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || (tok.ends_with(['.', '!', '?']) && !pause);
+            // A sentence may end inside its closing quote or bracket ("… expires March 2029.'").
+            let closed = tok.trim_end_matches(['\'', '"', '’', '”', ')', '»']);
+            ended = (toks[j].line_ends && !tok.ends_with([':', '：'])) || (closed.ends_with(['.', '!', '?']) && !pause);
             j += 1;
             seen += 1;
         }
@@ -740,6 +823,11 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 out.push(Finding { start: s, end: e, kind });
             }
         }
+        // Credentials that vouched for each other anchor the text as a found secret would: read it
+        // again with the longer reach ("Koden … er 2580# – til kælderen er det en anden, 0417").
+        if !anchored && !out.is_empty() {
+            return find_always(text, out);
+        }
     }
     // A table's credential column: taken in a text with a secret, or when its header names a
     // password (not only a code) and two rows or more fill it.
@@ -763,6 +851,18 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 out.push(Finding { start: s, end: e, kind: "password" });
             }
         }
+        // Beside a found secret, a raw key written out is one ("exported the wallet key: 0x4c08…"),
+        // unless a word just before it names a hash.
+        for (i, t) in toks.iter().enumerate() {
+            let raw = &text[t.start..t.end];
+            let (a, b) = trimmed(raw);
+            let (s, e) = (t.start + a, t.start + b);
+            let hash = toks[i.saturating_sub(3)..i].iter().any(|p| HASH_WORDS.contains(&lower[p.start..p.end].trim_matches(|c: char| !c.is_alphanumeric() && c != '-')));
+            if raw_key_shaped(&text[s..e]) && !hash && !out.overlaps(s, e) {
+                out.push(Finding { start: s, end: e, kind: "private-key" });
+            }
+        }
+        super::siblings::find(text, out);
         corrections(text, &toks, out);
         everywhere(text, out);
     }
@@ -1057,6 +1157,31 @@ mod tests {
         out.push(Finding { start: s, end: s + 19, kind: "card-number" });
         find(text, &mut out);
         assert!(out.iter().any(|f| &text[f.start..f.end] == "291" && f.kind == "card-code"));
+    }
+
+    #[test]
+    fn further_reach_beside_a_found_secret() {
+        // Later in its sentence, past a clause about it.
+        let text = "bike lock is 3318. The locker passcode is what it was last term apart from the final digit, which is now 2, so 60912. ok?";
+        assert_eq!(companions(text, &["3318"]), ["60912"]);
+        // A second code later in the sentence, but not a name said after the first value.
+        assert_eq!(companions("alarm 7101. Kodeordet til loftet er 4471 – til garagen er det noget andet igen, nemlig 9920.", &["7101"]), ["4471", "9920"]);
+        assert_eq!(companions("PIN 7101. The wifi key for the cabin is Birch7Lodge, and the network there is called telia-4g-88", &["7101"]), ["Birch7Lodge"]);
+        // A credential word past a few short words qualifies the first ("el PIN de la tarjeta").
+        assert_eq!(companions("clave del banco: Olmo!Rojo31 — el PIN de la tarjeta, si hace falta, 8824", &["Olmo!Rojo31"]), ["8824"]);
+        // The words a bank asks for, one word after the label's nouns.
+        assert_eq!(companions("online banking pin 55019, memorable word lighthouse, maiden name: Pettersen. thanks", &["55019"]), ["lighthouse", "Pettersen"]);
+        // A raw key written out beside a secret; a digest is not one.
+        let key = "9b1c3e7a2f6d4058a1c2e3f4a5b6c7d8e9f0a1b2c3d4e5f60718293a4b5c6d7e";
+        let text = format!("vault pass Oyster!Bay19, and the signing key 0x{key}");
+        assert_eq!(companions(&text, &["Oyster!Bay19"]), [format!("0x{key}")]);
+        let text = format!("vault pass Oyster!Bay19; release sha256 {key}");
+        assert!(companions(&text, &["Oyster!Bay19"]).is_empty(), "{:?}", companions(&text, &["Oyster!Bay19"]));
+        // A sentence ends inside its closing quote; a month's year is no code.
+        let text = "'passport 551902817, issued May 2020.' Which page of form AB-210 takes it?";
+        assert!(companions(text, &["551902817"]).is_empty(), "{:?}", companions(text, &["551902817"]));
+        // A config's `=` is not part of a password.
+        assert!(companions("<entry key=\"MailPass\" value=\"Qz!8port\" />", &["Qz!8port"]).iter().all(|v| !v.contains('=')));
     }
 
     #[test]

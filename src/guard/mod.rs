@@ -10,7 +10,7 @@
 //! `credentials` (passwords and keys inside connection URLs and strings), `cli` (passwords on
 //! command lines and in `.pgpass` lines), `ids` (identity numbers
 //! by check digit or by label), `password` (passwords stated as such), `companions` (the other credentials of a text that
-//! holds one), `cards` (Luhn), `iban`
+//! holds one), `siblings` (values set out like a found secret: parallel lines, lists of codes), `cards` (Luhn), `iban`
 //! (mod 97), `injection` (with its
 //! word lists in `phrases`), `unicode` (invisible characters), `entropy`, `options` (the policies).
 
@@ -32,6 +32,7 @@ pub(crate) mod password;
 pub(crate) mod phrases;
 pub(crate) mod secrets;
 pub(crate) mod shapes;
+pub(crate) mod siblings;
 pub(crate) mod unicode;
 
 pub use options::{GuardOptions, InjectionPolicy, SecretPolicy};

@@ -943,7 +943,52 @@ pub(super) const CODE_NOT_BEFORE: &[&str] = &[
 
 /// Words before a year ("expired in 2023", "seit 2019"): after them four digits from 1900 to 2099
 /// are a year, not a code.
-pub(super) const YEAR_BEFORE: &[&str] = &["in", "since", "until", "by", "from", "before", "after", "of", "im", "seit", "bis", "en", "desde", "depuis", "dal", "sinds"];
+pub(super) const YEAR_BEFORE: &[&str] = &[
+    "in",
+    "since",
+    "until",
+    "by",
+    "from",
+    "before",
+    "after",
+    "of",
+    "im",
+    "seit",
+    "bis",
+    "en",
+    "desde",
+    "depuis",
+    "dal",
+    "sinds",
+    "issued",
+    "expires",
+    "expired",
+    // a month before four digits makes them its year ("issued March 2019")
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+    "jan",
+    "feb",
+    "mar",
+    "apr",
+    "jun",
+    "jul",
+    "aug",
+    "sep",
+    "sept",
+    "oct",
+    "nov",
+    "dec",
+];
 
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;

@@ -140,6 +140,9 @@ pub struct Rates {
     pub marked: usize,
     pub redacted_whole: usize,
     pub partly_redacted: Vec<String>,
+    /// Spans withheld in marked secret payloads that cover no marked part: what redaction costs
+    /// the reader beyond the secrets (a booking number, a date taken with them).
+    pub over_redacted: Vec<String>,
     /// How many items of each class were missed (a secret or injection not found, a clean item
     /// flagged, a secret left partly in place): counts only, so a held-out split can be read by class
     /// without reading its items.
@@ -161,6 +164,12 @@ pub fn evaluate(payloads: &[Payload]) -> Rates {
                         Ok(g) => p.parts.iter().filter(|part| g.text.contains(part.as_str())).count(),
                         Err(_) => 0, // refused whole: nothing of it is stored
                     };
+                    for f in find_secrets(&p.text) {
+                        let covers = p.parts.iter().any(|part| p.text.match_indices(part.as_str()).any(|(at, _)| at < f.end && f.start < at + part.len()));
+                        if !covers {
+                            r.over_redacted.push(format!("{}:{} {:?}", p.file, p.line, &p.text[f.start..f.end]));
+                        }
+                    }
                     if kept == 0 {
                         r.redacted_whole += 1;
                     } else if !v.secrets.is_empty() {
