@@ -8,7 +8,7 @@
 //! read here, so this adds no false alarm to text without a secret; within a text that has one, a
 //! value next to a credential word is withheld rather than risked.
 
-use super::password::{password_shaped, CODE_NOT_BEFORE, YEAR_BEFORE};
+use super::password::{named_before, password_shaped, CODE_NOT_BEFORE, YEAR_BEFORE};
 use super::{Finding, Findings};
 
 /// What a credential word names, and so the kind of the value after it.
@@ -73,6 +73,7 @@ const WORDS: &[(&str, Names)] = &[
     ("暗証番号", Names::Code),
     ("비밀번호", Names::Code),
     ("المرور", Names::Code),
+    ("سر", Names::Code),
     ("السري", Names::Code),
     ("code", Names::Code),
     ("codes", Names::Code),
@@ -167,8 +168,22 @@ const WORDS: &[(&str, Names)] = &[
     ("保险柜", Names::Lock),
     ("门锁", Names::Lock),
     ("ประตู", Names::Lock),
+    ("lock", Names::Lock),
+    ("padlock", Names::Lock),
+    ("két", Names::Lock),
+    ("경비", Names::Lock),
+    ("경보", Names::Lock),
+    // a cash machine's code is the card's PIN ("cash machine" is read as two words below)
+    ("atm", Names::Lock),
+    ("cashpoint", Names::Lock),
+    ("geldautomat", Names::Lock),
+    ("cajero", Names::Lock),
+    ("bancomat", Names::Lock),
+    ("distributeur", Names::Lock),
     // identity documents and numbers
     ("passport", Names::Identity),
+    ("διαβατήρ", Names::Identity),
+    ("διαβατηρ", Names::Identity),
     ("visa", Names::Identity),
     ("passports", Names::Identity),
     ("passeport", Names::Identity),
@@ -235,6 +250,10 @@ const WORDS: &[(&str, Names)] = &[
     ("kartu", Names::Card),
     ("بطاقة", Names::Card),
     ("カード", Names::Card),
+    ("信用卡", Names::Card),
+    ("银行卡", Names::Card),
+    ("卡号", Names::Card),
+    ("카드", Names::Card),
     ("cvv", Names::Cvv),
     ("cvv2", Names::Cvv),
     ("cvc", Names::Cvv),
@@ -246,6 +265,7 @@ const WORDS: &[(&str, Names)] = &[
     ("account", Names::Account),
     ("acct", Names::Account),
     ("konto", Names::Account),
+    ("konta", Names::Account),
     ("cuenta", Names::Account),
     ("conta", Names::Account),
     ("compte", Names::Account),
@@ -397,8 +417,14 @@ fn credential(token: &str) -> Option<Names> {
             ('\u{3040}'..='\u{9fff}').contains(&c) || ('\u{ac00}'..='\u{d7af}').contains(&c) || ('\u{0590}'..='\u{06ff}').contains(&c) || ('\u{0e00}'..='\u{0e7f}').contains(&c)
         }) {
             // Written without spaces (CJK, Thai), or (Hebrew, Arabic) with the article and
-            // prepositions joined on.
-            lower.contains(w)
+            // prepositions joined on; a word of two letters in those two scripts is in too many
+            // others ("سر" in "سريع"), so it matches a whole token.
+            let short_rtl = w.chars().count() <= 2 && w.chars().all(|c| ('\u{0590}'..='\u{06ff}').contains(&c));
+            if short_rtl {
+                lower == w
+            } else {
+                lower.contains(w)
+            }
         } else {
             lower.starts_with(w)
         };
@@ -453,7 +479,8 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     }
     let prev = k.checked_sub(1).map(|p| text[toks[p].start..toks[p].end].to_lowercase());
     let prev = prev.as_deref().map(|w| w.trim_end_matches([':', ',']));
-    if prev.is_some_and(|w| CODE_NOT_BEFORE.contains(&w)) {
+    // A name's word before a token makes it a name (a network's), unless a name is what is asked.
+    if prev.is_some_and(|w| CODE_NOT_BEFORE.contains(&w)) || (names != Names::Phrase && named_before(text, t.start + a)) {
         return None;
     }
     let (s, mut e) = (t.start + a, t.start + b);
@@ -495,6 +522,27 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
     if names == Names::Account {
         if let Some((end, n)) = iban_shaped(text, toks, k) {
             return Some((s, end, n));
+        }
+        // An account with its bank's code after a slash ("2801594736/2010", "19-2000145399/0800").
+        if let Some((number, bank)) = core.split_once('/') {
+            let count = number.bytes().filter(u8::is_ascii_digit).count();
+            if number.split('-').all(digits) && (6..=16).contains(&count) && bank.len() == 4 && digits(bank) {
+                return Some((s, e, 1));
+            }
+        }
+    }
+    // Recovery codes written in short groups of letters and digits ("k2m7 xq9p"): the groups on the
+    // line, each of four or five characters with both.
+    if names == Names::Code {
+        let group = |g: &str| {
+            (4..=5).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_alphanumeric()) && g.bytes().any(|b| b.is_ascii_digit()) && g.bytes().any(|b| b.is_ascii_alphabetic())
+        };
+        if group(core) && b == raw.len() && !t.line_ends && k + 1 < toks.len() && toks[k + 1].start == t.end + 1 {
+            let next = &text[toks[k + 1].start..toks[k + 1].end];
+            let (na, nb) = trimmed(next);
+            if na == 0 && group(&next[..nb]) {
+                return Some((s, toks[k + 1].start + nb, 2));
+            }
         }
     }
     if matches!(names, Names::Lock | Names::Card | Names::Cvv) {
@@ -670,7 +718,18 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     let card_found = out.iter().any(|f| f.kind == "card-number");
     // Lower-cased once for every token (positions kept), not token by token.
     let lower = super::lower_in_place(text).to_ascii_lowercase();
-    let words: Vec<Option<Names>> = toks.iter().map(|t| credential(&lower[t.start..t.end])).collect();
+    let mut words: Vec<Option<Names>> = toks.iter().map(|t| credential(&lower[t.start..t.end])).collect();
+    // "cash machine": the machine whose code is the card's PIN; "kod pocztowy", "código postal":
+    // a postcode.
+    for k in 1..toks.len() {
+        let word = |j: usize| lower[toks[j].start..toks[j].end].trim_end_matches([',', '.', ':', '?', '!']);
+        if words[k].is_none() && matches!(word(k), "machine" | "machines") && word(k - 1) == "cash" {
+            words[k] = Some(Names::Lock);
+        }
+        if words[k - 1] == Some(Names::Code) && ["poczt", "postal", "postale", "postali", "pocztow"].iter().any(|p| word(k).starts_with(p)) {
+            words[k - 1] = None;
+        }
+    }
     for (k, names) in words.iter().enumerate() {
         let Some(names) = *names else { continue };
         let t = toks[k];
@@ -772,7 +831,9 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             }
             let tok = &text[toks[j].start..toks[j].end];
             let (a, b) = trimmed(tok);
-            if card_found && names == Names::Code && b - a == 3 && digits(&tok[a..b]) {
+            // A card named just before the code word ("della carta serve il codice dietro … 284").
+            let card_named = words[k.saturating_sub(6)..k].contains(&Some(Names::Card));
+            if (card_found || card_named) && names == Names::Code && b - a == 3 && digits(&tok[a..b]) {
                 push(k, toks[j].start + a, toks[j].start + b, "card-code");
                 taken = true;
             }
@@ -817,7 +878,16 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
     // An account's value in an IBAN's shape came from `iban_shaped` (15 characters or more).
     let iban_like = |v: &str| iban_start(v.as_bytes()) && v.bytes().filter(u8::is_ascii_alphanumeric).count() >= 15;
     let whole_shape = |&(_, s, e, kind): &(usize, usize, usize, &str)| (kind == "card-number" && !luhn(s, e)) || (kind == "bank-account" && iban_like(&text[s..e]));
-    if anchored || (words >= 2 && values >= 2) || pairs.iter().any(whole_shape) {
+    // One credential word with three digit codes of about one length after it is a list of them
+    // ("Portkod 2790, tvättstugan 1471# och förrådet 0306"); a postcode, a locker and a parcel
+    // number after "kod" are not.
+    let code_len = |&(_, s, e, _): &(usize, usize, usize, &str)| {
+        let v = text[s..e].trim_end_matches(['#', '*']);
+        digits(v).then_some(v.len())
+    };
+    let lens: Option<Vec<usize>> = pairs.iter().map(code_len).collect();
+    let code_list = values >= 3 && lens.is_some_and(|l| l.iter().max().unwrap_or(&0) - l.iter().min().unwrap_or(&0) <= 1);
+    if anchored || (words >= 2 && values >= 2) || code_list || pairs.iter().any(whole_shape) {
         for (_, s, e, kind) in pairs {
             if !out.overlaps(s, e) {
                 out.push(Finding { start: s, end: e, kind });
@@ -847,7 +917,7 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             let raw = &text[t.start..t.end];
             let (a, b) = trimmed(raw);
             let (s, e) = (t.start + a, t.start + b);
-            if strongly_password_shaped(&text[s..e]) && !out.overlaps(s, e) {
+            if strongly_password_shaped(&text[s..e]) && !out.overlaps(s, e) && !named_before(text, s) {
                 out.push(Finding { start: s, end: e, kind: "password" });
             }
         }
@@ -872,35 +942,57 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
 const CORRECTION_SPAN: usize = 12;
 
 /// A code corrected in the same sentence ("PIN 4410, no wait, that was the old one, it's 4401
-/// now"): after a found code of digits only, another run of as many digits before the sentence
-/// ends is the same kind of value, the right one or the wrong one, and both are withheld. A year
-/// or an amount is no correction.
+/// now", "c'est A4127... pardon, c'est B4127"): after a found code of four to eight digits, or
+/// digits with a letter, another of the same shape before the sentence ends is the same kind of
+/// value, the right one or the wrong one, and both are withheld. An ellipsis is a pause, not an
+/// end; a particle glued on ("482931이") is not part of the code. A year or an amount is no
+/// correction.
 fn corrections(text: &str, toks: &[Token], out: &mut Findings) {
+    let shape = |v: &str| {
+        v.chars()
+            .map(|c| {
+                if c.is_ascii_digit() {
+                    '9'
+                } else if c.is_ascii_alphabetic() {
+                    'A'
+                } else {
+                    c
+                }
+            })
+            .collect::<String>()
+    };
+    let ends = |t: &str| !(t.ends_with("...") || t.ends_with('…')) && t.ends_with(['.', '!', '?']);
+    // The code at the start of a token, without a particle glued to it.
+    let code_of = |core: &str| -> usize { core.find(|c: char| !c.is_ascii() && c.is_alphabetic()).filter(|&i| i >= 4).unwrap_or(core.len()) };
     let found: Vec<Finding> = out.iter().take(SPREAD_MAX).copied().collect();
     for f in found {
         let value = &text[f.start..f.end];
+        let value = &value[..code_of(value)];
         let n = value.len();
-        if !(4..=8).contains(&n) || !digits(value) {
+        let digit_count = value.bytes().filter(u8::is_ascii_digit).count();
+        if !(4..=8).contains(&n) || !value.bytes().all(|b| b.is_ascii_alphanumeric()) || digit_count + 1 < n {
             continue;
         }
+        let want = shape(value);
         let Some(k) = toks.iter().position(|t| t.start <= f.start && f.start < t.end) else { continue };
-        if toks[k].line_ends || text[toks[k].start..toks[k].end].ends_with(['.', '!', '?']) {
+        if toks[k].line_ends || ends(&text[toks[k].start..toks[k].end]) {
             continue;
         }
         for j in k + 1..toks.len().min(k + 1 + CORRECTION_SPAN) {
             let raw = &text[toks[j].start..toks[j].end];
             let (a, b) = trimmed(raw);
             let core = &raw[a..b];
+            let core = &core[..code_of(core)];
             let before = &text[..toks[j].start];
             let money = before.trim_end().ends_with(['$', '€', '£', '¥']) || raw.starts_with(['$', '€', '£', '¥']);
             let year = n == 4 && (core.starts_with("19") || core.starts_with("20"));
-            if core.len() == n && digits(core) && !money && !year {
-                let (s, e) = (toks[j].start + a, toks[j].start + b);
+            if shape(core) == want && !money && !year {
+                let (s, e) = (toks[j].start + a, toks[j].start + a + core.len());
                 if !out.overlaps(s, e) {
                     out.push(Finding { start: s, end: e, kind: f.kind });
                 }
             }
-            if toks[j].line_ends || raw.ends_with(['.', '!', '?']) {
+            if toks[j].line_ends || ends(raw) {
                 break;
             }
         }
@@ -1182,6 +1274,34 @@ mod tests {
         assert!(companions(text, &["551902817"]).is_empty(), "{:?}", companions(text, &["551902817"]));
         // A config's `=` is not part of a password.
         assert!(companions("<entry key=\"MailPass\" value=\"Qz!8port\" />", &["Qz!8port"]).iter().all(|v| !v.contains('=')));
+    }
+
+    #[test]
+    fn codes_said_without_a_password_word() {
+        // The cash machine's code, a padlock's, a lock's: three codes under one word vouch.
+        assert_eq!(companions("login pw Heron!Moss8 and at the cash machine you punch 5512", &["Heron!Moss8"]), ["5512"]);
+        assert_eq!(companions("garage padlock 7731, loft lock 0922", &[]), ["7731", "0922"]);
+        assert_eq!(companions("Dørkode 2790, vaskekælderen 1471# og pulterrummet 0306.", &[]), ["2790", "1471#", "0306"]);
+        // A postcode, a locker and a parcel number after "kod" are no list of codes.
+        assert!(companions("Kod pocztowy 30-415, skrytka WAW55K, numer paczki 77001122", &[]).is_empty());
+        // A card named before the code word: its three digits.
+        assert_eq!(companions("pass Gelso!Blu4; per la carta chiedono il codice sul retro: 513", &["Gelso!Blu4"]), ["513"]);
+        // Chinese card words; an account with its bank's code; recovery codes in short groups.
+        assert_eq!(companions("银行卡号 6217 0012 3456 7781，取款密码 640213", &[]), ["6217 0012 3456 7781", "640213"]);
+        assert_eq!(companions("heslo Morava_Brno5, číslo účtu 1928374650/0300", &["Morava_Brno5"]), ["1928374650/0300"]);
+        assert_eq!(companions("pw Tavle!Sol3\nbackup-koder: h4k9 w2p7, z8r1 m5t3", &["Tavle!Sol3"]), ["h4k9 w2p7", "z8r1 m5t3"]);
+    }
+
+    #[test]
+    fn a_corrected_code_keeps_its_shape() {
+        // Letters with digits, after an ellipsis; a particle glued to the corrected code.
+        assert_eq!(companions("le code du portail est C3390... non attends, c'est C3309.", &["C3390"]), ["C3309"]);
+        assert_eq!(companions("대문 비밀번호 730184... 아니다, 730148이 맞아.", &["730184"]), ["730148"]);
+    }
+
+    #[test]
+    fn a_network_s_name_is_no_password() {
+        assert!(companions("PIN 4471. The wifi network is called Birchwood_5G and it's open", &["4471"]).is_empty());
     }
 
     #[test]

@@ -396,6 +396,10 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
         if c.is_whitespace() || matches!(c, '，' | '。' | '、') {
             break;
         }
+        // A particle glued to a code ("482913이야", "4417です") is not part of it.
+        if !c.is_ascii() && c.is_alphabetic() && i >= 4 && rest[..i].bytes().all(|b| b.is_ascii_digit()) {
+            break;
+        }
         end = from + i + c.len_utf8();
     }
     // Sentence punctuation after the value is not part of it.
@@ -410,6 +414,10 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
 fn is_code_or_template(value: &str) -> bool {
     let v = value.trim_end_matches([';', ',']);
     if v.starts_with(['$', '<', '{', '%', '(', '[']) || v.ends_with(['>', '}']) || v.contains(['(', ')']) {
+        return true;
+    }
+    // An assignment of a placeholder, cut where the placeholder begins (`DB_PASSWORD=<`, `pw={`).
+    if v.ends_with(['<', '{', '=']) || ["=<", "={", "=$", ":<", ":{"].iter().any(|a| v.contains(a)) {
         return true;
     }
     // A program's words where a value would be: a negated name (`!password`, lower case, no digit: `!hunter2` may be a password), a keyword
@@ -668,7 +676,7 @@ fn strong_tokens(text: &str, out: &mut Findings) {
             continue;
         }
         let (s, e) = (start + lead, start + lead + v.len());
-        if text.is_char_boundary(s) && text.is_char_boundary(e) && !out.overlaps(s, e) {
+        if text.is_char_boundary(s) && text.is_char_boundary(e) && !out.overlaps(s, e) && !named_before(text, s) {
             out.push(Finding { start: s, end: e, kind: "password" });
         }
     }
@@ -684,6 +692,13 @@ pub(super) fn password_shaped(token: &str) -> bool {
     }
     let letters = token.chars().filter(|c| c.is_alphabetic()).count();
     let digits = token.chars().filter(char::is_ascii_digit).count();
+    // A password word is no password ("«Забыли пароль?»", "Password!").
+    if digits == 0 {
+        let core = token.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+        if TRIGGERS.contains(&core.as_str()) || CODE_TRIGGERS.contains(&core.as_str()) {
+            return false;
+        }
+    }
     // `_` joins words in names (`db_credentials`); it makes a password only beside a digit.
     let symbols = token.chars().filter(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '\'' | '’' | '_')).count();
     // A record of fields (`host:port:db:user:password`) is a format, not a value.
@@ -718,7 +733,12 @@ pub(super) fn password_shaped(token: &str) -> bool {
 
 /// A token without the sentence punctuation and quotes around it.
 fn clean(t: &str) -> &str {
-    t.trim_end_matches(['.', ':']).trim_start_matches(['\'', '`']).trim_end_matches(['\'', '`'])
+    let t = t.trim_end_matches(['.', ':']).trim_start_matches(['\'', '`']).trim_end_matches(['\'', '`']);
+    // A particle glued to a code ("481230이야", "4417です") is not part of it.
+    match t.find(|c: char| !c.is_ascii() && c.is_alphabetic()) {
+        Some(i) if i >= 4 && t[..i].bytes().all(|b| b.is_ascii_digit()) => &t[..i],
+        _ => t,
+    }
 }
 
 /// Byte ranges of each sentence end in `s`: a line break, a full-width stop, or `! ?`
@@ -993,6 +1013,60 @@ pub(super) const YEAR_BEFORE: &[&str] = &[
 /// Password words per text looked around by `nearby`.
 const NEARBY_MAX: usize = 32;
 
+/// Words after which a token is a name, not a password: a network's, a device's ("network name
+/// ChenFamily_5G", "SSID Casa_Verde_5G", "la red se llama Tanaka-Home").
+pub(super) const NAME_BEFORE: &[&str] = &[
+    "ssid",
+    "network",
+    "named",
+    "called",
+    "name",
+    "netzwerk",
+    "netzwerkname",
+    "heißt",
+    "red",
+    "llama",
+    "réseau",
+    "appelle",
+    "rete",
+    "chiama",
+    "rede",
+    "chama",
+    "сеть",
+    "сети",
+    "называется",
+    "ağ",
+    "adı",
+    "nätverk",
+    "heter",
+    "netværk",
+    "hedder",
+    "netwerk",
+    "heet",
+    "sieć",
+    "nazywa",
+    "网络名",
+    "网络",
+    "名称",
+    "名字",
+    "ネットワーク名",
+    "네트워크",
+    "이름",
+    "الشبكة",
+    "لشبكة",
+];
+
+/// Whether the word right before byte `at` names what follows as a name (`NAME_BEFORE`).
+pub(super) fn named_before(text: &str, at: usize) -> bool {
+    let mut from = at.saturating_sub(40);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = text[from..at].trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '：' | '，' | ',' | '=' | '"' | '«' | '“'));
+    let word = before.rsplit(|c: char| c.is_whitespace() || matches!(c, '，' | '、' | '(' | '«')).next().unwrap_or("").to_lowercase();
+    NAME_BEFORE.iter().any(|n| if n.is_ascii() { word == *n } else { word.ends_with(n) })
+}
+
 /// Words after a password-word looked at ("la contraseña del correo de mamá ahora queda como …").
 const AFTER_WORDS: usize = 10;
 
@@ -1034,17 +1108,21 @@ fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) 
             let t = &s[a..b];
             let c = clean(t);
             let lead = t.find(c).unwrap_or(0);
-            password_shaped(c).then_some((base + a + lead, base + a + lead + c.len()))
+            (password_shaped(c) && !named_before(text, base + a + lead)).then_some((base + a + lead, base + a + lead + c.len()))
         })
     };
     let after_tokens: Vec<(usize, usize)> = tokens(after).into_iter().take(AFTER_WORDS).collect();
     // Right after the word, a run of digits: a code's four to eight ("passcode 883102"), any
     // password's eight or more ("Kennwort 61238845091237564412", a router's default key).
     if let Some(&(a, b)) = after_tokens.first() {
-        let t = clean(&after[a..b]);
-        let digits = t.len() == b - a && t.bytes().all(|c| c.is_ascii_digit());
-        if digits && ((code && (4..=8).contains(&t.len())) || (8..=64).contains(&t.len())) {
-            let (vs, ve) = (end + a, end + b);
+        let raw = &after[a..b];
+        let t = clean(raw);
+        // The digits alone, or with a particle glued on ("481230이야").
+        let whole = t.len() == b - a || (raw.starts_with(t) && raw[t.len()..].starts_with(|c: char| !c.is_ascii() && c.is_alphabetic()));
+        let digits = whole && !t.is_empty() && t.bytes().all(|c| c.is_ascii_digit());
+        // Six digits or more right after a password word are one too ("비밀번호 481230이야").
+        if digits && ((code && (4..=8).contains(&t.len())) || (6..=64).contains(&t.len())) {
+            let (vs, ve) = (end + a, end + a + t.len());
             if !out.overlaps(vs, ve) {
                 out.push(Finding { start: vs, end: ve, kind: "password" });
             }
@@ -1100,6 +1178,15 @@ mod tests {
         let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| &text[f.start..f.end]).collect()
+    }
+
+    #[test]
+    fn placeholders_password_words_and_names_are_no_passwords() {
+        assert!(values("SMTP_HOST=mail.local\nSMTP_PASSWORD=<SMTP_PASSWORD>\nTOKEN=<PASTE_TOKEN_HERE>").is_empty());
+        assert!(values("Я нажала «Сбросить пароль?», но ссылка не пришла.").is_empty());
+        assert!(values("路由器的网络名 WangJia_5G，怎么改密码？").is_empty());
+        // A code with a particle glued on is the code alone.
+        assert_eq!(values("현관 비밀번호 481230이야"), ["481230"]);
     }
 
     #[test]
