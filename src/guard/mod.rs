@@ -42,6 +42,20 @@ pub(crate) mod scan;
 pub(crate) use scan::find_secrets;
 pub(crate) use scan::{lower_in_place, Finding, Findings, Guarded};
 
+/// What a pass that reads beside found secrets (`companions`, `siblings`) adds to a text, given the
+/// secrets already found in it (by value): the values it added, in order.
+#[cfg(test)]
+pub(crate) fn added_by(pass: fn(&str, &mut Findings), text: &str, found: &[&str]) -> Vec<String> {
+    let mut out = Findings::default();
+    for f in found {
+        let s = text.find(f).unwrap();
+        out.push(Finding { start: s, end: s + f.len(), kind: "password" });
+    }
+    let before = out.len();
+    pass(text, &mut out);
+    out[before..].iter().map(|f| text[f.start..f.end].to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -241,14 +241,7 @@ mod tests {
     use super::*;
 
     fn siblings(text: &str, found: &[&str]) -> Vec<String> {
-        let mut out = Findings::default();
-        for f in found {
-            let s = text.find(f).unwrap();
-            out.push(Finding { start: s, end: s + f.len(), kind: "password" });
-        }
-        let before = out.len();
-        find(text, &mut out);
-        out[before..].iter().map(|f| text[f.start..f.end].to_string()).collect()
+        crate::guard::added_by(find, text, found)
     }
 
     #[test]
