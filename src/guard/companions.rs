@@ -29,12 +29,15 @@ enum Names {
     /// A word or phrase a bank asks for ("memorable word", "mother's maiden name"): the one word
     /// after the label's nouns, whatever its shape.
     Phrase,
+    /// A network: its name comes first, then after a colon or a verb its key ("guest network
+    /// Cafe_Guest is welcome-guests", "Rede de convidados MEO-GUEST: bemvindos2024").
+    Network,
 }
 
 impl Names {
     fn kind(self) -> &'static str {
         match self {
-            Names::Code | Names::Lock | Names::Phrase => "password",
+            Names::Code | Names::Lock | Names::Phrase | Names::Network => "password",
             Names::Identity => "national-id",
             Names::Account => "bank-account",
             Names::Card => "card-number",
@@ -81,6 +84,7 @@ const WORDS: &[(&str, Names)] = &[
     ("codigo", Names::Code),
     ("codice", Names::Code),
     ("kod", Names::Code),
+    ("kody", Names::Code),
     ("kode", Names::Code),
     ("код", Names::Code),
     ("コード", Names::Code),
@@ -110,7 +114,24 @@ const WORDS: &[(&str, Names)] = &[
     ("पिन", Names::Code),
     ("पासवर्ड", Names::Code),
     ("puk", Names::Code),
+    ("palavra-passe", Names::Code),
+    ("passnumber", Names::Code),
+    ("lösen", Names::Code),
+    // networks, whose key follows their name
+    ("network", Names::Network),
+    ("rede", Names::Network),
+    ("réseau", Names::Network),
+    ("rete", Names::Network),
+    ("netzwerk", Names::Network),
+    ("netwerk", Names::Network),
+    ("netværk", Names::Network),
+    ("nätverk", Names::Network),
+    ("сеть", Names::Network),
+    ("sieć", Names::Network),
+    ("网络", Names::Network),
     // keys: a network's, a wallet's, a licence's ("Κλειδί Wi-Fi: portokali2021")
+    ("暗号化キー", Names::Code),
+    ("セキュリティキー", Names::Code),
     ("key", Names::Code),
     ("keys", Names::Code),
     ("schlüssel", Names::Code),
@@ -255,6 +276,9 @@ const WORDS: &[(&str, Names)] = &[
     ("卡号", Names::Card),
     ("카드", Names::Card),
     ("cvv", Names::Cvv),
+    ("安全码", Names::Cvv),
+    ("安全碼", Names::Cvv),
+    ("セキュリティコード", Names::Cvv),
     ("cvv2", Names::Cvv),
     ("cvc", Names::Cvv),
     ("cvc2", Names::Cvv),
@@ -291,6 +315,35 @@ const AFTER: usize = 10;
 /// In a text that already holds a secret, a value may come later in its sentence ("the tablet
 /// passcode is the same as before except the last digit is a 7 now, so 55917").
 const AFTER_ANCHORED: usize = 24;
+/// Words between a network's name and its key ("… is welcome-guests", "… har valkommen123").
+const NETWORK_SEPARATORS: &[&str] = &[
+    "is",
+    "are",
+    "ist",
+    "är",
+    "er",
+    "é",
+    "es",
+    "est",
+    "è",
+    "har",
+    "has",
+    "uses",
+    "usa",
+    "nutzt",
+    "använder",
+    "bruger",
+    "=",
+    "->",
+    "—",
+    "–",
+    "pw",
+    "pass",
+    "key",
+    "は",
+    "是",
+    "هي",
+];
 /// Nouns a `Phrase` label is written with, which are not its value ("memorable word", "maiden name").
 const PHRASE_NOUNS: &[&str] = &["word", "data", "info", "information", "answer", "name", "phrase", "is", "was", "=", "-", "–", ":"];
 /// Tokens before a lock word read for its code ("punch in 47193 at the main door").
@@ -397,6 +450,10 @@ fn credential(token: &str) -> Option<Names> {
     if CODE_ENDINGS.iter().any(|e| lower.ends_with(e) && lower.len() >= e.len() + 2) {
         return (!NOT_CODES.iter().any(|w| lower.trim_end_matches('s').ends_with(w))).then_some(Names::Code);
     }
+    // Compounds that end in a network word ("Gästnätet", "Gastnetz", "gæstenetværk").
+    if ["nätet", "nätverket", "netz", "netzwerk", "netværk", "netværket", "nettet", "netwerk"].iter().any(|e| lower.ends_with(e) && lower.len() >= e.len() + 3) {
+        return Some(Names::Network);
+    }
     let ascii = lower.is_ascii();
     let joined = lower.contains(['-', '/']);
     // Most tokens are ordinary words: an ASCII one none of whose parts begins as a credential word
@@ -404,7 +461,8 @@ fn credential(token: &str) -> Option<Names> {
     if ascii && !lower.split(['-', '/']).any(|p| may_begin_a_word(p.as_bytes())) {
         return None;
     }
-    WORDS.iter().find_map(|&(w, names)| {
+    // A token may hold two words glued ("信用卡背面的安全码是426"): the card's code is what it gives.
+    let mut hits = WORDS.iter().filter_map(|&(w, names)| {
         let hit = if w.is_ascii() {
             // Words of four letters or more also begin their inflections and compounds ("karty",
             // "Kontonummer", "rekeningnummer"), but "pass" and "secret" begin too many other words.
@@ -429,7 +487,12 @@ fn credential(token: &str) -> Option<Names> {
             lower.starts_with(w)
         };
         hit.then_some(names)
-    })
+    });
+    let first = hits.next()?;
+    if ascii || first == Names::Cvv {
+        return Some(first);
+    }
+    Some(if hits.any(|n| n == Names::Cvv) { Names::Cvv } else { first })
 }
 
 /// Whether an ASCII token part may be a credential word or begin one, by its first three bytes
@@ -484,6 +547,18 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
         return None;
     }
     let (s, mut e) = (t.start + a, t.start + b);
+    if names == Names::Network {
+        // The key comes after a colon or a verb, past the network's name.
+        // "the network name is BT-7XK2": a name, not a key.
+        let named = k >= 1 && named_before(text, toks[k - 1].start);
+        let after_sep = !named && (prev.is_some_and(|w| w.ends_with(':') || NETWORK_SEPARATORS.contains(&w)) || text[..toks[k].start].trim_end().ends_with([':', '：', '=']));
+        let n = core.chars().count();
+        let shaped = (6..=64).contains(&n)
+            && !core.contains(['@', '/', ':'])
+            && core.chars().any(char::is_alphabetic)
+            && (core.bytes().any(|b| b.is_ascii_digit()) || core.contains(['-', '_']) || (core.chars().any(char::is_uppercase) && core.chars().skip(1).any(char::is_lowercase)));
+        return (after_sep && shaped).then_some((s, e, 1));
+    }
     if names == Names::Phrase {
         // One word, past the label's nouns: "memorable word peppermint", "maiden name: Kowalski".
         let lower = core.to_lowercase();
@@ -529,6 +604,15 @@ fn value_at(text: &str, toks: &[Token], k: usize, names: Names) -> Option<(usize
             if number.split('-').all(digits) && (6..=16).contains(&count) && bank.len() == 4 && digits(bank) {
                 return Some((s, e, 1));
             }
+        }
+    }
+    // Recovery codes joined by hyphens ("7f3a9-c2e81"): groups of four to six letters and digits,
+    // each with a digit.
+    if names == Names::Code {
+        let parts: Vec<&str> = core.split('-').collect();
+        let group = |g: &&str| (4..=6).contains(&g.len()) && g.bytes().all(|b| b.is_ascii_alphanumeric()) && g.bytes().any(|b| b.is_ascii_digit());
+        if parts.len() >= 2 && parts.iter().all(group) && core.bytes().any(|b| b.is_ascii_alphabetic()) {
+            return Some((s, e, 1));
         }
     }
     // Recovery codes written in short groups of letters and digits ("k2m7 xq9p"): the groups on the
@@ -670,7 +754,7 @@ fn iban_start(b: &[u8]) -> bool {
 
 /// In a script written without spaces the value may be glued to its label in one token
 /// ("基礎年金番号は4107-382956"): the digits after the word, past a particle or a colon.
-fn glued_value(text: &str, t: Token) -> Option<(usize, usize)> {
+fn glued_value(text: &str, t: Token, names: Names) -> Option<(usize, usize)> {
     let raw = &text[t.start..t.end];
     let first_digit = raw.find(|c: char| c.is_ascii_digit())?;
     if first_digit == 0 {
@@ -680,7 +764,8 @@ fn glued_value(text: &str, t: Token) -> Option<(usize, usize)> {
     let len = rest.find(|c: char| !(c.is_ascii_digit() || c == '-')).unwrap_or(rest.len());
     let value = rest[..len].trim_end_matches('-');
     let count = value.bytes().filter(u8::is_ascii_digit).count();
-    (4..=24).contains(&count).then_some((t.start + first_digit, t.start + first_digit + value.len()))
+    let wanted = if names == Names::Cvv { 3..=4 } else { 4..=24 };
+    wanted.contains(&count).then_some((t.start + first_digit, t.start + first_digit + value.len()))
 }
 
 /// Adds the values next to the credential words of a text in which a secret was already found.
@@ -725,6 +810,11 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         let word = |j: usize| lower[toks[j].start..toks[j].end].trim_end_matches([',', '.', ':', '?', '!']);
         if words[k].is_none() && matches!(word(k), "machine" | "machines") && word(k - 1) == "cash" {
             words[k] = Some(Names::Lock);
+        }
+        // "secret word", "security answer": a word a bank asks for.
+        if matches!(word(k), "word" | "answer") && matches!(word(k - 1), "secret" | "security" | "memorable") {
+            words[k - 1] = None;
+            words[k] = Some(Names::Phrase);
         }
         if words[k - 1] == Some(Names::Code) && ["poczt", "postal", "postale", "postali", "pocztow"].iter().any(|p| word(k).starts_with(p)) {
             words[k - 1] = None;
@@ -778,7 +868,7 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
                 continue;
             }
         }
-        if let Some((s, e)) = glued_value(text, t) {
+        if let Some((s, e)) = glued_value(text, t, names) {
             push(k, s, e, names.kind());
             continue;
         }
@@ -792,10 +882,11 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
         // ("CVV карты", "PIN de la carte", "el CVV de la tarjeta"), is read past; a later one
         // starts its own value.
         let qualifies = |j: usize| {
-            toks[k + 1..j].iter().all(|t| {
-                let w = &text[t.start..t.end];
-                w.chars().count() <= 3 && w.chars().all(char::is_alphabetic)
-            })
+            j <= k + 4
+                && toks[k + 1..j].iter().all(|t| {
+                    let w = &text[t.start..t.end];
+                    w.chars().count() <= 4 && w.chars().all(char::is_alphabetic)
+                })
         };
         while !ended && j < toks.len() && seen < after && (words[j].is_none() || (!taken && qualifies(j))) {
             // A semicolon ends the clause the value belongs to ("pass Oyster!Bay19; release sha256 …").
@@ -832,8 +923,11 @@ pub(crate) fn find_always(text: &str, out: &mut Findings) {
             let tok = &text[toks[j].start..toks[j].end];
             let (a, b) = trimmed(tok);
             // A card named just before the code word ("della carta serve il codice dietro … 284").
-            let card_named = words[k.saturating_sub(6)..k].contains(&Some(Names::Card));
-            if (card_found || card_named) && names == Names::Code && b - a == 3 && digits(&tok[a..b]) {
+            let card_named = words[k.saturating_sub(6)..(k + 8).min(words.len())].contains(&Some(Names::Card));
+            // After a card word, three digits a code word named just before ("security code on the
+            // back of the card is 591").
+            let code_named = words[k.saturating_sub(8)..k].contains(&Some(Names::Code));
+            if (((card_found || card_named) && names == Names::Code) || (names == Names::Card && code_named)) && b - a == 3 && digits(&tok[a..b]) {
                 push(k, toks[j].start + a, toks[j].start + b, "card-code");
                 taken = true;
             }
@@ -1294,6 +1388,26 @@ mod tests {
     #[test]
     fn a_network_s_name_is_no_password() {
         assert!(companions("PIN 4471. The wifi network is called Birchwood_5G and it's open", &["4471"]).is_empty());
+        assert!(companions("the router is an Archer AX10 and the network name is HX-44QZ", &[]).is_empty());
+    }
+
+    #[test]
+    fn a_second_network_s_key_after_its_name() {
+        let text = "wifi pw Maple!Dusk4. Visitors network Cabin_Visitors is hello-visitors";
+        assert_eq!(companions(text, &["Maple!Dusk4"]), ["hello-visitors"]);
+        assert_eq!(companions("senha da casa Laranja!77. Rede das visitas CASA-VIS: entrem2025", &["Laranja!77"]), ["entrem2025"]);
+        assert_eq!(companions("lösen Kanel!Bulle5. Gästnätet Stuga-Gast har stugvanner99", &["Kanel!Bulle5"]), ["stugvanner99"]);
+    }
+
+    #[test]
+    fn bank_words_said_other_ways() {
+        // A card's code named before the card, a secret word, an inline list of recovery codes.
+        let text = "shop pw Plum!Tree8, security code on the back of that card is 402";
+        assert_eq!(companions(text, &["Plum!Tree8"]), ["402"]);
+        assert_eq!(companions("- Password: Vx8!kq2W\n- Secret word: Mordor", &["Vx8!kq2W"]), ["Mordor"]);
+        assert_eq!(companions("Kody zapasowe: 4e2b7-91c0d, a83f1-0c6e2. Hasło: Bigos!22", &["Bigos!22"]), ["4e2b7-91c0d", "a83f1-0c6e2"]);
+        // A card word and a CVV word glued in one token: its three digits are the card's code.
+        assert_eq!(companions("京东密码：maomi@2020，信用卡背面的安全码是318", &["maomi@2020"]), ["318"]);
     }
 
     #[test]
