@@ -194,6 +194,22 @@ pub const PRIOR_WORDS: &[&str] = &[
     "mọi",
     "tất",
     "trước",
+    // the user's own instructions, which text the assistant reads has no business overriding
+    "user",
+    "users",
+    "user's",
+    "utente",
+    "dell'utente",
+    "usuario",
+    "utilisateur",
+    "l'utilisateur",
+    "nutzer",
+    "benutzer",
+    "usuário",
+    "gebruiker",
+    "uzytkownik",
+    "пользовател",
+    "kullanıcı",
 ];
 
 /// What gets overridden: instructions, rules, prompt …
@@ -276,7 +292,8 @@ pub const INSTRUCTION_NOUNS: &[&str] = &[
 
 /// Chinese and Japanese, matched as substrings within a short window (no spaces between words).
 pub const CJK_VERBS: &[&str] = &["忘れ", "忽略", "无视", "無視", "忘记", "忘記", "忘掉", "不要理会", "不要理會", "放弃", "放棄", "跳过", "無効", "破棄"];
-pub const CJK_PRIOR: &[&str] = &["之前", "以前", "上面", "前面", "先前", "所有", "上述", "以上", "全部", "これまで", "前の", "すべて", "全て", "上記", "以前の"];
+pub const CJK_PRIOR: &[&str] =
+    &["用户", "用戶", "ユーザー", "之前", "以前", "上面", "前面", "先前", "所有", "上述", "以上", "全部", "これまで", "前の", "すべて", "全て", "上記", "以前の"];
 pub const CJK_NOUNS: &[&str] = &["身份", "角色", "指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "设定", "設定", "ルール", "プロンプト", "指図"];
 
 /// Phrases (lower case, folded, single spaces) that ask a model to reveal what it was told.
