@@ -489,7 +489,9 @@ fn credential(token: &str) -> Option<Names> {
         hit.then_some(names)
     });
     let first = hits.next()?;
-    if ascii || first == Names::Cvv {
+    // Only a card word can have its code glued after it: any other first hit is the answer,
+    // without reading the rest of the list.
+    if ascii || first != Names::Card {
         return Some(first);
     }
     Some(if hits.any(|n| n == Names::Cvv) { Names::Cvv } else { first })

@@ -396,8 +396,7 @@ fn value_at(text: &str, from: usize) -> Option<(usize, usize, bool)> {
         if c.is_whitespace() || matches!(c, '，' | '。' | '、') {
             break;
         }
-        // A particle glued to a code ("482913이야", "4417です") is not part of it.
-        if !c.is_ascii() && c.is_alphabetic() && i >= 4 && rest[..i].bytes().all(|b| b.is_ascii_digit()) {
+        if !c.is_ascii() && glued_particle(&rest[..i + c.len_utf8()]) == Some(i) {
             break;
         }
         end = from + i + c.len_utf8();
@@ -734,11 +733,14 @@ pub(super) fn password_shaped(token: &str) -> bool {
 /// A token without the sentence punctuation and quotes around it.
 fn clean(t: &str) -> &str {
     let t = t.trim_end_matches(['.', ':']).trim_start_matches(['\'', '`']).trim_end_matches(['\'', '`']);
-    // A particle glued to a code ("481230이야", "4417です") is not part of it.
-    match t.find(|c: char| !c.is_ascii() && c.is_alphabetic()) {
-        Some(i) if i >= 4 && t[..i].bytes().all(|b| b.is_ascii_digit()) => &t[..i],
-        _ => t,
-    }
+    glued_particle(t).map_or(t, |i| &t[..i])
+}
+
+/// Where a particle glued to a code begins ("481230이야", "4417です"): after four digits or more,
+/// the first letter outside ASCII. The particle is not part of the code.
+fn glued_particle(t: &str) -> Option<usize> {
+    let i = t.find(|c: char| !c.is_ascii() && c.is_alphabetic())?;
+    (i >= 4 && t[..i].bytes().all(|b| b.is_ascii_digit())).then_some(i)
 }
 
 /// Byte ranges of each sentence end in `s`: a line break, a full-width stop, or `! ?`
