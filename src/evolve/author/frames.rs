@@ -4,7 +4,8 @@
 //! - **a change by mention**: a sentence that names a slot already kept (all its label words) or
 //!   repeats the slot's current value, and states one new value of the same form (a name for a
 //!   name, a code for a code) → the slot's new value ("the renewal fell apart, so we ported every
-//!   pipeline to Tessellate CI"; "off Halden, Corvo covers it now");
+//!   pipeline to Tessellate CI"; "off Halden, Corvo covers it now"); among several new names, the
+//!   one where a slot's value goes (the object of "with", "to", "at" …) and not a titled person;
 //! - **a value set by another**: a kept value as the one acting ("BuildNest assigned us a TAM,
 //!   Delphine Okafor"; "Larchmont put Noor in Mr. Adebayo's class") → the new value depends on
 //!   the thread of the value that set it;
@@ -83,6 +84,18 @@ fn is_known_value(v: &str, known: &[KnownThread]) -> bool {
     known.iter().any(|k| k.values.iter().any(|kv| kv.eq_ignore_ascii_case(v) || mentions_value(&v.to_lowercase(), kv).is_some_and(|s| s >= 1.0)))
 }
 
+/// Whether `sentence` names a name of several words by a later one, as written ("Albatros" for
+/// "Viajes Albatros"): capitalized there too and long enough to be distinctive, so a generic
+/// closing word said in lower case ("the bank") does not count.
+fn named_by_later_word(sentence: &str, value: &str) -> bool {
+    let ws: Vec<&str> = value.split_whitespace().collect();
+    ws.len() > 1
+        && ws[1..].iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.chars().count() >= 5 && w.chars().next().is_some_and(char::is_uppercase) && find_word(sentence, w, 0).is_some()
+        })
+}
+
 /// A new value for a kept slot, read by mention.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
@@ -104,7 +117,7 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
     let mut best: Option<(f64, Change)> = None;
     for k in known.iter().filter(|k| !k.dependent) {
         let Some(current) = k.values.last() else { continue };
-        let old_named = mentions_value(&lower, current).is_some_and(|s| s >= 0.7);
+        let old_named = mentions_value(&lower, current).is_some_and(|s| s >= 0.7) || named_by_later_word(sentence, current);
         let label: Vec<&str> = k.thread.rsplit('/').next().unwrap_or(&k.thread).split('-').collect();
         // A one-word slot ("learning", "service") is named in passing too often to move by it.
         let slot_named = label.len() >= 2 && label.iter().all(|w| sw.iter().any(|s| s == w || s.trim_end_matches('s') == w.trim_end_matches('s')));
@@ -119,15 +132,47 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
             .filter(|s| !current.to_lowercase().contains(&s.text.to_lowercase()))
             .filter(|s| !label.iter().any(|w| s.text.to_lowercase() == *w))
             .collect();
-        if fresh.len() != 1 {
-            continue;
-        }
+        let Some(new) = replacement(sentence, &fresh, current) else { continue };
         let score = if old_named { 2.0 } else { 1.0 } + k.order as f64 * 1e-6;
         if best.as_ref().is_none_or(|b| score > b.0) {
-            best = Some((score, Change { thread: k.thread.clone(), value: fresh[0].text.clone(), by_old_value: old_named }));
+            best = Some((score, Change { thread: k.thread.clone(), value: new.text.clone(), by_old_value: old_named }));
         }
     }
     best.map(|b| b.1)
+}
+
+/// Prepositions whose object is where a slot's value now lies ("signed with X", "moved to X",
+/// "started at X"): a party the user goes to, joins or uses.
+const TOWARD: &[&str] = &["to", "with", "at", "into", "onto", "in", "for", "via", "through"];
+/// Words that may stand between such a preposition and the name ("to a used X", "with the new X").
+const BETWEEN: &[&str] = &["a", "an", "the", "our", "my", "new", "used", "brand"];
+/// Titles that make a name a person's.
+const TITLES: &[&str] = &["mr", "mrs", "ms", "dr", "prof", "mx"];
+
+/// The one new value among several fresh spans of the old value's form. One fresh span is it. With
+/// more (people who acted beside the change: "Carmen found another one; we paid Ruta Clara"), the
+/// replacement is the one in the place a slot's value takes: the object of a preposition of
+/// joining or going, a name of more than one word, not a titled person unless the old value was
+/// one. A tie is no answer (a wrong change is worse than none).
+fn replacement<'s>(sentence: &str, fresh: &[&'s ValueSpan], old: &str) -> Option<&'s ValueSpan> {
+    match fresh {
+        [] => return None,
+        [only] => return Some(only),
+        _ => {}
+    }
+    let titled = |t: &str| t.split(['.', ' ']).next().is_some_and(|w| TITLES.contains(&w.to_lowercase().as_str()));
+    let old_titled = titled(old);
+    let score = |s: &ValueSpan| -> i32 {
+        let before: Vec<String> = words(sentence.get(..s.at).unwrap_or("")).into_iter().rev().skip_while(|w| BETWEEN.contains(&w.as_str())).take(1).collect();
+        let object = before.first().is_some_and(|w| TOWARD.contains(&w.as_str()));
+        let multi = s.text.split_whitespace().count() > 1;
+        let person = titled(&s.text) && !old_titled;
+        2 * i32::from(object) + i32::from(multi) - 3 * i32::from(person)
+    };
+    let top = fresh.iter().map(|s| score(s)).max()?;
+    let mut best = fresh.iter().filter(|s| score(s) == top);
+    let first = best.next()?;
+    (top >= 2 && best.next().is_none()).then_some(*first)
 }
 
 /// A value set by the holder of a kept value.
@@ -225,6 +270,19 @@ mod tests {
         assert_eq!(change_by_mention("The mobile squad runs their builds on Tessellate CI.", &known), None);
         // Two new values: which one is meant is not said.
         assert_eq!(change_by_mention("Halden is out, we're comparing Corvo and Brightline.", &known), None);
+        // Several new names: the people who acted beside the change are not its value; the party
+        // the user went with is. A name of several words may be repeated by a later word.
+        let known = vec![k("courier", &["Northgate Couriers"]), k("climbing-gym", &["The Boulder Loft"])];
+        let c = change_by_mention("Northgate lost two parcels and Priya just shrugged; on Monday we signed with Alder Logistics.", &known).unwrap();
+        assert_eq!((c.thread.as_str(), c.value.as_str()), ("courier", "Alder Logistics"));
+        let c = change_by_mention("Since Boulder doubled its fee, Jonas and I train at Granite Works.", &known).unwrap();
+        assert_eq!((c.thread.as_str(), c.value.as_str()), ("climbing-gym", "Granite Works"));
+        // A titled person is not where a slot went; two places alike are a tie, and a tie is nothing.
+        let c = change_by_mention("Northgate is gone, Mr. Okafor set us up with Brightline.", &known).unwrap();
+        assert_eq!(c.value, "Brightline");
+        assert_eq!(change_by_mention("Northgate is gone; we ship with Brightline and with Corvo.", &known), None);
+        // A generic later word in lower case names nothing.
+        assert_eq!(change_by_mention("The boulder upstairs fell, so we met at Granite Works.", &known), None);
     }
 
     #[test]
