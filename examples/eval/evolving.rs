@@ -11,7 +11,9 @@
 //!
 //! Prints one line per failed question, then, when the episodes carry `gold_facts`, how many of
 //! them the author holds as a memory's value (`authored facts first=a/b change=c/d`: a slot's
-//! first statement, its later ones), then
+//! first statement, its later ones) and, for the questions that ask for a cascade, which links of
+//! it the author wrote (`authored chains`: the root, the dependent, the dependency, the root's
+//! change, all four), then
 //! `evolving pass=P/N ER=a/b Agg=a/b Tr=a/b Del=a/b Cas=a/b Abs=a/b [Cur=a/b]` and, when the
 //! questions carry `classes` (the project's own corpus, `tests/fixtures/evolving/`), a line per class.
 
@@ -201,6 +203,62 @@ fn llm_of(args: &Args) -> AnyResult<Option<OpenAiCompatible>> {
     Ok(Some(OpenAiCompatible::new(url, model, key, args.structured, Duration::from_secs(args.timeout_s))?))
 }
 
+/// A memory the author wrote on a thread, as the chain measure reads it.
+struct AuthoredSlot {
+    thread: String,
+    /// Lower case.
+    value: String,
+    depends_on: Option<String>,
+}
+
+/// What a cascade needs the author to have written, per question that asks for one (`Cas`, `Abs`):
+/// the episode's root (`root`) with its first value on some thread, the asked slot's first value,
+/// that value depending on a thread holding the root's, and that thread later holding the root's
+/// second value. Which link is missing says where the author loses a cascade, apart from the read.
+#[derive(Default)]
+struct Chains {
+    n: usize,
+    root: usize,
+    dependent: usize,
+    linked: usize,
+    root_changed: usize,
+    whole: usize,
+}
+
+impl Chains {
+    fn add(&mut self, ep: &Value, sessions: &[Value], slots: &[AuthoredSlot]) {
+        let facts: Vec<(&str, String)> = sessions
+            .iter()
+            .flat_map(|s| s["gold_facts"].as_array().into_iter().flatten())
+            .filter_map(|f| Some((f["entity"].as_str()?, f["value"].as_str()?.trim().to_lowercase())))
+            .filter(|(_, v)| !v.is_empty())
+            .collect();
+        let Some(root) = ep["root"].as_str() else { return };
+        let root_values: Vec<&String> = facts.iter().filter(|(e, _)| *e == root).map(|(_, v)| v).collect();
+        let [first_root, later_root, ..] = root_values.as_slice() else { return };
+        let holding = |value: &str| -> Vec<&AuthoredSlot> { slots.iter().filter(|s| s.value.contains(value)).collect() };
+        let root_threads: Vec<&str> = holding(first_root).iter().map(|s| s.thread.as_str()).collect();
+        let changed: Vec<&str> = holding(later_root).iter().map(|s| s.thread.as_str()).filter(|t| root_threads.contains(t)).collect();
+        let asked = ["before_questions", "after_questions"]
+            .iter()
+            .filter_map(|k| ep[*k]["questions"].as_array())
+            .flatten()
+            .filter(|q| matches!(q["task_type"].as_str(), Some("Cas" | "Abs")))
+            .filter_map(|q| q["entity"].as_str());
+        for entity in asked {
+            let Some((_, value)) = facts.iter().find(|(e, _)| *e == entity) else { continue };
+            let dependents = holding(value);
+            let linked: Vec<&str> = dependents.iter().filter_map(|d| d.depends_on.as_deref()).filter(|t| root_threads.contains(t)).collect();
+            self.n += 1;
+            self.root += usize::from(!root_threads.is_empty());
+            self.dependent += usize::from(!dependents.is_empty());
+            self.linked += usize::from(!linked.is_empty());
+            self.root_changed += usize::from(!changed.is_empty());
+            self.whole += usize::from(linked.iter().any(|t| changed.contains(t)));
+        }
+    }
+}
+
 /// Authors a session's new turns: the offline rules, or the LLM author with the rules over the
 /// turns whose call failed (the package's `llmLevel: "on"`).
 fn author_session(e: &mut Engram, sid: &str, llm: Option<&OpenAiCompatible>, tally: &mut LlmTally) -> AnyResult<engram::engine::AuthorReport> {
@@ -230,6 +288,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     // Facts the episodes state, held as an authored memory's value / stated: (first statements of
     // a slot, later ones).
     let mut facts: ((usize, usize), (usize, usize)) = ((0, 0), (0, 0));
+    let mut chains = Chains::default();
     let padding = if args.pad { fillers(episodes) } else { Vec::new() };
     #[cfg(feature = "internals")]
     let mut picks = args.picks.as_deref().map(std::fs::File::create).transpose()?;
@@ -262,6 +321,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
         }
         let mut next = 0;
         let mut authored_values: Vec<String> = Vec::new();
+        let mut authored_slots: Vec<AuthoredSlot> = Vec::new();
         for block in blocks {
             let until = block["position_after_session"].as_u64().ok_or("block without position_after_session")?;
             while next < sessions.len() && sessions[next]["idx"].as_u64().unwrap_or(0) <= until {
@@ -271,6 +331,9 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 e.ingest(input)?;
                 let report = author_session(&mut e, &sid, llm.as_ref(), &mut llm_tally)?;
                 authored_values.extend(report.added.iter().filter_map(|mid| e.get(mid)).filter_map(|m| m.value.as_deref().map(str::to_lowercase)));
+                authored_slots.extend(report.added.iter().filter_map(|mid| e.get(mid)).filter_map(|m| {
+                    Some(AuthoredSlot { thread: m.thread.clone()?, value: m.value.as_deref()?.to_lowercase(), depends_on: m.depends_on.as_ref().map(|d| d.thread.clone()) })
+                }));
                 if args.dump {
                     for mid in &report.added {
                         if let Some(m) = e.get(mid) {
@@ -331,6 +394,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 }
             }
         }
+        chains.add(ep, &sessions[..next], &authored_slots);
         // How many of the facts the episode states (its `gold_facts`) some authored memory holds
         // as its value: the author's own recall, apart from what the reader finds in raw turns.
         let mut stated: std::collections::HashSet<String> = std::collections::HashSet::new();
@@ -347,6 +411,10 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     }
     if facts.0 .1 + facts.1 .1 > 0 {
         println!("authored facts first={}/{} change={}/{}", facts.0 .0, facts.0 .1, facts.1 .0, facts.1 .1);
+    }
+    if chains.n > 0 {
+        let c = &chains;
+        println!("authored chains (Cas/Abs questions)={} root={} dependent={} linked={} root-changed={} whole={}", c.n, c.root, c.dependent, c.linked, c.root_changed, c.whole);
     }
     if llm.is_some() {
         let outcomes: Vec<String> = llm_tally.by_outcome.iter().map(|(o, n)| format!("{o}={n}")).collect();
