@@ -24,7 +24,7 @@ fn main() {
                 println!("  intent {} :: {s}", parts.join(" "));
             }
         }
-        let history: Vec<PastTurn> = turns[..i].iter().map(|t| PastTurn { id: t.id.to_string(), text: t.text }).collect();
+        let history: Vec<PastTurn> = turns[..i].iter().map(|t| PastTurn { id: t.id.to_string(), text: t.text, date: t.date }).collect();
         for a in author_in(std::slice::from_ref(turn), &known, &history) {
             println!(
                 "  {:?} thread={:?} value={:?} dep={:?} cons={:?} conf={} rule={} forget={:?} doubts={:?}\n    {}",

@@ -593,3 +593,59 @@ fn a_later_turn_that_states_another_value_of_the_asked_kind_leads_a_slot_it_chan
     let a = &r.answers[0];
     assert!(a.value.as_deref() == Some("Wednesday") || a.content.as_deref().is_some_and(|c| c.contains("Wednesday")), "{:?}", r.answers);
 }
+
+#[test]
+fn a_turn_said_of_a_name_that_changed_since_leads_as_uncertain_or_as_its_stated_alternative() {
+    use engram::{SessionInput, TurnInput};
+    let mut e = engine();
+    let turn = |c: &str| TurnInput { role: "user".into(), content: c.into(), speaker: None, id: None, embedding: None };
+    add(&mut e, fact(1, "My pottery studio is Clayhaus", Shape::EvolvingAttribute, "pottery-studio", Some("Clayhaus")));
+    let turns = vec![
+        turn("Clayhaus gave me shelf 17 for drying my pots, right by the window."),
+        turn("At Clayhaus I glaze with Celadon. If I moved to Muddy Hands, I would use Ash Blue."),
+    ];
+    e.ingest(SessionInput { id: "s1".into(), namespace: None, date: at(2), turns, allow_secrets: false }).unwrap();
+    // While the studio holds, the turn is what holds.
+    let r = e.recall("which shelf do I have for drying my pots?", None, 600, Some(T0 + 3 * DAY)).unwrap();
+    assert_eq!((r.answers[0].state, r.answers[0].evidence.first().map(String::as_str)), (State::Current, Some("s1#0")), "{:?}", r.answers);
+
+    // A memory whose dependency names a slot nothing holds (as an author may write it): what its
+    // own words name stands in for that slot.
+    add(
+        &mut e,
+        Fact {
+            depends: Some(("another-studio", None)),
+            consequent: Some("Speckled Oat"),
+            ..fact(3, "At Clayhaus the kiln wash is Kiln White; at another studio it would be Speckled Oat", Shape::ConditionalValue, "kiln-paint", Some("Kiln White"))
+        },
+    );
+    assert_eq!(e.thread("kiln-paint", None, None).unwrap().state.unwrap().state, State::Current);
+    add(&mut e, fact(5, "I left Clayhaus, I'm at Muddy Hands now", Shape::EvolvingAttribute, "pottery-studio", Some("Muddy Hands")));
+    let paint = e.thread("kiln-paint", None, None).unwrap().state.unwrap();
+    assert_eq!((paint.state, paint.value.as_deref()), (State::Cascaded, Some("Speckled Oat")), "{paint:?}");
+    let r = e.recall("which shelf do I have for drying my pots?", None, 600, None).unwrap();
+    let lead = &r.answers[0];
+    assert_eq!((lead.state, lead.evidence.first().map(String::as_str)), (State::Uncertain, Some("s1#0")), "{:?}", r.answers);
+    let because = lead.because.as_ref().unwrap();
+    assert_eq!((because.thread.as_str(), because.was.as_deref(), because.now.as_deref()), ("pottery-studio", Some("Clayhaus"), Some("Muddy Hands")));
+    // The block says so first, quoting the turn as what was said, not as a fact.
+    let text = &r.context.text;
+    let first = text.find("<entry").map(|i| &text[i..]).unwrap_or_default();
+    assert!(first.contains("Uncertain: said on") && first.contains("changed to Muddy Hands"), "{text}");
+
+    // A turn that named the new studio in a condition stated what follows from the change.
+    let r = e.recall("which glaze do I use?", None, 600, None).unwrap();
+    assert_eq!((r.answers[0].state, r.answers[0].value.as_deref()), (State::Cascaded, Some("Ash Blue")), "{:?}", r.answers);
+
+    // Said after the change, a turn naming the old studio speaks of the change, not under it.
+    e.ingest(SessionInput {
+        id: "s2".into(),
+        namespace: None,
+        date: at(6),
+        turns: vec![turn("Clayhaus still has my old drying shelf keys, I should return them.")],
+        allow_secrets: false,
+    })
+    .unwrap();
+    let r = e.recall("where are my old drying shelf keys?", None, 600, None).unwrap();
+    assert_eq!((r.answers[0].state, r.answers[0].evidence.first().map(String::as_str)), (State::Current, Some("s2#0")), "{:?}", r.answers);
+}

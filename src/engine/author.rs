@@ -220,7 +220,7 @@ impl Engram {
         let known = self.known_threads(&namespace);
         let first = turns.iter().map(|e| (e.event_time(), e.turn_index)).min();
         let past = self.past_user_turns(&namespace, session_id, first);
-        let history: Vec<PastTurn> = past.iter().map(|(id, text)| PastTurn { id: id.clone(), text }).collect();
+        let history: Vec<PastTurn> = past.iter().map(|(id, text, date)| PastTurn { id: id.clone(), text, date: Some(*date) }).collect();
         let views: Vec<Turn> = turns.iter().map(|e| Turn { id: &e.id, role: &e.role, speaker: e.speaker.as_deref(), date: e.date, text: &e.content }).collect();
         let authored = rules::author_in(&views, &known, &history);
         self.apply_authored(&namespace, authored, RULES_ID, report)?;
@@ -235,7 +235,7 @@ impl Engram {
     /// The namespace's user turns written before `session_id`'s turns (at most the newest
     /// `PAST_TURNS`, oldest first): what a request to forget may point back at. Turns of the
     /// session itself that come before are included; retracted text is already redacted in them.
-    fn past_user_turns(&self, namespace: &str, session_id: &str, before: Option<(Millis, u32)>) -> Vec<(String, String)> {
+    fn past_user_turns(&self, namespace: &str, session_id: &str, before: Option<(Millis, u32)>) -> Vec<(String, String, Millis)> {
         let mut past: Vec<(Millis, u32, &RawEntry)> = self
             .tables
             .raw()
@@ -250,7 +250,7 @@ impl Engram {
             .collect();
         past.sort_by_key(|(at, i, _)| (*at, *i));
         let skip = past.len().saturating_sub(PAST_TURNS);
-        past.into_iter().skip(skip).map(|(_, _, e)| (e.id.clone(), e.content.clone())).collect()
+        past.into_iter().skip(skip).map(|(at, _, e)| (e.id.clone(), e.content.clone(), at)).collect()
     }
 
     /// Stores authored memories in order: a retraction first scrubs its thread, then is stored.

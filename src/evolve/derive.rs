@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
+use super::author::{conditional_consequent, names_value, sentences};
 use super::state::{Answer, Replacement, State, UpstreamChange};
 use crate::model::time::Millis;
 use crate::model::{DependsOn, Memory, Shape};
@@ -47,6 +48,12 @@ pub struct Trail {
 
 fn is_modifier(m: &Memory) -> bool {
     m.shape != Some(Shape::Retraction) && m.value.is_none() && (m.consequent.is_some() || m.depends_on.is_some())
+}
+
+/// Whether a thread's latest value depends on nothing (its own or a qualifier's `dependsOn`).
+fn independent(entries: &[&Memory]) -> bool {
+    let last_value = entries.iter().rposition(|m| m.shape != Some(Shape::Retraction) && !is_modifier(m));
+    last_value.is_some_and(|i| entries[i..].iter().all(|m| m.depends_on.is_none()))
 }
 
 fn value_of(m: &Memory) -> String {
@@ -191,6 +198,52 @@ impl<'a> Derivation<'a> {
         Some(UpstreamChange { thread: d.thread.clone(), was, now: up.effective.clone(), upstream_state: head.state, changed_at: up.changed_at, evidence: up.cause.clone() })
     }
 
+    /// What was said at `stated` of a kept name holds while that name does ("Clayhaus gave me shelf
+    /// 17" once the user left Clayhaus): a turn never authored, or a loose answer with no
+    /// dependency, that names the value some independent thread held then is undermined when that
+    /// thread changed afterwards. The dependency is read from the mention rather than stored, so
+    /// every turn gets it, authored or not. A text that also names the new value only in a
+    /// condition ("if we ever took beans from Halvik, their technician would be Dana") states what
+    /// follows: cascaded to it; naming the new value otherwise, it speaks of the change itself.
+    pub fn undermined_by_mention(&self, a: Answer, text: &str) -> Answer {
+        let Some(stated) = a.since.filter(|_| a.state == State::Current && a.thread.is_none() && a.because.is_none()) else { return a };
+        match self.change_named(text, stated) {
+            Some((change, consequent)) => self.undermined(a, change, consequent),
+            None => a,
+        }
+    }
+
+    /// The newest change, after `stated`, of an independent thread whose value then `text` names,
+    /// with the consequent `text` states for it (see `undermined_by_mention`).
+    fn change_named(&self, text: &str, stated: Millis) -> Option<(UpstreamChange, Option<String>)> {
+        let mut best: Option<(UpstreamChange, Option<String>)> = None;
+        for (thread, entries) in &self.threads {
+            // Only a slot that depends on nothing: its trail reads no other, so this never recurses.
+            if self.in_progress.borrow().contains(thread) || !independent(entries) {
+                continue;
+            }
+            let Some(trail) = self.trail(thread) else { continue };
+            if trail.head.as_ref().is_none_or(|h| h.state == State::Deleted) || trail.changed_at <= stated {
+                continue;
+            }
+            let Some((was, _)) = trail.held.iter().rev().find(|(_, t)| *t <= stated) else { continue };
+            let Some(now) = trail.effective.as_deref() else { continue };
+            if same_value(was, now) || !names_value(text, was) {
+                continue;
+            }
+            let naming_now: Vec<&str> = sentences(text).into_iter().filter(|s| names_value(s, now)).collect();
+            let consequent = naming_now.iter().find_map(|s| conditional_consequent(s));
+            if !naming_now.is_empty() && consequent.is_none() {
+                continue;
+            }
+            let d = DependsOn { thread: thread.clone(), value: Some(was.clone()) };
+            if let Some(change) = self.upstream_change(&d, stated).filter(|c| best.as_ref().is_none_or(|b| c.changed_at > b.0.changed_at)) {
+                best = Some((change, consequent));
+            }
+        }
+        best
+    }
+
     fn undermined(&self, mut a: Answer, change: UpstreamChange, consequent: Option<String>) -> Answer {
         a.previous = a.value.take();
         match consequent {
@@ -290,7 +343,16 @@ impl<'a> Derivation<'a> {
         let mut head = values[i].clone();
         head.consequent = consequent.clone();
         head.evidence.extend(qualifiers.iter().map(|q| q.id.clone()));
-        let change = depends_on.as_ref().and_then(|d| self.upstream_change(d, head_memory.event_time()));
+        let (change, consequent) = match depends_on.as_ref() {
+            // A dependency on a slot never stated (the author named it but nothing holds it): what
+            // the value's own words name stands in for it, as for a turn (`change_named`).
+            Some(d) if !self.threads.contains_key(&d.thread) => match self.change_named(&head_memory.content, head_memory.event_time()) {
+                Some((change, read)) => (Some(change), consequent.or(read)),
+                None => (None, consequent),
+            },
+            Some(d) => (self.upstream_change(d, head_memory.event_time()), consequent),
+            None => (None, consequent),
+        };
         let (effective, changed_at, cause) = match change {
             Some(change) => {
                 let (at, cause) = (change.changed_at, change.evidence.clone());

@@ -30,7 +30,7 @@ use crate::engine::Hit;
 use crate::model::RawEntry;
 
 /// The features, in `WEIGHTS` order.
-pub const FEATURES: [&str; 16] = [
+pub const FEATURES: [&str; 17] = [
     "incumbent",
     "thread",
     "thread_named",
@@ -47,6 +47,7 @@ pub const FEATURES: [&str; 16] = [
     "asks",
     "sentence_coverage",
     "long",
+    "sentence_type_fit",
 ];
 pub const N: usize = FEATURES.len();
 
@@ -316,6 +317,9 @@ fn describe(query: &str, terms: &HashSet<String>, raw: Vec<Raw>) -> Vec<Candidat
     let qset: HashSet<&str> = qw.iter().map(String::as_str).collect();
     let n_terms = terms.len().max(1) as f64;
     let covers: Vec<usize> = raw.iter().map(|c| coverage(&c.text, terms)).collect();
+    // Whether the sentence of each candidate that names most of the question holds the kind of
+    // value asked for.
+    let best_fits: Vec<bool> = raw.iter().map(|c| sentences(&c.text).into_iter().max_by_key(|s| coverage(s, terms)).is_some_and(|s| fits(wanted, s, &words(s)))).collect();
     // A turn's answer is dated by the turn (`said`), a slot's by its value.
     let when: Vec<i64> = raw.iter().map(|c| c.answer.since.unwrap_or(i64::MIN)).collect();
     let mut dates = when.clone();
@@ -354,6 +358,9 @@ fn describe(query: &str, terms: &HashSet<String>, raw: Vec<Raw>) -> Vec<Candidat
             // is what speaks of its slot.
             f[14] = sentences(&c.text).iter().map(|s| coverage(s, terms)).max().unwrap_or(0) as f64 / n_terms;
             f[15] = (tw.len() as f64 / 80.0).min(1.0);
+            // The kind of value asked for, in the sentence that speaks of the question: a long turn
+            // holds a name or a date somewhere by chance.
+            f[16] = f64::from(u8::from(best_fits[i]));
             Candidate { answer: c.answer, text: c.text, features: f }
         })
         .collect()

@@ -9,7 +9,7 @@ use serde::Serialize;
 use super::author::sentences;
 use super::derive::Derivation;
 use super::pick;
-use super::render::{label_words, state_line, trail_text};
+use super::render::{label_words, state_line, trail_text, undermined_turn_line};
 use super::route::{asks_for_set, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
 use crate::engine::{Hit, HitTarget, REDACTED};
@@ -185,6 +185,17 @@ pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_toke
     if declared(query).is_none() && matches!(route, Route::Trail | Route::Search) && answers.first().is_none_or(|a| a.state == State::Current) {
         let candidates = pick::candidates(query, hits, &terms, &sources, &answers);
         pick::lead(candidates, &mut answers);
+    }
+    // What a turn said of a kept name holds while that name does: the lead, when it is such a
+    // turn, is read against the changes since and, when undermined, says so first in the block.
+    if let Some(first) = answers.first_mut().filter(|a| a.thread.is_none() && a.state == State::Current) {
+        let stated = first.since;
+        if let (Some(text), Some(stated)) = (first.content.clone(), stated) {
+            *first = d.undermined_by_mention(first.clone(), &text);
+            if let Some(line) = undermined_turn_line(first, stated) {
+                items.insert(0, item(first.evidence.first().map(String::as_str).unwrap_or_default(), Section::State, line, first.since));
+            }
+        }
     }
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));

@@ -78,6 +78,23 @@ pub fn state_line(a: &Answer) -> String {
     }
 }
 
+/// What a turn said (on `stated`) of a kept name that has changed since: the turn is quoted as
+/// data, never as a fact, with why it may no longer hold.
+pub fn undermined_turn_line(a: &Answer, stated: Millis) -> Option<String> {
+    let b = a.because.as_ref()?;
+    let said = a.content.as_deref()?.trim();
+    let said: String = if said.chars().count() > 240 { format!("{}…", said.chars().take(240).collect::<String>()) } else { said.to_string() };
+    let up = label_words(&b.thread);
+    let was = b.was.as_deref().map(|w| format!(" while {up} was {w}", up = the(&up))).unwrap_or_default();
+    let now = b.now.as_deref().map(|n| format!(" to {n}")).unwrap_or_default();
+    Some(format!(
+        "Uncertain: said on {}{was}: \"{said}\". {} changed{now} on {}; nothing states what holds now, so do not present this as current.",
+        day(stated),
+        the(&up),
+        day(b.changed_at)
+    ))
+}
+
 /// A thread in full: its state now, then its values oldest first.
 pub fn trail_text(t: &Trail) -> String {
     let mut s = match &t.head {

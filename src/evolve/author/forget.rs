@@ -721,7 +721,7 @@ mod tests {
     use super::*;
 
     fn past(texts: &[&'static str]) -> Vec<PastTurn<'static>> {
-        texts.iter().enumerate().map(|(i, t)| PastTurn { id: format!("p{i}"), text: t }).collect()
+        texts.iter().enumerate().map(|(i, t)| PastTurn { id: format!("p{i}"), text: t, date: None }).collect()
     }
 
     fn none(_: &str) -> Option<String> {

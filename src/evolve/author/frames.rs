@@ -84,18 +84,6 @@ fn is_known_value(v: &str, known: &[KnownThread]) -> bool {
     known.iter().any(|k| k.values.iter().any(|kv| kv.eq_ignore_ascii_case(v) || mentions_value(&v.to_lowercase(), kv).is_some_and(|s| s >= 1.0)))
 }
 
-/// Whether `sentence` names a name of several words by a later one, as written ("Albatros" for
-/// "Viajes Albatros"): capitalized there too and long enough to be distinctive, so a generic
-/// closing word said in lower case ("the bank") does not count.
-fn named_by_later_word(sentence: &str, value: &str) -> bool {
-    let ws: Vec<&str> = value.split_whitespace().collect();
-    ws.len() > 1
-        && ws[1..].iter().any(|w| {
-            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-            w.chars().count() >= 5 && w.chars().next().is_some_and(char::is_uppercase) && find_word(sentence, w, 0).is_some()
-        })
-}
-
 /// A new value for a kept slot, read by mention.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Change {
@@ -108,7 +96,6 @@ pub struct Change {
 /// The change a sentence makes to a kept slot it names or whose value it repeats, if it states
 /// exactly one new value of the slot's form.
 pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change> {
-    let lower = sentence.to_lowercase();
     let spans: Vec<ValueSpan> = value_spans(sentence).into_iter().filter(|s| s.kind != SpanKind::Quoted && !(s.kind == SpanKind::Name && s.opens_sentence_alone())).collect();
     if spans.is_empty() {
         return None;
@@ -117,7 +104,7 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
     let mut best: Option<(f64, Change)> = None;
     for k in known.iter().filter(|k| !k.dependent) {
         let Some(current) = k.values.last() else { continue };
-        let old_named = mentions_value(&lower, current).is_some_and(|s| s >= 0.7) || named_by_later_word(sentence, current);
+        let old_named = slot::names_value(sentence, current);
         let label: Vec<&str> = k.thread.rsplit('/').next().unwrap_or(&k.thread).split('-').collect();
         // A one-word slot ("learning", "service") is named in passing too often to move by it.
         let slot_named = label.len() >= 2 && label.iter().all(|w| sw.iter().any(|s| s == w || s.trim_end_matches('s') == w.trim_end_matches('s')));
@@ -143,7 +130,7 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
 
 /// Prepositions whose object is where a slot's value now lies ("signed with X", "moved to X",
 /// "started at X"): a party the user goes to, joins or uses.
-const TOWARD: &[&str] = &["to", "with", "at", "into", "onto", "in", "for", "via", "through"];
+const TOWARD: &[&str] = &["to", "with", "at", "into", "onto", "in", "for", "via", "through", "from"];
 /// Words that may stand between such a preposition and the name ("to a used X", "with the new X").
 const BETWEEN: &[&str] = &["a", "an", "the", "our", "my", "new", "used", "brand"];
 /// Titles that make a name a person's.
@@ -155,24 +142,35 @@ const TITLES: &[&str] = &["mr", "mrs", "ms", "dr", "prof", "mx"];
 /// joining or going, a name of more than one word, not a titled person unless the old value was
 /// one. A tie is no answer (a wrong change is worse than none).
 fn replacement<'s>(sentence: &str, fresh: &[&'s ValueSpan], old: &str) -> Option<&'s ValueSpan> {
+    let placed: Vec<(&str, &ValueSpan)> = fresh.iter().map(|s| (sentence, *s)).collect();
+    replacement_in(&placed, old).map(|i| fresh[i])
+}
+
+fn titled(name: &str) -> bool {
+    name.split(['.', ' ']).next().is_some_and(|w| TITLES.contains(&w.to_lowercase().as_str()))
+}
+
+/// How much a span stands where a slot's value goes in its sentence (see `replacement`).
+fn slot_position(sentence: &str, s: &ValueSpan, old: &str) -> i32 {
+    let before: Vec<String> = words(sentence.get(..s.at).unwrap_or("")).into_iter().rev().skip_while(|w| BETWEEN.contains(&w.as_str())).take(1).collect();
+    let object = before.first().is_some_and(|w| TOWARD.contains(&w.as_str()));
+    let multi = s.text.split_whitespace().count() > 1;
+    let person = titled(&s.text) && !titled(old);
+    2 * i32::from(object) + i32::from(multi) - 3 * i32::from(person)
+}
+
+/// `replacement` over spans of several sentences (each with its own): the index of the one.
+pub fn replacement_in(fresh: &[(&str, &ValueSpan)], old: &str) -> Option<usize> {
     match fresh {
         [] => return None,
-        [only] => return Some(only),
+        [_] => return Some(0),
         _ => {}
     }
-    let titled = |t: &str| t.split(['.', ' ']).next().is_some_and(|w| TITLES.contains(&w.to_lowercase().as_str()));
-    let old_titled = titled(old);
-    let score = |s: &ValueSpan| -> i32 {
-        let before: Vec<String> = words(sentence.get(..s.at).unwrap_or("")).into_iter().rev().skip_while(|w| BETWEEN.contains(&w.as_str())).take(1).collect();
-        let object = before.first().is_some_and(|w| TOWARD.contains(&w.as_str()));
-        let multi = s.text.split_whitespace().count() > 1;
-        let person = titled(&s.text) && !old_titled;
-        2 * i32::from(object) + i32::from(multi) - 3 * i32::from(person)
-    };
-    let top = fresh.iter().map(|s| score(s)).max()?;
-    let mut best = fresh.iter().filter(|s| score(s) == top);
+    let scores: Vec<i32> = fresh.iter().map(|(sentence, s)| slot_position(sentence, s, old)).collect();
+    let top = *scores.iter().max()?;
+    let mut best = scores.iter().enumerate().filter(|(_, s)| **s == top).map(|(i, _)| i);
     let first = best.next()?;
-    (top >= 2 && best.next().is_none()).then_some(*first)
+    (top >= 2 && best.next().is_none()).then_some(first)
 }
 
 /// A value set by the holder of a kept value.

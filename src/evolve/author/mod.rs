@@ -46,7 +46,9 @@ use crate::model::time::Millis;
 use crate::model::{DependsOn, Shape};
 
 pub use rules::asks_to_keep_verbatim;
+pub(crate) use rules::conditional_consequent;
 pub use slot::is_normalized;
+pub(crate) use slot::names_value;
 pub(crate) use text::sentences;
 
 /// One conversation turn as the author reads it.
@@ -64,6 +66,8 @@ pub struct Turn<'a> {
 pub struct PastTurn<'a> {
     pub id: String,
     pub text: &'a str,
+    /// When it was said, when known (a root read back from it is dated by it).
+    pub date: Option<Millis>,
 }
 
 /// A thread the namespace already has, with its values oldest → newest.
@@ -119,7 +123,12 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
         }
         let mut authored = rules::turn(turn, &known, &history);
         roots::materialize(&mut authored, turn, &known, &history);
-        history.push(PastTurn { id: turn.id.to_string(), text: turn.text });
+        // A change the rules did not read may end a name no thread holds yet.
+        if !authored.iter().any(|a| a.rule == "change" || a.shape == Shape::Retraction) {
+            let replaced = roots::replaced_unkept(turn, &known, &history);
+            authored.splice(0..0, replaced);
+        }
+        history.push(PastTurn { id: turn.id.to_string(), text: turn.text, date: turn.date });
         for a in authored {
             if let Some(t) = &a.thread {
                 let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);

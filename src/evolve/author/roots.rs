@@ -7,14 +7,58 @@
 //! with that value. A later "the last Tollgate batch settled; new auths go through Quayside" is
 //! then a change by mention (`frames::change_by_mention`) like any other.
 
-use super::slot::{areas, label, slot_words, thread_by_value};
-use super::spans::{value_spans, SpanKind};
+use super::frames::replacement_in;
+use super::slot::{areas, label, names_value, slot_words, thread_by_value};
+use super::spans::{value_spans, SpanKind, ValueSpan};
 use super::text::{sentences, words};
 use super::{Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// How sure a root read this way is: the name is certain, the slot it fills is not stated.
 const ROOT_CONFIDENCE: f64 = 0.6;
+/// How sure a replacement read back this way is: the old name and the ending are said, the new
+/// name is chosen by where it stands.
+const REPLACED_CONFIDENCE: f64 = 0.55;
+
+/// Words that end a party's part ("the contract with X is finished", "we stopped with X", "closed
+/// out X", "X shut its doors", "off X"): a closed class of verbs and particles of ending, not
+/// phrasings.
+const ENDING: &[&str] = &[
+    "finished",
+    "ended",
+    "ends",
+    "cancelled",
+    "canceled",
+    "cancels",
+    "stopped",
+    "closed",
+    "closing",
+    "closes",
+    "dropped",
+    "quit",
+    "left",
+    "leaving",
+    "leaves",
+    "shut",
+    "sold",
+    "ditched",
+    "dumped",
+    "fired",
+    "terminated",
+    "expired",
+    "lost",
+    "off",
+    "notice",
+    "replaced",
+    "switched",
+    "moved",
+    "migrated",
+    "retired",
+    "anymore",
+    "longer",
+];
+/// How many words from the old name an ending word may stand.
+const ENDING_REACH: usize = 6;
 
 /// A name in `text` that holds `token` as one of its words, with the sentence it was said in:
 /// the longest such name (the full "Tollgate Payments" over a repeated "Tollgate").
@@ -47,6 +91,110 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTu
         }
     }
     None
+}
+
+/// A name said in an earlier turn and never kept, whose part this turn ends while it brings in a
+/// new name ("the contract with Tarnow is finished … first sacks from Halvik Coffee"): nothing was
+/// authored for the old name when it was said (its slot was never stated), so the change has no
+/// thread to land on and whatever was said of it never cascades. Read back, the old name (in its
+/// fullest form, dated by the turn that said it) becomes a root and the new name its next value.
+/// One old name with an ending word near it, and one new name where a slot's value goes; anything
+/// less certain authors nothing.
+pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> Vec<Authored> {
+    let sentences_now = sentences(turn.text);
+    if sentences_now.iter().any(|s| s.trim_end().ends_with('?')) {
+        return Vec::new();
+    }
+    // Names said before, fullest form per first word, with where they were said (newest first).
+    let mut said: Vec<(String, &str, &PastTurn)> = Vec::new();
+    for p in history.iter().rev() {
+        for s in sentences(p.text) {
+            for span in value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()) {
+                let name = span.text.trim_end_matches("'s").trim_end_matches("’s").to_string();
+                let key = name.split_whitespace().next().unwrap_or_default().to_lowercase();
+                match said.iter_mut().find(|(n, _, _)| n.split_whitespace().next().unwrap_or_default().eq_ignore_ascii_case(&key)) {
+                    Some(e) if name.split_whitespace().count() > e.0.split_whitespace().count() => *e = (name, s, p),
+                    Some(_) => {}
+                    None => said.push((name, s, p)),
+                }
+            }
+        }
+    }
+    // Kept: a thread holds this very name (a value that merely shares its first word is another).
+    let kept = |v: &str| known.iter().any(|k| k.values.iter().any(|kv| kv.to_lowercase().contains(&v.to_lowercase()) || v.to_lowercase().contains(&kv.to_lowercase())));
+    // A writer who capitalizes names names them capitalized: "café" is then a word, not "Café Kormoran".
+    let cased = sentences_now.iter().any(|s| value_spans(s).iter().any(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()));
+    let named = |s: &str, name: &str| {
+        names_value(s, name)
+            && (!cased || name.split_whitespace().any(|w| w.chars().count() >= 4 && super::text::find_word(s, w.trim_matches(|c: char| !c.is_alphanumeric()), 0).is_some()))
+    };
+    // Old: said before, named here, not kept, with an ending word near where it is named.
+    let ended: Vec<&(String, &str, &PastTurn)> = said
+        .iter()
+        .filter(|(name, _, _)| name.chars().count() >= 4 && !kept(name))
+        .filter(|(name, _, _)| sentences_now.iter().any(|s| named(s, name) && ending_near(s, name)))
+        .collect();
+    let [(old, old_sentence, old_turn)] = ended.as_slice() else { return Vec::new() };
+    // New: not kept (it may have been said before, of someone else: it becomes true now), standing
+    // where a slot's value goes.
+    let fresh: Vec<(&str, ValueSpan)> = sentences_now
+        .iter()
+        .flat_map(|s| value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()).map(move |v| (*s, v)))
+        .filter(|(_, v)| !names_value(old, &v.text) && !names_value(&v.text, old) && !kept(&v.text))
+        .collect();
+    let placed: Vec<(&str, &ValueSpan)> = fresh.iter().map(|(s, v)| (*s, v)).collect();
+    let Some(i) = replacement_in(&placed, old) else { return Vec::new() };
+    let (new_sentence, new) = (fresh[i].0, &fresh[i].1);
+    let Some(thread) = label(old) else { return Vec::new() };
+    let area = areas(old, None);
+    let area = if area.is_empty() { vec![thread.clone()] } else { area };
+    let doubt = "read back from an earlier turn when this one replaced it; the slot it fills was not stated".to_string();
+    vec![
+        Authored {
+            content: format!("The user said: \"{}\"", old_sentence.trim()),
+            shape: Shape::EvolvingAttribute,
+            thread: Some(thread.clone()),
+            value: Some(old.clone()),
+            depends_on: None,
+            consequent: None,
+            area: area.clone(),
+            signature: None,
+            confidence: ROOT_CONFIDENCE,
+            doubts: vec![doubt.clone()],
+            event_at: old_turn.date.or(turn.date),
+            derived_from: vec![old_turn.id.clone()],
+            rule: "root",
+            forget: Vec::new(),
+        },
+        Authored {
+            content: format!("The user said: \"{}\"", new_sentence.trim()),
+            shape: Shape::EvolvingAttribute,
+            thread: Some(thread),
+            value: Some(new.text.clone()),
+            depends_on: None,
+            consequent: None,
+            area,
+            signature: None,
+            confidence: REPLACED_CONFIDENCE,
+            doubts: vec![format!("{old} was said to end here; {} was taken as what replaced it", new.text)],
+            event_at: turn.date,
+            derived_from: vec![turn.id.to_string()],
+            rule: "change",
+            forget: Vec::new(),
+        },
+    ]
+}
+
+/// Whether an ending word stands within `ENDING_REACH` words of where `sentence` names `name`
+/// ("no longer" counts by its second word).
+fn ending_near(sentence: &str, name: &str) -> bool {
+    let ws = words(sentence);
+    let keys: Vec<String> = name.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| w.chars().count() >= 4).collect();
+    let at: Vec<usize> = ws.iter().enumerate().filter(|(_, w)| keys.iter().any(|k| w.trim_end_matches("'s") == k)).map(|(i, _)| i).collect();
+    ws.iter().enumerate().any(|(i, w)| {
+        let ending = ENDING.contains(&w.as_str()) && (w != "longer" || i > 0 && ws[i - 1] == "no");
+        ending && at.iter().any(|&a| a.abs_diff(i) <= ENDING_REACH)
+    })
 }
 
 /// Gives every upstream of `authored` that no thread holds a root: a kept value it names points the

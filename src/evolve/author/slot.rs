@@ -196,6 +196,22 @@ pub fn mentions_value(text_lower: &str, value: &str) -> Option<f64> {
     (distinctive && super::text::find_word(text_lower, &first.to_lowercase(), 0).is_some()).then_some(0.7)
 }
 
+/// Whether `text` names a kept value: whole, by its distinctive first word (`mentions_value`), or,
+/// for a name of several words, by a later one as written ("Albatros" for "Viajes Albatros"):
+/// capitalized there too and long enough to be distinctive, so a generic closing word said in
+/// lower case ("the bank") does not count.
+pub fn names_value(text: &str, value: &str) -> bool {
+    if mentions_value(&text.to_lowercase(), value).is_some_and(|s| s >= 0.7) {
+        return true;
+    }
+    let ws: Vec<&str> = value.split_whitespace().collect();
+    ws.len() > 1
+        && ws[1..].iter().any(|w| {
+            let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+            w.chars().count() >= 5 && w.chars().next().is_some_and(char::is_uppercase) && super::text::find_word(text, w, 0).is_some()
+        })
+}
+
 /// The known thread whose value (current first, then older ones) `text` mentions, with the score
 /// and the value mentioned.
 pub fn thread_by_value<'k>(text_lower: &str, known: &'k [KnownThread]) -> Option<(&'k KnownThread, f64, &'k str)> {

@@ -503,3 +503,25 @@ fn an_opening_of_talk_is_not_a_slot_and_a_value_stops_at_the_next_clause() {
     }
     assert_eq!(one("My sister's birthday is in June and I have no gift yet.").value.as_deref(), Some("June"));
 }
+
+#[test]
+fn a_name_never_kept_that_a_later_turn_ends_becomes_a_root_with_its_replacement() {
+    // The supplier is said in passing (no slot named), then a later turn ends it and names another.
+    let out = run(&[
+        "Busy spring at the bakery; we still buy everything from Millbrook Mills, they never let us down.",
+        "The deal with Millbrook is finished. Since Monday our sacks come from Aldgate Grain, Priya found them for us.",
+    ]);
+    let on = |v: &str| out.iter().find(|a| a.value.as_deref() == Some(v)).unwrap_or_else(|| panic!("{v} not authored: {out:#?}"));
+    let (old, new) = (on("Millbrook Mills"), on("Aldgate Grain"));
+    assert_eq!((old.thread.as_deref(), new.thread.as_deref()), (Some("millbrook-mills"), Some("millbrook-mills")), "{out:#?}");
+    // The old name is cited from the turn that said it; the change from the turn that made it.
+    assert_eq!((old.derived_from.as_slice(), new.derived_from.as_slice()), (&["s#0".to_string()][..], &["s#1".to_string()][..]));
+    assert!(new.confidence < 0.7 && !new.doubts.is_empty(), "{new:?}");
+    assert!(!out.iter().any(|a| a.value.as_deref() == Some("Priya")), "a person beside the change is not its value: {out:#?}");
+
+    // Without an ending word, or with two new names alike, nothing is read as a replacement.
+    for later in ["Millbrook is lovely, and Aldgate Grain sent us a sample too.", "The deal with Millbrook is finished; we are trying Aldgate and Corven."] {
+        let out = run(&["Busy spring at the bakery; we still buy everything from Millbrook Mills, they never let us down.", later]);
+        assert!(!out.iter().any(|a| a.rule == "root"), "{later}: {out:#?}");
+    }
+}
