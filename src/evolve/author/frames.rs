@@ -96,6 +96,7 @@ pub struct Change {
 /// The change a sentence makes to a kept slot it names or whose value it repeats, if it states
 /// exactly one new value of the slot's form.
 pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change> {
+    let lower = sentence.to_lowercase();
     let spans: Vec<ValueSpan> = value_spans(sentence).into_iter().filter(|s| s.kind != SpanKind::Quoted && !(s.kind == SpanKind::Name && s.opens_sentence_alone())).collect();
     if spans.is_empty() {
         return None;
@@ -104,7 +105,7 @@ pub fn change_by_mention(sentence: &str, known: &[KnownThread]) -> Option<Change
     let mut best: Option<(f64, Change)> = None;
     for k in known.iter().filter(|k| !k.dependent) {
         let Some(current) = k.values.last() else { continue };
-        let old_named = slot::names_value(sentence, current);
+        let old_named = slot::names_value_in(sentence, &lower, current);
         let label: Vec<&str> = k.thread.rsplit('/').next().unwrap_or(&k.thread).split('-').collect();
         // A one-word slot ("learning", "service") is named in passing too often to move by it.
         let slot_named = label.len() >= 2 && label.iter().all(|w| sw.iter().any(|s| s == w || s.trim_end_matches('s') == w.trim_end_matches('s')));

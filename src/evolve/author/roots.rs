@@ -101,14 +101,24 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTu
 /// One old name with an ending word near it, and one new name where a slot's value goes; anything
 /// less certain authors nothing.
 pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> Vec<Authored> {
+    // Most turns end nothing: they are passed over before the history is read.
+    let tw = words(turn.text);
+    if !tw.iter().enumerate().any(|(i, w)| ENDING.contains(&w.as_str()) && (w != "longer" || i > 0 && tw[i - 1] == "no")) {
+        return Vec::new();
+    }
     let sentences_now = sentences(turn.text);
     if sentences_now.iter().any(|s| s.trim_end().ends_with('?')) {
         return Vec::new();
     }
     // Names said before, fullest form per first word, with where they were said (newest first).
+    // Only sentences with a capitalized word this turn also says can hold the old name: the rest
+    // are skipped before their spans are read.
+    let here: std::collections::HashSet<&str> = tw.iter().map(|w| w.trim_end_matches("'s")).filter(|w| w.chars().count() >= 4).collect();
+    let may_name =
+        |s: &str| s.split(|c: char| !c.is_alphanumeric() && c != '\'').any(|w| w.chars().next().is_some_and(char::is_uppercase) && here.contains(w.to_lowercase().as_str()));
     let mut said: Vec<(String, &str, &PastTurn)> = Vec::new();
     for p in history.iter().rev() {
-        for s in sentences(p.text) {
+        for s in sentences(p.text).into_iter().filter(|s| may_name(s)) {
             for span in value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()) {
                 let name = span.text.trim_end_matches("'s").trim_end_matches("’s").to_string();
                 let key = name.split_whitespace().next().unwrap_or_default().to_lowercase();
@@ -133,6 +143,7 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
         .iter()
         .filter(|(name, _, _)| name.chars().count() >= 4 && !kept(name))
         .filter(|(name, _, _)| sentences_now.iter().any(|s| named(s, name) && ending_near(s, name)))
+        .filter(|(name, _, _)| !only_possessive(turn.text, name))
         .collect();
     let [(old, old_sentence, old_turn)] = ended.as_slice() else { return Vec::new() };
     // New: not kept (it may have been said before, of someone else: it becomes true now), standing
@@ -183,6 +194,24 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
             forget: Vec::new(),
         },
     ]
+}
+
+/// Whether every mention of `name`'s first word in `text` carries "'s" ("Priyanka's no longer on
+/// the assays"): a person or what belongs to them, the subject of the ending rather than what ended.
+fn only_possessive(text: &str, name: &str) -> bool {
+    let Some(first) = name.split_whitespace().next().map(|w| w.to_lowercase()) else { return false };
+    let lower = text.to_lowercase();
+    let mut any = false;
+    let mut from = 0;
+    while let Some(at) = super::text::find_word(&lower, &first, from) {
+        any = true;
+        let rest = &lower[at + first.len()..];
+        if !(rest.starts_with("'s") || rest.starts_with("’s")) {
+            return false;
+        }
+        from = at + first.len();
+    }
+    any
 }
 
 /// Whether an ending word stands within `ENDING_REACH` words of where `sentence` names `name`

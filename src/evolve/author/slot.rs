@@ -201,7 +201,12 @@ pub fn mentions_value(text_lower: &str, value: &str) -> Option<f64> {
 /// capitalized there too and long enough to be distinctive, so a generic closing word said in
 /// lower case ("the bank") does not count.
 pub fn names_value(text: &str, value: &str) -> bool {
-    if mentions_value(&text.to_lowercase(), value).is_some_and(|s| s >= 0.7) {
+    names_value_in(text, &text.to_lowercase(), value)
+}
+
+/// `names_value` with the text's lower case already made (read against many values).
+pub fn names_value_in(text: &str, text_lower: &str, value: &str) -> bool {
+    if mentions_value(text_lower, value).is_some_and(|s| s >= 0.7) {
         return true;
     }
     let ws: Vec<&str> = value.split_whitespace().collect();

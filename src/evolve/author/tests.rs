@@ -524,4 +524,10 @@ fn a_name_never_kept_that_a_later_turn_ends_becomes_a_root_with_its_replacement(
         let out = run(&["Busy spring at the bakery; we still buy everything from Millbrook Mills, they never let us down.", later]);
         assert!(!out.iter().any(|a| a.rule == "root"), "{later}: {out:#?}");
     }
+    // A person whose part ended is the subject of the ending, not a party replaced by another.
+    let out = run(&[
+        "Busy week in the lab, and Wendeline Achterberg finally showed up for her first day.",
+        "Wendeline's no longer on the assays, she's doing primer work with Jonah Ruiz.",
+    ]);
+    assert!(!out.iter().any(|a| a.rule == "root"), "{out:#?}");
 }
