@@ -632,6 +632,10 @@ fn a_turn_said_of_a_name_that_changed_since_leads_as_uncertain_or_as_its_stated_
     let text = &r.context.text;
     let first = text.find("<entry").map(|i| &text[i..]).unwrap_or_default();
     assert!(first.contains("Uncertain: said on") && first.contains("changed to Muddy Hands"), "{text}");
+    // `recallContext` reads the turn the same way.
+    let text = e.recall_context("which shelf do I have for drying my pots?", None, 600).unwrap().text;
+    assert!(text.contains("Uncertain: said on") && text.contains("changed to Muddy Hands"), "{text}");
+    assert!(!text.contains(">Clayhaus gave me shelf 17"), "the turn as said, as a plain fact: {text}");
 
     // A turn that named the new studio in a condition stated what follows from the change.
     let r = e.recall("which glaze do I use?", None, 600, None).unwrap();

@@ -6,7 +6,7 @@ use std::collections::HashSet;
 use super::visibility::Namespaces;
 use super::{Engram, HitTarget};
 use crate::error::{Error, Result};
-use crate::evolve::recall::{asked_ids, contains_withheld, ThreadFlags};
+use crate::evolve::recall::{asked_ids, contains_withheld, said_under_changed, ThreadFlags};
 use crate::evolve::render::state_line;
 use crate::evolve::{Derivation, State};
 use crate::model::{Kind, Layer};
@@ -110,7 +110,18 @@ impl Engram {
                     if cited.contains(&r.id) {
                         continue;
                     }
-                    ContextItem { section: Section::Conversation, date: Some(r.event_time()), id: r.id, text: r.content, speaker: r.speaker.or(Some(r.role)), flags: r.flags }
+                    // A turn said under a value that has changed since reads as such, not as said.
+                    match said_under_changed(&r, &d) {
+                        Some(text) => ContextItem { section: Section::State, date: Some(r.event_time()), id: r.id, text, speaker: None, flags: r.flags },
+                        None => ContextItem {
+                            section: Section::Conversation,
+                            date: Some(r.event_time()),
+                            id: r.id,
+                            text: r.content,
+                            speaker: r.speaker.or(Some(r.role)),
+                            flags: r.flags,
+                        },
+                    }
                 }
             });
         }

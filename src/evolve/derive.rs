@@ -75,6 +75,9 @@ pub struct Derivation<'a> {
     /// Set when a derivation stopped at a cycle or at `MAX_HOPS`: what it produced depends on where
     /// the walk started, so it is not memoized.
     cut: std::cell::Cell<bool>,
+    /// The independent threads that have held more than one value: the only ones a mention can
+    /// be undermined by (`change_named`), listed once per derivation.
+    changed_roots: std::cell::OnceCell<Vec<String>>,
 }
 
 impl<'a> Derivation<'a> {
@@ -94,7 +97,14 @@ impl<'a> Derivation<'a> {
         for trail in threads.values_mut() {
             trail.sort_by(|a, b| a.event_time().cmp(&b.event_time()).then(a.created_at.cmp(&b.created_at)).then(rank(a).cmp(&rank(b))));
         }
-        Derivation { threads, loose, memo: RefCell::new(HashMap::new()), in_progress: RefCell::new(HashSet::new()), cut: std::cell::Cell::new(false) }
+        Derivation {
+            threads,
+            loose,
+            memo: RefCell::new(HashMap::new()),
+            in_progress: RefCell::new(HashSet::new()),
+            cut: std::cell::Cell::new(false),
+            changed_roots: std::cell::OnceCell::new(),
+        }
     }
 
     pub fn thread_labels(&self) -> impl Iterator<Item = &str> {
@@ -217,9 +227,14 @@ impl<'a> Derivation<'a> {
     /// with the consequent `text` states for it (see `undermined_by_mention`).
     fn change_named(&self, text: &str, stated: Millis) -> Option<(UpstreamChange, Option<String>)> {
         let mut best: Option<(UpstreamChange, Option<String>)> = None;
-        for (thread, entries) in &self.threads {
-            // Only a slot that depends on nothing: its trail reads no other, so this never recurses.
-            if self.in_progress.borrow().contains(thread) || !independent(entries) {
+        // Only a slot that depends on nothing (its trail reads no other, so this never recurses)
+        // and that has changed at all.
+        let roots = self.changed_roots.get_or_init(|| {
+            let values = |e: &[&Memory]| e.iter().filter(|m| m.shape != Some(Shape::Retraction) && !is_modifier(m)).count();
+            self.threads.iter().filter(|(_, e)| independent(e) && values(e) > 1).map(|(t, _)| t.clone()).collect()
+        });
+        for thread in roots {
+            if self.in_progress.borrow().contains(thread) {
                 continue;
             }
             let Some(trail) = self.trail(thread) else { continue };

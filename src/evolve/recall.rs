@@ -126,6 +126,16 @@ pub(super) fn said(r: &RawEntry, terms: &HashSet<String>) -> Answer {
     }
 }
 
+/// The line a user turn reads as when it was said under a value that has changed since (see
+/// `Derivation::undermined_by_mention`): what every read shows in place of the turn as said.
+pub(crate) fn said_under_changed(r: &RawEntry, d: &Derivation) -> Option<String> {
+    if !r.role.eq_ignore_ascii_case("user") {
+        return None;
+    }
+    let a = d.undermined_by_mention(said(r, &HashSet::new()), &r.content);
+    undermined_turn_line(&a, r.event_time())
+}
+
 /// Whether the part of a turn the query is about had its value withdrawn at the user's request: a
 /// sentence holding the redaction mark names at least one query term, and no other sentence of the
 /// turn names more ("the private mobile of my landlord: [retracted]" for "what is my landlord's
