@@ -9,7 +9,8 @@
 //! - `expected_state`: the state of the first answer;
 //! - `answer_contains`: the first answer's value (or its memory's text) holds the string.
 //!
-//! Prints one line per failed question, then, when the episodes carry `gold_facts`, how many of
+//! Prints one line per failed question (not for the project's held-out split, a file named
+//! `test.json`, unless `--misses` asks: its failures are not for reading, only its counts), then, when the episodes carry `gold_facts`, how many of
 //! them the author holds as a memory's value (`authored facts first=a/b change=c/d`: a slot's
 //! first statement, its later ones) and, for the questions that ask for a cascade, which links of
 //! it the author wrote (`authored chains`: the root, the dependent, the dependency, the root's
@@ -41,6 +42,8 @@ struct Args {
     show: bool,
     /// Print what each session authored to stderr.
     dump: bool,
+    /// List each failed question: by default, except for a held-out split (`test.json`).
+    misses: Option<bool>,
     /// Only the episode with this id.
     episode: Option<String>,
     /// Before each episode, every distinct filler chat of the file (a larger store, same facts).
@@ -60,7 +63,7 @@ struct Args {
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
     let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--llm-url http://HOST:PORT/v1 --model M [--api-key-env VAR] \
-                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--picks FILE] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump]";
+                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--picks FILE] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump] [--misses]";
     let path = it.next().ok_or(usage)?;
     let mut args = Args {
         path,
@@ -69,6 +72,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         limit: None,
         show: false,
         dump: false,
+        misses: None,
         episode: None,
         pad: false,
         mode: "keyword".into(),
@@ -80,10 +84,13 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         picks: None,
     };
     while let Some(flag) = it.next() {
-        if flag == "--show" || flag == "--dump" || flag == "--pad" {
+        if flag == "--show" || flag == "--dump" || flag == "--pad" || flag == "--misses" {
             args.show |= flag == "--show";
             args.dump |= flag == "--dump";
             args.pad |= flag == "--pad";
+            if flag == "--misses" {
+                args.misses = Some(true);
+            }
             continue;
         }
         let value = it.next().ok_or(usage)?;
@@ -281,6 +288,9 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let mut llm_tally = LlmTally::default();
     let data = load_json(&args.path)?;
     let episodes = data.as_array().ok_or("expected an array of episodes")?;
+    // The held-out split is only counted: its failed questions are listed only when asked for.
+    let held_out = std::path::Path::new(&args.path).file_name().is_some_and(|n| n == "test.json");
+    let list_misses = args.misses.unwrap_or(!held_out);
     let embedder = if args.mode == "hybrid" { Some(Rc::new(super::CachedEmbedder::new(super::local_embedder()?)?)) } else { None };
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -385,12 +395,13 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                         t.0 += 1;
                         pass += 1;
                     }
-                    Some(why) => {
+                    Some(why) if list_misses => {
                         println!("FAIL {id} {task} {question:?}: {why}");
                         if args.show {
                             eprintln!("route {}\n{}\n", result.route.as_str(), result.context.text);
                         }
                     }
+                    Some(_) => {}
                 }
             }
         }
