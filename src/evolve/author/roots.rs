@@ -130,8 +130,12 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
             }
         }
     }
-    // Kept: a thread holds this very name (a value that merely shares its first word is another).
-    let kept = |v: &str| known.iter().any(|k| k.values.iter().any(|kv| kv.to_lowercase().contains(&v.to_lowercase()) || v.to_lowercase().contains(&kv.to_lowercase())));
+    // Kept: a thread holds this very name (a value that merely shares its first word is another; a
+    // value of a few letters is inside too many names to count).
+    let kept = |v: &str| {
+        let v = v.to_lowercase();
+        known.iter().flat_map(|k| &k.values).map(|kv| kv.to_lowercase()).any(|kv| kv.contains(&v) || (kv.chars().count() >= 4 && v.contains(&kv)))
+    };
     // A writer who capitalizes names names them capitalized: "café" is then a word, not "Café Kormoran".
     let cased = sentences_now.iter().any(|s| value_spans(s).iter().any(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()));
     let named = |s: &str, name: &str| {
