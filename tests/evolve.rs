@@ -640,6 +640,8 @@ fn a_turn_said_of_a_name_that_changed_since_leads_as_uncertain_or_as_its_stated_
     // A turn that named the new studio in a condition stated what follows from the change.
     let r = e.recall("which glaze do I use?", None, 600, None).unwrap();
     assert_eq!((r.answers[0].state, r.answers[0].value.as_deref()), (State::Cascaded, Some("Ash Blue")), "{:?}", r.answers);
+    let first = r.context.text.find("<entry").map(|i| &r.context.text[i..]).unwrap_or_default();
+    assert!(first.contains("Ash Blue (cascaded)") && !first.contains("Uncertain"), "{}", r.context.text);
 
     // Said after the change, a turn naming the old studio speaks of the change, not under it.
     e.ingest(SessionInput {

@@ -9,9 +9,9 @@
 //! - `expected_state`: the state of the first answer;
 //! - `answer_contains`: the first answer's value (or its memory's text) holds the string.
 //!
-//! Prints one line per failed question (not for the project's held-out split, a file named
-//! `test.json`, unless `--misses` asks: its failures are not for reading, only its counts), then, when the episodes carry `gold_facts`, how many of
-//! them the author holds as a memory's value (`authored facts first=a/b change=c/d`: a slot's
+//! Prints one line per failed question (for the project's held-out split, a file named `test.json`,
+//! only with `--misses`: its failures are not for reading, only its counts), then, when the
+//! episodes carry `gold_facts`, how many of them the author holds as a memory's value (`authored facts first=a/b change=c/d`: a slot's
 //! first statement, its later ones) and, for the questions that ask for a cascade, which links of
 //! it the author wrote (`authored chains`: the root, the dependent, the dependency, the root's
 //! change, all four), then
@@ -42,8 +42,8 @@ struct Args {
     show: bool,
     /// Print what each session authored to stderr.
     dump: bool,
-    /// List each failed question: by default, except for a held-out split (`test.json`).
-    misses: Option<bool>,
+    /// List the failed questions of a held-out split (`test.json`) too.
+    misses: bool,
     /// Only the episode with this id.
     episode: Option<String>,
     /// Before each episode, every distinct filler chat of the file (a larger store, same facts).
@@ -72,7 +72,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         limit: None,
         show: false,
         dump: false,
-        misses: None,
+        misses: false,
         episode: None,
         pad: false,
         mode: "keyword".into(),
@@ -88,9 +88,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
             args.show |= flag == "--show";
             args.dump |= flag == "--dump";
             args.pad |= flag == "--pad";
-            if flag == "--misses" {
-                args.misses = Some(true);
-            }
+            args.misses |= flag == "--misses";
             continue;
         }
         let value = it.next().ok_or(usage)?;
@@ -290,7 +288,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     let episodes = data.as_array().ok_or("expected an array of episodes")?;
     // The held-out split is only counted: its failed questions are listed only when asked for.
     let held_out = std::path::Path::new(&args.path).file_name().is_some_and(|n| n == "test.json");
-    let list_misses = args.misses.unwrap_or(!held_out);
+    let list_misses = args.misses || !held_out;
     let embedder = if args.mode == "hybrid" { Some(Rc::new(super::CachedEmbedder::new(super::local_embedder()?)?)) } else { None };
     let mut tally: BTreeMap<&str, (usize, usize)> = TASKS.iter().map(|t| (*t, (0, 0))).collect();
     let mut by_class: BTreeMap<String, (usize, usize)> = BTreeMap::new();

@@ -18,7 +18,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::Rc;
 
-use super::author::{conditional_consequent, names_value, sentences};
+use super::author::{conditional_consequent, names_value, names_value_in, sentences};
 use super::state::{Answer, Replacement, State, UpstreamChange};
 use crate::model::time::Millis;
 use crate::model::{DependsOn, Memory, Shape};
@@ -50,9 +50,14 @@ fn is_modifier(m: &Memory) -> bool {
     m.shape != Some(Shape::Retraction) && m.value.is_none() && (m.consequent.is_some() || m.depends_on.is_some())
 }
 
+/// A memory that states a value on its thread (neither a retraction nor a qualifier).
+fn is_value_entry(m: &Memory) -> bool {
+    m.shape != Some(Shape::Retraction) && !is_modifier(m)
+}
+
 /// Whether a thread's latest value depends on nothing (its own or a qualifier's `dependsOn`).
 fn independent(entries: &[&Memory]) -> bool {
-    let last_value = entries.iter().rposition(|m| m.shape != Some(Shape::Retraction) && !is_modifier(m));
+    let last_value = entries.iter().rposition(|m| is_value_entry(m));
     last_value.is_some_and(|i| entries[i..].iter().all(|m| m.depends_on.is_none()))
 }
 
@@ -229,10 +234,10 @@ impl<'a> Derivation<'a> {
         let mut best: Option<(UpstreamChange, Option<String>)> = None;
         // Only a slot that depends on nothing (its trail reads no other, so this never recurses)
         // and that has changed at all.
-        let roots = self.changed_roots.get_or_init(|| {
-            let values = |e: &[&Memory]| e.iter().filter(|m| m.shape != Some(Shape::Retraction) && !is_modifier(m)).count();
-            self.threads.iter().filter(|(_, e)| independent(e) && values(e) > 1).map(|(t, _)| t.clone()).collect()
-        });
+        let roots = self
+            .changed_roots
+            .get_or_init(|| self.threads.iter().filter(|(_, e)| independent(e) && e.iter().filter(|m| is_value_entry(m)).count() > 1).map(|(t, _)| t.clone()).collect());
+        let lower = text.to_lowercase();
         for thread in roots {
             if self.in_progress.borrow().contains(thread) {
                 continue;
@@ -243,7 +248,7 @@ impl<'a> Derivation<'a> {
             }
             let Some((was, _)) = trail.held.iter().rev().find(|(_, t)| *t <= stated) else { continue };
             let Some(now) = trail.effective.as_deref() else { continue };
-            if same_value(was, now) || !names_value(text, was) {
+            if same_value(was, now) || !names_value_in(text, &lower, was) {
                 continue;
             }
             let naming_now: Vec<&str> = sentences(text).into_iter().filter(|s| names_value(s, now)).collect();

@@ -87,12 +87,12 @@ pub fn undermined_turn_line(a: &Answer, stated: Millis) -> Option<String> {
     let up = label_words(&b.thread);
     let was = b.was.as_deref().map(|w| format!(" while {up} was {w}", up = the(&up))).unwrap_or_default();
     let now = b.now.as_deref().map(|n| format!(" to {n}")).unwrap_or_default();
-    Some(format!(
-        "Uncertain: said on {}{was}: \"{said}\". {} changed{now} on {}; nothing states what holds now, so do not present this as current.",
-        day(stated),
-        the(&up),
-        day(b.changed_at)
-    ))
+    let changed = format!("{} changed{now} on {}", the(&up), day(b.changed_at));
+    Some(match (a.state, a.value.as_deref()) {
+        // The turn named what follows the change ("if I moved to X, I would use Y"): that applies.
+        (State::Cascaded, Some(v)) => format!("{v} (cascaded): said on {}{was}: \"{said}\". {changed}, so the alternative it stated, {v}, applies now.", day(stated)),
+        _ => format!("Uncertain: said on {}{was}: \"{said}\". {changed}; nothing states what holds now, so do not present this as current.", day(stated)),
+    })
 }
 
 /// A thread in full: its state now, then its values oldest first.

@@ -48,7 +48,7 @@ use crate::model::{DependsOn, Shape};
 pub use rules::asks_to_keep_verbatim;
 pub(crate) use rules::conditional_consequent;
 pub use slot::is_normalized;
-pub(crate) use slot::names_value;
+pub(crate) use slot::{names_value, names_value_in};
 pub(crate) use text::sentences;
 
 /// One conversation turn as the author reads it.

@@ -103,7 +103,7 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTu
 pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> Vec<Authored> {
     // Most turns end nothing: they are passed over before the history is read.
     let tw = words(turn.text);
-    if !tw.iter().enumerate().any(|(i, w)| ENDING.contains(&w.as_str()) && (w != "longer" || i > 0 && tw[i - 1] == "no")) {
+    if !(0..tw.len()).any(|i| ending_at(&tw, i)) {
         return Vec::new();
     }
     let sentences_now = sentences(turn.text);
@@ -136,8 +136,11 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
         let v = v.to_lowercase();
         known.iter().flat_map(|k| &k.values).map(|kv| kv.to_lowercase()).any(|kv| kv.contains(&v) || (kv.chars().count() >= 4 && v.contains(&kv)))
     };
+    // The names this turn says, each with its sentence.
+    let names_now: Vec<(&str, ValueSpan)> =
+        sentences_now.iter().flat_map(|s| value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()).map(move |v| (*s, v))).collect();
     // A writer who capitalizes names names them capitalized: "café" is then a word, not "Café Kormoran".
-    let cased = sentences_now.iter().any(|s| value_spans(s).iter().any(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()));
+    let cased = !names_now.is_empty();
     let named = |s: &str, name: &str| {
         names_value(s, name)
             && (!cased || name.split_whitespace().any(|w| w.chars().count() >= 4 && super::text::find_word(s, w.trim_matches(|c: char| !c.is_alphanumeric()), 0).is_some()))
@@ -152,14 +155,10 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
     let [(old, old_sentence, old_turn)] = ended.as_slice() else { return Vec::new() };
     // New: not kept (it may have been said before, of someone else: it becomes true now), standing
     // where a slot's value goes.
-    let fresh: Vec<(&str, ValueSpan)> = sentences_now
-        .iter()
-        .flat_map(|s| value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()).map(move |v| (*s, v)))
-        .filter(|(_, v)| !names_value(old, &v.text) && !names_value(&v.text, old) && !kept(&v.text))
-        .collect();
-    let placed: Vec<(&str, &ValueSpan)> = fresh.iter().map(|(s, v)| (*s, v)).collect();
-    let Some(i) = replacement_in(&placed, old) else { return Vec::new() };
-    let (new_sentence, new) = (fresh[i].0, &fresh[i].1);
+    let fresh: Vec<(&str, &ValueSpan)> =
+        names_now.iter().filter(|(_, v)| !names_value(old, &v.text) && !names_value(&v.text, old) && !kept(&v.text)).map(|(s, v)| (*s, v)).collect();
+    let Some(i) = replacement_in(&fresh, old) else { return Vec::new() };
+    let (new_sentence, new) = fresh[i];
     let Some(thread) = label(old) else { return Vec::new() };
     let area = areas(old, None);
     let area = if area.is_empty() { vec![thread.clone()] } else { area };
@@ -175,7 +174,7 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
             area: area.clone(),
             signature: None,
             confidence: ROOT_CONFIDENCE,
-            doubts: vec![doubt.clone()],
+            doubts: vec![doubt],
             event_at: old_turn.date.or(turn.date),
             derived_from: vec![old_turn.id.clone()],
             rule: "root",
@@ -224,10 +223,12 @@ fn ending_near(sentence: &str, name: &str) -> bool {
     let ws = words(sentence);
     let keys: Vec<String> = name.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| w.chars().count() >= 4).collect();
     let at: Vec<usize> = ws.iter().enumerate().filter(|(_, w)| keys.iter().any(|k| w.trim_end_matches("'s") == k)).map(|(i, _)| i).collect();
-    ws.iter().enumerate().any(|(i, w)| {
-        let ending = ENDING.contains(&w.as_str()) && (w != "longer" || i > 0 && ws[i - 1] == "no");
-        ending && at.iter().any(|&a| a.abs_diff(i) <= ENDING_REACH)
-    })
+    (0..ws.len()).any(|i| ending_at(&ws, i) && at.iter().any(|&a| a.abs_diff(i) <= ENDING_REACH))
+}
+
+/// Whether the `i`-th of `ws` (lower-case words) is an ending word ("longer" only after "no").
+fn ending_at(ws: &[String], i: usize) -> bool {
+    ENDING.contains(&ws[i].as_str()) && (ws[i] != "longer" || i > 0 && ws[i - 1] == "no")
 }
 
 /// Gives every upstream of `authored` that no thread holds a root: a kept value it names points the

@@ -1024,14 +1024,14 @@ fn dependency(sentence: &str) -> (Option<String>, Option<String>) {
     (holder, slot)
 }
 
-/// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
-/// Vaultline" → ("Nimbara", "Vaultline")).
 /// The value a conditional sentence says would follow ("… then it would be their technician Dana
 /// Kruse"): what a turn states for a change before it happens.
 pub(crate) fn conditional_consequent(sentence: &str) -> Option<String> {
     conditional(sentence).map(|(_, consequent, _)| consequent)
 }
 
+/// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
+/// Vaultline" → ("Nimbara", "Vaultline")).
 fn conditional(sentence: &str) -> Option<(String, String, String)> {
     let sp = Span::new(sentence);
     let (cat, cend) = first_of(&sp, &["if", "with a different", "with a new", "with another", "should", "in case", "were", "otherwise"], 0)?;
