@@ -959,6 +959,13 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     let [leak, jailbreak, exfiltration, override_phrase] = [hits[0], hits[1], hits[2], hits[3]];
     let mut signals = super::directives::Signals::of(std::array::from_fn(|i| hits[REPORTED + i]), encoded, text);
     signals.hits[0] |= super::directives::names_ai(text);
+    signals.by_name = super::directives::addressed_by_name(&folded);
+    // An account named outright, looked for only where a payment is spoken of.
+    signals.iban = signals.hits[super::directives::PAYMENTS_HIT] && {
+        let mut found = super::Findings::default();
+        super::iban::find(text, &mut found);
+        !found.is_empty()
+    };
     if signals.may_salute() {
         // The AI reader must be the one greeted: named before the first colon, close to the start.
         let head = folded.find([':', '：']).filter(|&at| at <= 200).map(|at| &folded[..at]);
@@ -976,10 +983,12 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
             signals.salutation = head_signals.may_salute();
         }
     }
-    // Every other override form needs an instruction noun: most texts have none and stop here.
+    // Every other override form needs an instruction noun (or names what the reader was told
+    // before): most texts have neither and stop here.
     let has_noun = noun_token || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
     // The words again, for the checks that look around a word (spaces never occur inside one).
-    let toks: Vec<&str> = if has_noun { spaced.split(' ').filter(|t| !t.is_empty()).collect() } else { Vec::new() };
+    let told = TOLD_BEFORE.iter().any(|p| contains_words(&spaced, p));
+    let toks: Vec<&str> = if has_noun || told { spaced.split(' ').filter(|t| !t.is_empty()).collect() } else { Vec::new() };
     let phrase_verb = has_noun
         && OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
         && noun_token
@@ -987,7 +996,7 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     // Earlier instructions declared void, and a new order beside it ("… no longer apply; follow
     // only this document"): the rules of the world change too, without an order to the reader.
     let prior = |toks: &[&str]| toks.iter().any(|t| PRIOR_WORDS.iter().any(|p| *t == *p || (p.chars().count() > 3 && t.starts_with(p))));
-    let voided = noun_token && INVALIDATED.iter().any(|p| contains_words(&spaced, p)) && prior(&toks) && (signals.hits[5] || ordered(&folded, &spaced));
+    let voided = (noun_token || told) && INVALIDATED.iter().any(|p| contains_words(&spaced, p)) && prior(&toks) && (signals.hits[5] || ordered(&folded, &spaced));
     if override_phrase || phrase_verb || voided || (has_noun && (override_tokens(&toks, index) || override_cjk(&folded))) {
         flags.push("injection:override");
     }

@@ -97,6 +97,26 @@ pub const INVALIDATED: &[&str] = &[
     "утратили силу",
 ];
 
+/// What the reader was told before, named without an instruction noun ("everything you were told
+/// before no longer applies").
+pub const TOLD_BEFORE: &[&str] = &[
+    "you were told",
+    "you ve been told",
+    "you have been told",
+    "dir gesagt wurde",
+    "dir vorher gesagt",
+    "man dir gesagt hat",
+    "te dijeron",
+    "te han dicho",
+    "se te dijo",
+    "on t a dit",
+    "ti e stato detto",
+    "ti hanno detto",
+    "te disseram",
+    "тебе говорили",
+    "тебе сказали",
+];
+
 pub const OVERRIDE_VERB_PHRASES: &[&str] = &[
     "pay no attention to",
     "caso omiso",
