@@ -3,11 +3,14 @@
 //! `cargo run --release --features internals --example train_guard [-- --check]`
 //!
 //! Training texts: `tests/fixtures/guards-train/` (written for training), the guard corpus
-//! (`tests/fixtures/guards/`: its injections and benign texts), and the conversation turns of the
-//! evolving corpus's filler chats as ordinary memories. The threshold is chosen on five held-out
-//! folds of those: the lowest probability at which at most 1 % of held-out benign texts would be
-//! flagged. The unseen corpora (`tests/fixtures/guards-unseen/`) are never trained on; measure
-//! them with `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
+//! (`tests/fixtures/guards/`: its injections and benign texts), the `dev` split of the corpora
+//! written apart from the guards (`tests/fixtures/guards-unseen/dev`: its injections, and its
+//! benign and secret-holding texts as ordinary memories: many writers' voices the phrase lists
+//! would otherwise have to name one by one), and the conversation turns of the evolving corpus's
+//! filler chats as ordinary memories. The threshold is chosen on five held-out folds of those: the
+//! lowest probability at which at most 1 % of held-out benign texts would be flagged. The `test`
+//! split is never trained on; measure it with
+//! `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
 //! `--check` trains and compares with the committed weights without writing (exit 1 on a
 //! difference), so a change to the features cannot ship with stale weights.
 
@@ -26,11 +29,15 @@ const BENIGN_FLAGGED: f64 = 0.01;
 
 fn examples() -> Vec<Example> {
     let mut out = Vec::new();
-    for dir in ["tests/fixtures/guards-train", "tests/fixtures/guards"] {
+    for dir in ["tests/fixtures/guards-train", "tests/fixtures/guards", "tests/fixtures/guards-unseen/dev"] {
+        let unseen = dir.contains("unseen");
         for p in guard_corpus::load(std::path::Path::new(dir)) {
             let instructs = match p.expect.as_str() {
                 "injection" => true,
                 "clean" => false,
+                // A note holding a secret ("remember this for me: …") is no instruction to the
+                // reader: the unseen writers' are ordinary memories of many kinds.
+                "secret" if unseen => false,
                 _ => continue, // secrets are the other detectors'
             };
             out.push(Example { features: features(&p.text), instructs });

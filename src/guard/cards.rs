@@ -215,6 +215,15 @@ const CODE_LABELS: &[&str] = &[
     "セキュリティコード",
     "보안코드",
     "güvenlik kodu",
+    "رمز الأمان",
+    "رمز الامان",
+    "رمز التحقق",
+    "三位数",
+    "三位數",
+    "安全碼",
+    "cvv番号",
+    "cvc번호",
+    "cvv번호",
 ];
 
 /// After a card number, its expiry and then a bare three or four digits: the security code
@@ -293,7 +302,8 @@ pub fn codes(text: &str, out: &mut Findings) {
             let bounded = !(b.get(i).is_some_and(u8::is_ascii_alphanumeric) || s > 0 && b[s - 1].is_ascii_alphanumeric());
             if (3..=4).contains(&(i - s))
                 && bounded
-                && text[end..s].chars().all(|c| !c.is_alphabetic() || c.is_ascii())
+                // Only ASCII words between, or a copula of a script without spaces ("三位数是 416").
+                && text[end..s].chars().all(|c| !c.is_alphabetic() || c.is_ascii() || matches!(c, '是' | '为' | '為' | 'は' | 'が'))
                 && text[end..s].split_whitespace().count() <= 2
                 && !out.overlaps(s, i)
             {
@@ -333,6 +343,8 @@ mod tests {
         assert_eq!(code("Amex CID: 4417"), ["4417"]);
         assert_eq!(code("card security number 2231, keep it"), ["2231"]);
         assert_eq!(code("expires 04/27, code on back 112"), ["112"]);
+        assert_eq!(code("卡背面的三位数是 527，别告诉别人"), ["527"]);
+        assert_eq!(code("وتاريخ الانتهاء 05/29 ورمز الأمان 907"), ["907"]);
         assert_eq!(code("the 4-digit PIN policy changed in 2019"), Vec::<String>::new());
     }
 

@@ -161,9 +161,37 @@ pub fn url_signatures(text: &str, out: &mut Findings) {
     }
 }
 
+/// Where a login travels base64-encoded: a registry's `"auth": "…"` (Docker's `config.json`) and
+/// an HTTP `Basic` header.
+const ENCODED_LOGIN_LEADS: &[&str] = &["\"auth\": \"", "\"auth\":\"", "basic "];
+
+/// A login `user:password` written in base64 after one of `ENCODED_LOGIN_LEADS`: the value is
+/// withheld whole when it decodes to printable text with a user and a password of four or more.
+pub fn encoded_logins(text: &str, out: &mut Findings) {
+    let lower = text.to_ascii_lowercase();
+    for lead in ENCODED_LOGIN_LEADS {
+        for (at, _) in lower.match_indices(lead).take(64) {
+            let start = at + lead.len();
+            let end = start + text[start..].bytes().take(VALUE_MAX).take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=')).count();
+            if end - start < 12 || out.overlaps(start, end) {
+                continue;
+            }
+            let Some(decoded) = super::deobfuscate::decode_base64(&text[start..end]) else { continue };
+            let Ok(login) = std::str::from_utf8(&decoded) else { continue };
+            let printable = login.chars().all(|c| !c.is_control());
+            if printable && login.split_once(':').is_some_and(|(user, password)| !user.is_empty() && password.chars().count() >= 4 && !is_stand_in(password)) {
+                out.push(Finding { start, end, kind: "password" });
+            }
+        }
+    }
+}
+
 pub fn find(text: &str, out: &mut Findings) {
     if text.contains("://") {
         url_passwords(text, out);
+    }
+    if text.contains("auth\"") || text.contains("asic ") {
+        encoded_logins(text, out);
     }
     if text.contains('=') {
         if text.contains("value=\"") {
@@ -184,6 +212,17 @@ mod tests {
         let mut out = Findings::default();
         find(text, &mut out);
         out.iter().map(|f| (&text[f.start..f.end], f.kind)).collect()
+    }
+
+    /// A registry's `auth` and a `Basic` header carry `user:password` in base64; a value that
+    /// decodes to no login is left alone.
+    #[test]
+    fn base64_logins_in_configs_and_headers() {
+        let cfg = r#"{"auths": {"ghcr.io": {"auth": "Ym90OlM0ZmUtUGFzcy05OQ=="}}}"#;
+        assert_eq!(values(cfg), [("Ym90OlM0ZmUtUGFzcy05OQ==", "password")]);
+        assert_eq!(values("Authorization: Basic YWRtaW46aHVudGVyMjI="), [("YWRtaW46aHVudGVyMjI=", "password")]);
+        assert_eq!(values(r#"{"auth": "aGVsbG8gd29ybGQgdGhlcmU="}"#), []);
+        assert_eq!(values("basic usage is documented in the manual"), []);
     }
 
     #[test]

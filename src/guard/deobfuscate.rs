@@ -234,7 +234,7 @@ fn base64_payloads(text: &str) -> Vec<String> {
     out
 }
 
-fn decode_base64(run: &str) -> Option<Vec<u8>> {
+pub(super) fn decode_base64(run: &str) -> Option<Vec<u8>> {
     let value = |b: u8| -> Option<u32> {
         Some(match b {
             b'A'..=b'Z' => b - b'A',

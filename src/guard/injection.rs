@@ -960,6 +960,7 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     let mut signals = super::directives::Signals::of(std::array::from_fn(|i| hits[REPORTED + i]), encoded, text);
     signals.hits[0] |= super::directives::names_ai(text);
     signals.by_name = super::directives::addressed_by_name(&folded);
+    signals.link |= signals.by_name && super::directives::has_link(text);
     // An account named outright, looked for only where a payment is spoken of.
     signals.iban = signals.hits[super::directives::PAYMENTS_HIT] && {
         let mut found = super::Findings::default();
@@ -1019,7 +1020,10 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
             *mention = Some(masked);
         }
     }
-    if exfiltration || image_beacon(&lower) || link_template(&lower, &visible) {
+    // "Exfiltrate" alone is the word of those who write about attacks; with a place to send to,
+    // an order.
+    let exfiltrate = contains_words(&spaced, "exfiltrate") && super::directives::has_link(text);
+    if exfiltration || exfiltrate || image_beacon(&lower) || link_template(&lower, &visible) {
         flags.push("injection:exfiltration");
     }
     if signals.directive() {

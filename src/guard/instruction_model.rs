@@ -7,8 +7,8 @@
 //! words, word pairs, and character 4-grams within words (they carry inflections and scripts
 //! written without spaces). Features are binary and the vector is scaled to unit length, so a long
 //! text is not more suspect for its length. Weights are one byte each (`instruction.bin`, 32 KB),
-//! trained by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/` and the guard
-//! corpus; the unseen corpora (`tests/fixtures/guards-unseen/`) are only measured. The threshold
+//! trained by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/`, the guard
+//! corpus and the `dev` split of the unseen corpora; their `test` split is only measured. The threshold
 //! in the file was chosen on held-out folds of the training data to keep benign texts unflagged.
 
 use std::sync::OnceLock;

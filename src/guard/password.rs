@@ -139,6 +139,24 @@ const CODE_TRIGGERS: &[&str] = &[
     "front door",
     "haustür",
     "पिन",
+    // one-time codes sent to confirm a login or a payment
+    "otp",
+    "one-time code",
+    "one-time password",
+    "verification code",
+    "código de verificación",
+    "codigo de verificacion",
+    "bestätigungscode",
+    "code de vérification",
+    "codice di verifica",
+    "código de verificação",
+    "код подтверждения",
+    "验证码",
+    "驗證碼",
+    "認証コード",
+    "確認コード",
+    "인증번호",
+    "인증 번호",
 ];
 
 /// What stands between the trigger and the value.
@@ -271,6 +289,20 @@ fn wifi_lines(hay: &str) -> Vec<(usize, usize)> {
 
 /// Values that are words about the password, not the password.
 const NOT_VALUES: &[&str] = &[
+    // a policy's terms, after a heading "Passwords: minimum 12 characters"
+    "minimum",
+    "mínimo",
+    "minimo",
+    "máximo",
+    "maximum",
+    "mindestens",
+    "minimal",
+    "almeno",
+    "minimaal",
+    "минимум",
+    "least",
+    "must",
+    "should",
     "a",
     "an",
     "the",
@@ -544,8 +576,18 @@ pub fn find(text: &str, out: &mut Findings) {
             if !text.is_char_boundary(pos) || !text.is_char_boundary(pos + trigger.len()) {
                 continue;
             }
-            // The name inside a placeholder (`[secret:password]`) is not a password word.
+            // The name inside a placeholder (`[secret:password]`) is not a password word, nor
+            // is a variable's name in a shell expansion (`${POSTGRES_PASSWORD:?set in .env}`).
             if text[..pos].ends_with("[secret:") {
+                continue;
+            }
+            // A bounded look back: a run of triggers without spaces must stay linear.
+            let mut back = pos.saturating_sub(64);
+            while !text.is_char_boundary(back) {
+                back += 1;
+            }
+            let before = &text[back..pos];
+            if before[before.rfind(char::is_whitespace).map_or(0, |i| i + 1)..].contains("${") {
                 continue;
             }
             if trigger == "key" && !wifi.iter().any(|&(s, e)| (s..=e).contains(&pos)) {
@@ -553,6 +595,16 @@ pub fn find(text: &str, out: &mut Findings) {
             }
             if trigger == "tan" && &text[pos..pos + 3] != "TAN" {
                 continue;
+            }
+            // In Hindi a "पिन कोड" of six digits is a postal code.
+            if trigger == "पिन" {
+                let rest = text[pos + trigger.len()..].trim_start();
+                if let Some(code) = rest.strip_prefix("कोड") {
+                    let digits = code.trim_start().bytes().take_while(u8::is_ascii_digit).count();
+                    if digits == 6 {
+                        continue;
+                    }
+                }
             }
             let code_trigger = CODE_TRIGGERS.contains(&trigger);
             let ascii_trigger = trigger.is_ascii();
@@ -699,7 +751,9 @@ pub(super) fn password_shaped(token: &str) -> bool {
         }
     }
     // `_` joins words in names (`db_credentials`); it makes a password only beside a digit.
-    let symbols = token.chars().filter(|c| !c.is_alphanumeric() && !matches!(c, '-' | '.' | '\'' | '’' | '_')).count();
+    // The signs of Indic scripts that are not letters by Unicode (a virama, a nukta) spell words.
+    let spelling = |c: char| c.is_alphanumeric() || ('\u{0900}'..='\u{0DFF}').contains(&c) || ('\u{0300}'..='\u{036F}').contains(&c);
+    let symbols = token.chars().filter(|&c| !spelling(c) && !matches!(c, '-' | '.' | '\'' | '’' | '_')).count();
     // A record of fields (`host:port:db:user:password`) is a format, not a value.
     if letters == 0 || token.contains(['/', '\\']) || token.contains("://") || token.matches(':').count() >= 2 {
         return false;
@@ -716,6 +770,11 @@ pub(super) fn password_shaped(token: &str) -> bool {
         if (2..=4).contains(&ext.len()) && ext.chars().all(|c| c.is_ascii_alphabetic()) && one_case {
             return false;
         }
+    }
+    // `v2.3.1`, `4.12`: a version or a room, numbers between dots.
+    let numbered = token.trim_start_matches(['v', 'V']);
+    if numbered.contains('.') && numbered.split('.').all(|g| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit())) {
+        return false;
     }
     // `8-character`, `2-factor`, `12-digit`: a count, then a word.
     if let Some((count, word)) = token.split_once('-') {
@@ -1080,7 +1139,7 @@ fn nearby(text: &str, start: usize, end: usize, code: bool, out: &mut Findings) 
         let mut v = Vec::new();
         let mut at = None;
         for (i, c) in s.char_indices().chain([(s.len(), ' ')]) {
-            let boundary = c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '«' | '»' | '“' | '”' | '，' | '、' | '「' | '」' | '：');
+            let boundary = c.is_whitespace() || matches!(c, ',' | ';' | '(' | ')' | '"' | '«' | '»' | '“' | '”' | '„' | '‹' | '›' | '，' | '、' | '「' | '」' | '：');
             match (at, boundary) {
                 (None, false) => at = Some(i),
                 (Some(a), true) => {
@@ -1189,6 +1248,21 @@ mod tests {
         assert!(values("路由器的网络名 WangJia_5G，怎么改密码？").is_empty());
         // A code with a particle glued on is the code alone.
         assert_eq!(values("현관 비밀번호 481230이야"), ["481230"]);
+        // A shell expansion names a variable; a policy's terms, a version, a quoted message, a
+        // Hindi postal "PIN code" and a word in an Indic script are no values.
+        assert!(values("environment:\n  DB_PASSWORD: ${DB_PASSWORD:?missing}").is_empty());
+        assert!(values("Contraseñas: mínimo 10 caracteres y un número.").is_empty());
+        assert!(values("reuse no password; the handout v3.0.2 is online").is_empty());
+        assert!(values("Po zadání špatného hesla se zobrazí „Chybné heslo“.").is_empty());
+        assert!(values("डाक पिन कोड 400001 वाले इलाके में पार्सल पहुँचा").is_empty());
+    }
+
+    /// A one-time code sent to confirm a login is withheld like a PIN.
+    #[test]
+    fn one_time_codes() {
+        assert_eq!(values("bank sent the verification code 730214, it expires in 5 minutes"), ["730214"]);
+        assert_eq!(values("验证码 551908，请勿告诉他人"), ["551908"]);
+        assert_eq!(values("[토스] 인증번호 204417을 입력하세요"), ["204417"]);
     }
 
     #[test]

@@ -214,8 +214,17 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
     let b = text.as_bytes();
     for end in label_ends(lower, CODE_LABELS) {
         let mut line_end = text[end..].find('\n').map_or(text.len(), |i| end + i);
-        // "backup codes:\n1. 4821 7730\n2. …": a label whose line ends in a colon heads a list.
-        let heads_list = text[end..line_end].trim_end().ends_with(':');
+        // "backup codes:\n1. 4821 7730\n2. …": a label whose line ends in a colon heads a list,
+        // and so does one whose next line opens with a grouped code ("GitHub recovery codes
+        // (keep safe)\n98ddd-f53e4\n…").
+        let next_line = text.get(line_end + 1..).unwrap_or("");
+        let first = next_line.trim_start();
+        // Past a list's marker ("1.", "2)", "-").
+        let marker = first.bytes().take_while(u8::is_ascii_digit).count();
+        let first = if (1..=2).contains(&marker) && first[marker..].starts_with(['.', ')']) { &first[marker + 1..] } else { first };
+        let first = first.trim_start_matches(['-', '*', ' ']);
+        let first = first.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).next().unwrap_or("");
+        let heads_list = text[end..line_end].trim_end().ends_with(':') || grouped_code(first);
         let list_end = if heads_list { text[end..].find("\n\n").map_or(text.len(), |i| end + i).min(end + CODES_SPAN) } else { line_end };
         let mut i = end;
         let mut codes = 0;
@@ -244,9 +253,7 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
             let token = &text[s..i];
             let digits = token.bytes().filter(u8::is_ascii_digit).count();
             let seed = (16..=64).contains(&token.len()) && token.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) && digits >= 2 && bits_per_char(token) >= 3.5;
-            // Groups of one case: `de7a1-f3974`, `QX7P-22LM`.
-            let one_case = token.bytes().all(|c| !c.is_ascii_uppercase()) || token.bytes().all(|c| !c.is_ascii_lowercase());
-            let grouped = token.contains('-') && (8..=64).contains(&token.len()) && digits >= 2 && one_case && token.split('-').all(|g| (4..=6).contains(&g.len()));
+            let grouped = grouped_code(token);
             // Digits in two groups of four to six (`8412 5530`): one code, written with a space.
             // Numbers in prose ("printed 2024 0612") are read as codes only after a colon.
             let digit_pair = digits == token.len()
@@ -266,6 +273,14 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
             }
         }
     }
+}
+
+/// A code in groups of one case, each of four to six, with two digits or more: `de7a1-f3974`,
+/// `QX7P-22LM`.
+fn grouped_code(token: &str) -> bool {
+    let digits = token.bytes().filter(u8::is_ascii_digit).count();
+    let one_case = token.bytes().all(|c| !c.is_ascii_uppercase()) || token.bytes().all(|c| !c.is_ascii_lowercase());
+    token.contains('-') && (8..=64).contains(&token.len()) && digits >= 2 && one_case && token.split('-').all(|g| (4..=6).contains(&g.len()))
 }
 
 pub fn find(text: &str, out: &mut Findings) {
@@ -330,6 +345,8 @@ mod tests {
         assert_eq!(found(&format!("wallet seed phrase: {seed}")), [(seed, "seed-phrase")]);
         assert_eq!(found("2FA seed for the admin account: JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K"), [("JBSWY3DPEHPK3PXPJBSWY3DP4ZQ7LM2K", "otp-secret")]);
         assert_eq!(found("GitHub recovery codes: de7a1-f3974 45ba9-4731c"), [("de7a1-f3974", "otp-secret"), ("45ba9-4731c", "otp-secret")]);
+        // A label line that ends without a colon heads the codes on the lines under it.
+        assert_eq!(found("Recovery codes (keep offline)\n41c7e-0d93a\n2. 77f0b-e18c2"), [("41c7e-0d93a", "otp-secret"), ("77f0b-e18c2", "otp-secret")]);
         // The phrase after a colon further on; codes in capitals, or digits written in two groups.
         assert_eq!(found(&format!("backup words for the ledger (keep offline!): {seed}")), [(seed, "seed-phrase")]);
         assert_eq!(found(&format!("my 12 words: {seed}")), [(seed, "seed-phrase")]);

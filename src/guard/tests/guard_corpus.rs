@@ -119,7 +119,9 @@ fn unseen_corpora_are_well_formed() {
 /// (BENCHMARKS.md): `dev` is read when fixing a class, `test` only counted. They keep a change from
 /// quietly giving back what was gained; the aims (secrets ≥ 0.95, injections ≥ 0.90, benign flagged
 /// ≤ 0.02 on `test`) are above them. `dev`'s injection floor is 0.93 since `writer-w` added 30
-/// probes measured unseen (25 found; 27 once fitted).
+/// probes measured unseen (25 found; 27 once fitted). `writer-x` (dev) and `writer-y` (test) were
+/// written together by two more writers and measured unseen before either was read; `dev` is now
+/// also the instruction model's training data, so its rates are upper bounds.
 #[test]
 fn unseen_corpora_hold_their_floors() {
     for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.95, 0.9, 0.89, 0.02)] {
