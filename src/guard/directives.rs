@@ -17,7 +17,7 @@
 //! deleted); entries in scripts written without spaces, or with punctuation, as substrings.
 
 /// The lists, in the order of `Signals`' fields.
-pub const LISTS: [&[&str]; 28] = [
+pub const LISTS: [&[&str]; 29] = [
     AI_NOUNS,
     READS_THIS,
     IF_AI,
@@ -46,16 +46,19 @@ pub const LISTS: [&[&str]; 28] = [
     HIDES_AI,
     ROLEPLAY,
     LOG_IN,
+    super::phrases::TOLD_BEFORE,
 ];
 
 /// `STANDING`'s and `PAYMENTS`' places in `LISTS`.
 const STANDING_HIT: usize = 5;
 pub const PAYMENTS_HIT: usize = 11;
+/// `phrases::TOLD_BEFORE`'s place in `LISTS` (read by `injection`'s voiding, not by a directive).
+pub const TOLD_HIT: usize = 28;
 
 /// Which of `LISTS` have an entry in a text, and how it was found.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Signals {
-    pub hits: [bool; 28],
+    pub hits: [bool; 29],
     /// The text is a decoded reading (base64, rot13, reversed) of the one written.
     pub encoded: bool,
     /// The text opens with a greeting to an AI reader ("To the assistant that reads this: …").
@@ -73,7 +76,7 @@ pub struct Signals {
 impl Signals {
     /// The signals of a text whose list hits are `hits`: a link is looked for only where a
     /// standing order was found, the one rule that reads it (`directive`).
-    pub fn of(hits: [bool; 28], encoded: bool, text: &str) -> Self {
+    pub fn of(hits: [bool; 29], encoded: bool, text: &str) -> Self {
         let link = hits[STANDING_HIT] && has_link(text);
         Signals { hits, encoded, salutation: false, link, by_name: false, iban: false }
     }
@@ -85,7 +88,7 @@ impl Signals {
 
     /// Whether the parts combine into a directive to the reader.
     pub fn directive(&self) -> bool {
-        let [ai, _, if_ai, please, user, standing, destroy, conceal, off, safety, unrestricted, pay, new_account, no_longer, disclose, credentials, all, scripted, now_you_are, replies, promote, personal, authority, other_users, recalled, hides_ai, roleplay, log_in] =
+        let [ai, _, if_ai, please, user, standing, destroy, conceal, off, safety, unrestricted, pay, new_account, no_longer, disclose, credentials, all, scripted, now_you_are, replies, promote, personal, authority, other_users, recalled, hides_ai, roleplay, log_in, _] =
             self.hits;
         let addressed_ai = self.salutation || (if_ai && please);
         // Who is spoken to, by name or by a role the reader is cast in, lends a harmful ask the
@@ -245,19 +248,22 @@ const NOTE_WORDS: &[&str] = &[
 /// address ("Assistant, …", "Por favor, asistente, …", "Gentile assistente, …"), or a sentence
 /// is headed by a note for one ("Nota para agentes de IA: …", "INSTRUCTION FOR THE AGENT: …").
 pub fn addressed_by_name(folded: &str) -> bool {
-    let words = |clause: &str| clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).map(str::to_owned).collect::<Vec<_>>();
+    fn words(clause: &str) -> impl Iterator<Item = &str> {
+        clause.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty())
+    }
     // The opening: clauses of courtesies are passed over; the first other clause must be the name.
     let mut rest = &folded[..floor_boundary(folded, 120)];
     while let Some(at) = rest.find([',', ':', '，', '：', '\n']) {
-        let ws = words(&rest[..at]);
-        if ws.is_empty() || ws.len() > 4 {
+        let clause = &rest[..at];
+        let count = words(clause).take(5).count();
+        if count == 0 || count > 4 {
             break;
         }
-        if ws.iter().all(|w| COURTESIES.contains(&w.as_str())) {
+        if words(clause).all(|w| COURTESIES.contains(&w)) {
             rest = &rest[at + rest[at..].chars().next().map_or(1, char::len_utf8)..];
             continue;
         }
-        if ws.iter().all(|w| COURTESIES.contains(&w.as_str()) || reader_word(w)) {
+        if words(clause).all(|w| COURTESIES.contains(&w) || reader_word(w)) {
             return true;
         }
         break;
@@ -267,10 +273,8 @@ pub fn addressed_by_name(folded: &str) -> bool {
         let from = floor_boundary(folded, at.saturating_sub(80));
         let head = &folded[from..at];
         let head = head.rfind(['.', '!', '?', '\n', '|', '#', '"', '{', '[', '(', ',']).map_or(head, |cut| &head[cut + 1..]);
-        let ws = words(head);
-        let addressed = ws.iter().any(|w| NOTE_WORDS.contains(&w.as_str()) || TO_WORDS.contains(&w.as_str()));
-        ws.len() <= 8 && addressed && ws.iter().any(|w| reader_word(w))
-    }) || mentions_reader(folded)
+        words(head).take(9).count() <= 8 && words(head).any(reader_word) && words(head).any(|w| NOTE_WORDS.contains(&w) || TO_WORDS.contains(&w))
+    }) || (folded.contains('@') && mentions_reader(folded))
 }
 
 /// Whether a handle names a program as its reader ("@ai-bot when you triage this, …").
@@ -1595,6 +1599,7 @@ mod tests {
     fn the_standing_hit_names_the_standing_list() {
         assert!(std::ptr::eq(super::LISTS[super::STANDING_HIT], super::STANDING));
         assert!(std::ptr::eq(super::LISTS[super::PAYMENTS_HIT], super::PAYMENTS));
+        assert!(std::ptr::eq(super::LISTS[super::TOLD_HIT], crate::guard::phrases::TOLD_BEFORE));
     }
 
     /// A reader spoken to by name or by a note's heading, or cast in a role, gives a harmful ask

@@ -988,7 +988,7 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     // before): most texts have neither and stop here.
     let has_noun = noun_token || (!folded.is_ascii() && CJK_NOUNS.iter().any(|n| folded.contains(n)));
     // The words again, for the checks that look around a word (spaces never occur inside one).
-    let told = TOLD_BEFORE.iter().any(|p| contains_words(&spaced, p));
+    let told = signals.hits[super::directives::TOLD_HIT];
     let toks: Vec<&str> = if has_noun || told { spaced.split(' ').filter(|t| !t.is_empty()).collect() } else { Vec::new() };
     let phrase_verb = has_noun
         && OVERRIDE_VERB_PHRASES.iter().any(|p| contains_words(&spaced, p))
