@@ -149,6 +149,7 @@ const WORDS: &[(&str, Names)] = &[
     ("memorable", Names::Phrase),
     ("maiden", Names::Phrase),
     ("otp", Names::Code),
+    ("totp", Names::Code),
     ("tan", Names::Code),
     // places a code opens
     ("door", Names::Lock),
@@ -305,6 +306,10 @@ const WORDS: &[(&str, Names)] = &[
     ("rachunku", Names::Account),
     ("számla", Names::Account),
     ("حساب", Names::Account),
+    ("khoản", Names::Account),
+    ("お客さま番号", Names::Account),
+    ("お客様番号", Names::Account),
+    ("口座番号", Names::Account),
 ];
 
 /// Articles French and Italian elide into the next word.

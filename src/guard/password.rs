@@ -476,7 +476,11 @@ fn looks_like_password(value: &str, quoted: bool, after_colon: bool, pin: bool) 
         return true;
     }
     let lower = value.to_lowercase();
-    if NOT_VALUES.contains(&lower.as_str()) {
+    if NOT_VALUES.contains(&lower.as_str()) || super::entropy::is_placeholder(value.trim_end_matches([';', ',', '.'])) {
+        return false;
+    }
+    // A policy's terms in scripts without spaces: "8文字以上", "至少8个字符".
+    if ["文字", "以上", "字符", "位数"].iter().any(|w| value.contains(w)) {
         return false;
     }
     // An elided article and a word ("l'hôte", "dell'host") go on with the sentence.
@@ -641,7 +645,9 @@ pub fn find(text: &str, out: &mut Findings) {
                     let after = i + sep.len();
                     // Lower-casing can change lengths: the separator must end on a boundary of the text.
                     let on_boundary = after <= text.len() && text.is_char_boundary(after);
-                    if on_boundary && (!sep.chars().all(char::is_alphabetic) || !sep.is_ascii() || !is_word_byte(text, after, false)) {
+                    // A hyphen glued between two words joins a compound ("Passwort-Richtlinie").
+                    let compound = *sep == "-" && words == 0 && i == pos + trigger.len() && text[after..].starts_with(char::is_alphabetic);
+                    if on_boundary && !compound && (!sep.chars().all(char::is_alphabetic) || !sep.is_ascii() || !is_word_byte(text, after, false)) {
                         found = Some((after, matches!(*sep, ":" | "=" | "：" | "->" | "—" | "-" | "è:")));
                         break;
                     }
@@ -1255,6 +1261,9 @@ mod tests {
         assert!(values("reuse no password; the handout v3.0.2 is online").is_empty());
         assert!(values("Po zadání špatného hesla se zobrazí „Chybné heslo“.").is_empty());
         assert!(values("डाक पिन कोड 400001 वाले इलाके में पार्सल पहुँचा").is_empty());
+        assert!(values("Kennwort-Regeln: mindestens zwölf Zeichen").is_empty());
+        assert!(values("the image ships with MYSQL_PASSWORD=changeme; replace it").is_empty());
+        assert!(values("パスワードは12文字以上にしてください").is_empty());
     }
 
     /// A one-time code sent to confirm a login is withheld like a PIN.

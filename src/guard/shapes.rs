@@ -108,6 +108,9 @@ const LABEL_GAP: usize = 24;
 
 /// Words that name a wallet's seed phrase (lower case).
 const SEED_LABELS: &[&str] = &[
+    // a wallet named before its words ("MetaMask backup: …", "Trust Wallet: …")
+    "wallet",
+    "metamask",
     "seed phrase",
     "recovery phrase",
     "mnemonic",
@@ -250,9 +253,33 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
             while i < line_end && (b[i].is_ascii_alphanumeric() || (b[i] == b'-' && b.get(i + 1).is_some_and(u8::is_ascii_alphanumeric))) {
                 i += 1;
             }
+            // A seed shown in groups of four ("IHFI B6DB GHNS XPQ5"): the groups read as one.
+            let upper_or_digit = |t: &[u8]| t.iter().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit());
+            let mut grouped_end = i;
+            if i - s == 4 && upper_or_digit(&b[s..i]) {
+                while grouped_end + 1 < line_end && b[grouped_end] == b' ' {
+                    let group = b[grouped_end + 1..line_end].iter().take_while(|c| c.is_ascii_alphanumeric()).count();
+                    if !(1..=4).contains(&group) || !upper_or_digit(&b[grouped_end + 1..grouped_end + 1 + group]) {
+                        break;
+                    }
+                    grouped_end += 1 + group;
+                }
+            }
+            let joined: String = text[s..grouped_end].split(' ').collect();
+            let spaced_seed = grouped_end > i
+                && (16..=64).contains(&joined.len())
+                && joined.bytes().any(|c| c.is_ascii_uppercase())
+                && joined.bytes().filter(u8::is_ascii_digit).count() >= 2
+                && bits_per_char(&joined) >= 3.5;
+            if spaced_seed {
+                push(out, s, grouped_end, "otp-secret");
+                codes += 1;
+                i = grouped_end;
+                continue;
+            }
             let token = &text[s..i];
             let digits = token.bytes().filter(u8::is_ascii_digit).count();
-            let seed = (16..=64).contains(&token.len()) && token.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit()) && digits >= 2 && bits_per_char(token) >= 3.5;
+            let seed = (16..=64).contains(&token.len()) && upper_or_digit(token.as_bytes()) && digits >= 2 && bits_per_char(token) >= 3.5;
             let grouped = grouped_code(token);
             // Digits in two groups of four to six (`8412 5530`): one code, written with a space.
             // Numbers in prose ("printed 2024 0612") are read as codes only after a colon.
@@ -295,7 +322,7 @@ pub fn find(text: &str, out: &mut Findings) {
     }
     // The labelled kinds: a seed phrase's label ("seed", "phrase", "frase", "mnemonic"), or codes,
     // which hold digits. Most texts have neither, and are not lower-cased for them.
-    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic") || text.contains("words");
+    let seeds = text.contains("eed") || text.contains("rase") || text.contains("nemonic") || text.contains("words") || text.contains("allet") || text.contains("Mask");
     let codes = text.bytes().filter(u8::is_ascii_digit).take(2).count() == 2;
     if seeds || codes {
         let lower = text.to_ascii_lowercase();
@@ -347,6 +374,8 @@ mod tests {
         assert_eq!(found("GitHub recovery codes: de7a1-f3974 45ba9-4731c"), [("de7a1-f3974", "otp-secret"), ("45ba9-4731c", "otp-secret")]);
         // A label line that ends without a colon heads the codes on the lines under it.
         assert_eq!(found("Recovery codes (keep offline)\n41c7e-0d93a\n2. 77f0b-e18c2"), [("41c7e-0d93a", "otp-secret"), ("77f0b-e18c2", "otp-secret")]);
+        // A seed shown in groups of four.
+        assert_eq!(found("authenticator setup key: K7QF 2MZX 9RTA LW4B"), [("K7QF 2MZX 9RTA LW4B", "otp-secret")]);
         // The phrase after a colon further on; codes in capitals, or digits written in two groups.
         assert_eq!(found(&format!("backup words for the ledger (keep offline!): {seed}")), [(seed, "seed-phrase")]);
         assert_eq!(found(&format!("my 12 words: {seed}")), [(seed, "seed-phrase")]);
