@@ -124,7 +124,7 @@ fn unseen_corpora_are_well_formed() {
 /// also the instruction model's training data, so its rates are upper bounds.
 #[test]
 fn unseen_corpora_hold_their_floors() {
-    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.95, 0.9, 0.89, 0.02)] {
+    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.96, 0.91, 0.91, 0.02)] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
         let r = evaluate(&load(&dir));
         let line = format!(
