@@ -178,36 +178,39 @@ const COURTESIES: &[&str] = &[
     "droga",
 ];
 
-/// Words for a reader that is a program, as they stand in an address or a note's heading.
+/// Words for a reader that is a program, as they stand in an address or a note's heading: the
+/// one-word entries of `AI_NOUNS`, and the short names and roles that only there name one.
 fn reader_word(w: &str) -> bool {
-    matches!(
-        w,
-        "ai" | "ia"
-            | "ki"
-            | "ии"
-            | "llm"
-            | "llms"
-            | "bot"
-            | "bots"
-            | "agent"
-            | "agents"
-            | "agente"
-            | "agentes"
-            | "agenten"
-            | "agenti"
-            | "model"
-            | "models"
-            | "modelo"
-            | "modelos"
-            | "modele"
-            | "modeles"
-            | "modello"
-            | "modelli"
-            | "الوكيل"
-            | "للوكيل"
-            | "المساعد"
-            | "للمساعد"
-    ) || ["assistant", "asistente", "assistente", "assistent", "chatbot", "ассистент", "помощник"].iter().any(|s| w.starts_with(s))
+    const ROLES: &[&str] = &[
+        "ai",
+        "ia",
+        "ki",
+        "ии",
+        "bot",
+        "bots",
+        "agent",
+        "agents",
+        "agente",
+        "agentes",
+        "agenten",
+        "agenti",
+        "model",
+        "models",
+        "modelo",
+        "modelos",
+        "modele",
+        "modeles",
+        "modello",
+        "modelli",
+        "الوكيل",
+        "للوكيل",
+        "للمساعد",
+    ];
+    ROLES.contains(&w)
+        || AI_NOUNS.iter().filter(|n| !n.contains(' ')).any(|n| match n.strip_suffix('*') {
+            Some(stem) => w.starts_with(stem),
+            None => w == *n,
+        })
 }
 
 /// Words that address a note to someone ("to the assistant:", "till assistenten:").

@@ -960,7 +960,9 @@ fn find_plain(text: &str, encoded: bool, mention: &mut Option<String>) -> Vec<&'
     let mut signals = super::directives::Signals::of(std::array::from_fn(|i| hits[REPORTED + i]), encoded, text);
     signals.hits[0] |= super::directives::names_ai(text);
     signals.by_name = super::directives::addressed_by_name(&folded);
-    signals.link |= signals.by_name && super::directives::has_link(text);
+    if signals.by_name && !signals.link {
+        signals.link = super::directives::has_link(text);
+    }
     // An account named outright, looked for only where a payment is spoken of.
     signals.iban = signals.hits[super::directives::PAYMENTS_HIT] && {
         let mut found = super::Findings::default();

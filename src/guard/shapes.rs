@@ -222,10 +222,7 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
         // (keep safe)\n98ddd-f53e4\n…").
         let next_line = text.get(line_end + 1..).unwrap_or("");
         let first = next_line.trim_start();
-        // Past a list's marker ("1.", "2)", "-").
-        let marker = first.bytes().take_while(u8::is_ascii_digit).count();
-        let first = if (1..=2).contains(&marker) && first[marker..].starts_with(['.', ')']) { &first[marker + 1..] } else { first };
-        let first = first.trim_start_matches(['-', '*', ' ']);
+        let first = first[list_marker(first.as_bytes())..].trim_start_matches(['-', '*', ' ']);
         let first = first.split(|c: char| !(c.is_ascii_alphanumeric() || c == '-')).next().unwrap_or("");
         let heads_list = text[end..line_end].trim_end().ends_with(':') || grouped_code(first);
         let list_end = if heads_list { text[end..].find("\n\n").map_or(text.len(), |i| end + i).min(end + CODES_SPAN) } else { line_end };
@@ -244,9 +241,9 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
             }
             // A list's marker ("1.", "2)") at a line's start is not a code.
             let line_start = text[..i].trim_end_matches([' ', '\t']).ends_with('\n');
-            let marker_len = b[i..].iter().take_while(|c| c.is_ascii_digit()).count();
-            if line_start && (1..=2).contains(&marker_len) && matches!(b.get(i + marker_len), Some(b'.' | b')')) {
-                i += marker_len + 1;
+            let marker = list_marker(&b[i..]);
+            if line_start && marker > 0 {
+                i += marker;
                 continue;
             }
             let s = i;
@@ -299,6 +296,16 @@ fn labelled_codes(text: &str, lower: &str, out: &mut Findings) {
                 break;
             }
         }
+    }
+}
+
+/// The length of a list's marker ("1.", "12)") that `bytes` open with, or 0.
+fn list_marker(bytes: &[u8]) -> usize {
+    let digits = bytes.iter().take_while(|c| c.is_ascii_digit()).count();
+    if (1..=2).contains(&digits) && matches!(bytes.get(digits), Some(b'.' | b')')) {
+        digits + 1
+    } else {
+        0
     }
 }
 
