@@ -3,7 +3,11 @@
 //!
 //! ```text
 //! cargo run --release --features internals --example guards -- [DIR] [--verbose]
+//! cargo run --release --features internals --example guards -- --authored EPISODES.json [--verbose]
 //! ```
+//!
+//! `--authored` measures what the engine itself stores: the offline author's memories and the user
+//! turns of an evolving-corpus file, none of them instructions, and how many the guards flag.
 //!
 //! Without `--verbose` only totals are printed: a held-out split is measured that way, so its
 //! failures are never read one by one.
@@ -11,11 +15,29 @@
 #[path = "../tests/support/guard_corpus.rs"]
 mod guard_corpus;
 
-use guard_corpus::{evaluate, judge, load, ratio};
+use guard_corpus::{authored_memories, evaluate, judge, load, ratio};
+
+/// `--authored`: how many of the author's memories and of the user turns the guards flag.
+fn authored(path: &str, verbose: bool) {
+    let (memories, turns) = authored_memories(std::path::Path::new(path));
+    println!("authored from {path}:");
+    for (what, texts) in [("memories", &memories), ("user turns", &turns)] {
+        let flagged: Vec<&String> = texts.iter().filter(|t| !judge(t).injection.is_empty()).collect();
+        println!("  {what:<10} flagged as injections {:>4}/{:<4} = {:.3}", flagged.len(), texts.len(), ratio(flagged.len(), texts.len()));
+        if verbose {
+            for t in flagged {
+                println!("    flagged {:?}: {t}", judge(t).injection);
+            }
+        }
+    }
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "--verbose");
+    if let Some(i) = args.iter().position(|a| a == "--authored") {
+        return authored(args.get(i + 1).expect("--authored EPISODES.json"), verbose);
+    }
     let dir = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| format!("{}/tests/fixtures/guards", env!("CARGO_MANIFEST_DIR")));
     let payloads = load(std::path::Path::new(&dir));
     let r = evaluate(&payloads);

@@ -622,6 +622,7 @@ pub fn find(text: &str, out: &mut Findings) {
             }
             let mut words = 0;
             let mut found = None;
+            let mut compound_head = false;
             while words <= 4 {
                 let rest = &text[i..];
                 let skipped = rest.len() - rest.trim_start().len();
@@ -654,6 +655,12 @@ pub fn find(text: &str, out: &mut Findings) {
                 }
                 // Skip one word (a short one: a run without spaces is not a phrase of words).
                 let Some(w) = rest.char_indices().take(48).find(|(_, c)| c.is_whitespace()).map(|(i, _)| i).or((rest.len() < 48).then_some(rest.len())) else { break };
+                // "password manager is 1Password": the word names a thing the password word
+                // only qualifies; what follows is that thing, not a password.
+                if words == 0 && ascii_trigger && COMPOUND_HEADS.iter().any(|h| rest[..w].trim_end_matches([';', ')', ':']).eq_ignore_ascii_case(h)) {
+                    compound_head = true;
+                    break;
+                }
                 // A word that ends in a colon ends the words about the password ("pin for the
                 // card ending 0041: 8812"): the value follows it.
                 if w > 1 && rest[..w].ends_with(':') && !rest[..w - 1].contains([':', '=', '.', ',']) {
@@ -665,6 +672,9 @@ pub fn find(text: &str, out: &mut Findings) {
                 }
                 i += w;
                 words += 1;
+            }
+            if compound_head {
+                continue;
             }
             let Some((after, colon)) = found else {
                 // A text states a few passwords at most: past that many password words, a run of
@@ -693,6 +703,30 @@ pub fn find(text: &str, out: &mut Findings) {
         }
     }
 }
+
+/// Nouns a password word before them only qualifies ("password manager", "PIN policy"): the
+/// phrase is about the thing, and a value after it is that thing's (a hint is not among them: a
+/// hint is kept as a secret).
+const COMPOUND_HEADS: &[&str] = &[
+    "manager",
+    "managers",
+    "policy",
+    "policies",
+    "field",
+    "fields",
+    "reset",
+    "resets",
+    "length",
+    "strength",
+    "requirements",
+    "rules",
+    "generator",
+    "vault",
+    "meter",
+    "expiry",
+    "rotation",
+    "protection",
+];
 
 /// Symbols a password is made strong with (not the `_` and `.` of names and versions).
 const STRONG_SYMBOLS: &[char] = &['!', '@', '#', '$', '%', '^', '&', '*', '+', '?', '~'];
@@ -1131,7 +1165,20 @@ pub(super) fn named_before(text: &str, at: usize) -> bool {
     }
     let before = text[from..at].trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ':' | '：' | '，' | ',' | '=' | '"' | '«' | '“'));
     let word = before.rsplit(|c: char| c.is_whitespace() || matches!(c, '，' | '、' | '(' | '«')).next().unwrap_or("").to_lowercase();
-    NAME_BEFORE.iter().any(|n| if n.is_ascii() { word == *n } else { word.ends_with(n) })
+    NAME_BEFORE.iter().any(|n| if n.is_ascii() { word == *n } else { word.ends_with(n) }) || names_a_compound(before)
+}
+
+/// Whether `before` ends "<password word> <compound head> [is]" ("my password manager is …"): what
+/// follows names the thing, not a password.
+fn names_a_compound(before: &str) -> bool {
+    let mut words = before.split_whitespace().rev().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase());
+    let Some(mut last) = words.next() else { return false };
+    if ["is", "are", "was", "were"].contains(&last.as_str()) {
+        let Some(w) = words.next() else { return false };
+        last = w;
+    }
+    let Some(qualifier) = words.next() else { return false };
+    COMPOUND_HEADS.contains(&last.as_str()) && TRIGGERS.iter().any(|t| qualifier == *t || qualifier.strip_suffix('s') == Some(t))
 }
 
 /// Words after a password-word looked at ("la contraseña del correo de mamá ahora queda como …").
@@ -1450,9 +1497,15 @@ mod tests {
             "  password: <fill-me>",
             "password = getpass.getpass('Password: ')",
             "hash_password(pwd) returns a bcrypt hash",
+            "my password manager is 1Password; never paste passwords into chat",
+            "my password manager is 1Password",
+            "Our PIN policy: Change4Quarter applies to every card",
+            "the password field is Pwd1Input in the form",
         ] {
             assert_eq!(values(s), Vec::<&str>::new(), "{s}");
         }
+        // The password word qualifies a noun; a password stated after it is still one.
+        assert_eq!(values("password manager master password: Kq7!vault-ring"), ["Kq7!vault-ring"]);
     }
 
     #[test]

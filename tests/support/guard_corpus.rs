@@ -113,6 +113,33 @@ pub fn load(dir: &Path) -> Vec<Payload> {
     out
 }
 
+/// The memories the engine itself writes from an evolving-corpus file (`tests/fixtures/evolving/`):
+/// every episode's user turns, in order, read by the offline author; each authored memory's
+/// content, then each user turn. None of it is an instruction to a reader (those files hold no
+/// injections), yet it is what every store holds most of: the author's third-person records ("The
+/// user's mentor is …") and the turns they came from. Their rate of being flagged is the guards'
+/// cost on ordinary use.
+pub fn authored_memories(path: &Path) -> (Vec<String>, Vec<String>) {
+    use engram::internals::author::{author_in, Turn};
+    let episodes: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))).expect("episodes parse");
+    let (mut authored, mut turns) = (Vec::new(), Vec::new());
+    for ep in episodes.as_array().into_iter().flatten() {
+        let texts: Vec<&str> = ep["sessions"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|s| s["conversation"].as_array().into_iter().flatten())
+            .filter(|t| t["role"] == "user")
+            .filter_map(|t| t["content"].as_str())
+            .collect();
+        let ids: Vec<String> = (0..texts.len()).map(|i| format!("t{i}")).collect();
+        let user: Vec<Turn> = texts.iter().zip(&ids).map(|(text, id)| Turn { id, role: "user", speaker: None, date: None, text }).collect();
+        authored.extend(author_in(&user, &[], &[]).into_iter().map(|a| a.content));
+        turns.extend(texts.iter().map(|t| t.to_string()));
+    }
+    (authored, turns)
+}
+
 /// What the detectors say about one payload.
 pub struct Verdict {
     pub secrets: Vec<&'static str>,

@@ -5,7 +5,7 @@
 use super::corpus as guard_corpus;
 
 use crate::guard::{find_secrets, GuardOptions};
-use guard_corpus::{evaluate, load, ratio};
+use guard_corpus::{evaluate, judge, load, ratio};
 
 fn corpus() -> Vec<guard_corpus::Payload> {
     load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards"))
@@ -124,7 +124,9 @@ fn unseen_corpora_are_well_formed() {
 /// also the instruction model's training data, so its rates are upper bounds. `writer-z3` and
 /// `writer-z4` (test) hold paraphrased injections in 30 languages besides English and their
 /// look-alikes, never read: they took `test`'s injection rate from 0.93 to 0.69 and its benign rate
-/// from 0.008 to 0.036, the floors under them; the aims stay where they were.
+/// from 0.008 to 0.036, the floors under them; the aims stay where they were. `writer-mr1` (dev)
+/// and `writer-mr2` (test) are memory records as stores hold them, honest and poisoned, written by
+/// two more writers and measured unseen first.
 #[test]
 fn unseen_corpora_hold_their_floors() {
     for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.96, 0.91, 0.67, 0.04)] {
@@ -143,5 +145,21 @@ fn unseen_corpora_hold_their_floors() {
         assert!(ratio(r.redacted_whole, r.marked) >= whole, "{line}");
         assert!(ratio(r.injections_found, r.injections) >= injections, "{line}");
         assert!(ratio(r.false_positives, r.clean) <= benign, "{line}");
+    }
+}
+
+/// What the engine stores itself is no instruction: the offline author's records of the evolving
+/// corpus's user turns ("The user's mentor is …") and the turns. The instruction model once flagged
+/// a third of those records (0.36 on `test`); it now trains on `dev`'s, and `test` is held out.
+#[test]
+fn authored_memories_are_not_flagged() {
+    for split in ["dev", "test"] {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/evolving").join(format!("{split}.json"));
+        let (memories, turns) = guard_corpus::authored_memories(&path);
+        for (what, texts, most) in [("authored memories", &memories, 0.02), ("user turns", &turns, 0.01)] {
+            let flagged = texts.iter().filter(|t| !judge(t).injection.is_empty()).count();
+            assert!(texts.len() > 150, "{split}: {} {what}", texts.len());
+            assert!(ratio(flagged, texts.len()) <= most, "{split}: {flagged}/{} {what} flagged as injections", texts.len());
+        }
     }
 }
