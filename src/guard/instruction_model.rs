@@ -4,19 +4,22 @@
 //! behaviour, payment or identity changes, links that carry data away.
 //!
 //! Binary logistic regression over hashed sparse features of the folded text (`injection::fold`):
-//! words, word pairs, and character 4-grams within words (they carry inflections and scripts
-//! written without spaces). Features are binary and the vector is scaled to unit length, so a long
-//! text is not more suspect for its length. Weights are one byte each (`instruction.bin`, 32 KB),
-//! trained by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/`, the guard
-//! corpus and the `dev` split of the unseen corpora; their `test` split is only measured. The threshold
-//! in the file was chosen on held-out folds of the training data to keep benign texts unflagged.
+//! words, word pairs, character 4-grams within words (they carry inflections), and pairs of
+//! characters in scripts written without spaces (where a clause is one "word" and its 4-grams too
+//! rare to share). Features are binary and the vector is scaled to unit length, so a long text is
+//! not more suspect for its length. Weights are one byte each (`instruction.bin`, 128 KB: in 32 KB,
+//! collisions between features cost a tenth of the instructions found on the held-out folds), trained
+//! by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/`, the
+//! guard corpus, the `dev` split of the unseen corpora and the evolving corpus's `dev` records; the
+//! `test` splits are only measured. The threshold in the file was chosen on held-out folds of the
+//! training data to keep benign texts unflagged.
 
 use std::sync::OnceLock;
 
 use super::injection::fold;
 
 /// Hashed feature space (one byte of weight per bucket).
-pub const BUCKETS: usize = 1 << 15;
+pub const BUCKETS: usize = 1 << 17;
 const MAGIC: &[u8; 8] = b"ENGINJ01";
 
 fn fnv(prefix: u8, s: &str) -> u32 {
@@ -59,6 +62,19 @@ pub fn features(text: &str) -> Vec<u32> {
                 }
                 out.push(h);
             }
+        }
+    }
+    // Scripts written without spaces make a whole clause one "word": its 4-grams are too rare to
+    // share, so pairs of characters are read as well.
+    for w in &words {
+        let mut prev: Option<char> = None;
+        for c in w.chars() {
+            let unspaced = matches!(c as u32, 0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0x0E00..=0x0E7F | 0x1000..=0x109F | 0x1780..=0x17FF);
+            if let (Some(p), true) = (prev, unspaced) {
+                let h = ((0x811c_9dc5u32 ^ u32::from(b'k')) ^ p as u32).wrapping_mul(0x0100_0193);
+                out.push((h ^ c as u32).wrapping_mul(0x0100_0193));
+            }
+            prev = unspaced.then_some(c);
         }
     }
     for pair in words.windows(2) {
