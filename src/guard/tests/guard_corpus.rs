@@ -127,10 +127,11 @@ fn unseen_corpora_are_well_formed() {
 /// from 0.008 to 0.036, the floors under them; the aims stay where they were. `writer-mr1` (dev)
 /// and `writer-mr2` (test) are memory records as stores hold them, honest and poisoned, written by
 /// two more writers and measured unseen first. A hashed space four times larger, with character
-/// pairs in scripts without spaces (chosen on the training folds), took `test` to 0.73 and 0.023.
+/// pairs in scripts without spaces (chosen on the training folds), took `test` to 0.73 and 0.023;
+/// two training writers in forty languages besides English, to 0.79 and 0.018.
 #[test]
 fn unseen_corpora_hold_their_floors() {
-    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.96, 0.91, 0.71, 0.03)] {
+    for (split, secrets, whole, injections, benign) in [("dev", 0.97, 0.98, 0.93, 0.02), ("test", 0.96, 0.91, 0.77, 0.025)] {
         let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/guards-unseen").join(split);
         let r = evaluate(&load(&dir));
         let line = format!(
