@@ -526,7 +526,14 @@ fn statement<'h>(refw: &[String], history: &'h [PastTurn]) -> Option<(&'h str, f
         })
         .collect();
     // "#" before or after a noun reads "number" ("chip # 985…", "ticket #4412").
-    let bags: Vec<Vec<String>> = sentences.iter().map(|(s, _)| words(&lower_norm(s).replace('#', " number ")).iter().map(|w| stem(w)).collect()).collect();
+    let bags: Vec<Vec<String>> = sentences
+        .iter()
+        .map(|(s, _)| {
+            let mut bag: Vec<String> = words(&lower_norm(s).replace('#', " number ")).iter().map(|w| stem(w)).collect();
+            bag.extend(type_words(s).iter().map(|w| w.to_string()));
+            bag
+        })
+        .collect();
     let df = |w: &String| bags.iter().filter(|b| b.contains(w)).count() as f64;
     let weight = |w: &String| 1.0 / (1.0 + df(w)).ln().max(0.5);
     let total: f64 = refw.iter().map(weight).sum();
@@ -543,6 +550,24 @@ fn statement<'h>(refw: &[String], history: &'h [PastTurn]) -> Option<(&'h str, f
         }
     }
     best
+}
+
+/// The words that name the kind of value a sentence gives ("that address" points at the sentence
+/// holding an email, "the number" at one holding digits): a request names a value by its kind as
+/// often as by its slot.
+fn type_words(sentence: &str) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for sp in value_spans(sentence) {
+        match sp.kind {
+            SpanKind::Address if sp.text.contains('@') && sp.text.contains('.') => out.extend(["address", "email", "mail", "e-mail"]),
+            SpanKind::Address if sp.text.contains('.') || sp.text.contains('/') => out.extend(["address", "link", "url"]),
+            SpanKind::Code if sp.text.chars().filter(char::is_ascii_digit).count() >= 3 => out.extend(["number", "code"]),
+            _ => {}
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
 }
 
 /// `sentence` through the end of `next` (the sentence after it in `text`), both slices of `text`;

@@ -139,6 +139,18 @@ fn retractions_name_the_thread_and_carry_no_value() {
 }
 
 #[test]
+fn a_request_may_name_a_value_by_its_kind() {
+    // "the address" points at the sentence that gave an email, never named as an address there.
+    let out = run(&["The landlord's agent wrote from a new inbox: lettings.ruiz@harbourhomes.example. Rent goes up in May.", "Actually, don't hold on to the agent's address."]);
+    let r = out.iter().find(|a| a.shape == Shape::Retraction).unwrap_or_else(|| panic!("{out:#?}"));
+    assert!(r.forget.iter().any(|v| v.contains("lettings.ruiz@harbourhomes.example")), "{r:#?}");
+    // "the number" points at the sentence with digits.
+    let out = run(&["My gym locker combo: 30-12-44, the blue padlock.", "Please forget the locker number."]);
+    let r = out.iter().find(|a| a.shape == Shape::Retraction).unwrap_or_else(|| panic!("{out:#?}"));
+    assert!(r.forget.iter().any(|v| v.contains("30-12-44")), "{r:#?}");
+}
+
+#[test]
 fn talk_about_forgetting_or_deleting_is_not_a_retraction() {
     for text in [
         "I always forget my keys.",
