@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! cargo run --release --features internals --example guards -- [DIR] [--verbose]
-//! cargo run --release --features internals --example guards -- --authored EPISODES.json [--verbose]
+//! cargo run --release --features internals --example guards -- --authored EPISODES.json [--verbose] [--save FILE.jsonl]
 //! ```
 //!
 //! `--authored` measures what the engine itself stores: the offline author's memories and the user
@@ -18,8 +18,20 @@ mod guard_corpus;
 use guard_corpus::{authored_memories, evaluate, judge, load, ratio};
 
 /// `--authored`: how many of the author's memories and of the user turns the guards flag.
-fn authored(path: &str, verbose: bool) {
+fn authored(path: &str, verbose: bool, save: Option<&String>) {
     let (memories, turns) = authored_memories(std::path::Path::new(path));
+    // `--save FILE`: the records and turns as benign texts in the corpus layout (the instruction
+    // model's training texts are a fixed file, so a change to the author never stales the model).
+    if let Some(out) = save {
+        let lines: Vec<String> = memories
+            .iter()
+            .map(|t| ("authored-record", t))
+            .chain(turns.iter().map(|t| ("user-turn", t)))
+            .map(|(class, t)| serde_json::json!({"expect": "clean", "class": class, "lang": "en", "text": t}).to_string())
+            .collect();
+        std::fs::write(out, lines.join("\n") + "\n").expect("--save: write");
+        println!("wrote {} texts to {out}", lines.len());
+    }
     println!("authored from {path}:");
     for (what, texts) in [("memories", &memories), ("user turns", &turns)] {
         let flagged: Vec<&String> = texts.iter().filter(|t| !judge(t).injection.is_empty()).collect();
@@ -36,7 +48,8 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let verbose = args.iter().any(|a| a == "--verbose");
     if let Some(i) = args.iter().position(|a| a == "--authored") {
-        return authored(args.get(i + 1).expect("--authored EPISODES.json"), verbose);
+        let save = args.iter().position(|a| a == "--save").and_then(|j| args.get(j + 1));
+        return authored(args.get(i + 1).expect("--authored EPISODES.json"), verbose, save);
     }
     let dir = args.iter().find(|a| !a.starts_with("--")).cloned().unwrap_or_else(|| format!("{}/tests/fixtures/guards", env!("CARGO_MANIFEST_DIR")));
     let payloads = load(std::path::Path::new(&dir));

@@ -8,8 +8,10 @@
 //! benign and secret-holding texts as ordinary memories: many writers' voices the phrase lists
 //! would otherwise have to name one by one), the conversation turns of the evolving corpus's
 //! filler chats as ordinary memories, and what the engine itself stores from the evolving corpus's
-//! `dev` split (its user turns, and the offline author's records of them: "The user's … is now …",
-//! which the model once flagged a third of; `test` measures it held out). The threshold is chosen on five held-out folds of those: the
+//! `dev` split (`guards-train/authored-dev.jsonl`: its user turns, and the offline author's records
+//! of them, "The user's … is now …", which the model once flagged a third of; `test` measures it
+//! held out). That file is written by `guards -- --authored tests/fixtures/evolving/dev.json --save
+//! …` and kept fixed, so a change to the author does not stale the model. The threshold is chosen on five held-out folds of those: the
 //! lowest probability at which at most 1 % of held-out benign texts would be flagged. The `test`
 //! split is never trained on; measure it with
 //! `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
@@ -45,8 +47,6 @@ fn examples() -> Vec<Example> {
             out.push(Example { features: features(&p.text), instructs });
         }
     }
-    let (authored, turns) = guard_corpus::authored_memories(std::path::Path::new("tests/fixtures/evolving/dev.json"));
-    out.extend(authored.iter().chain(&turns).map(|t| Example { features: features(t), instructs: false }));
     let fillers: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("tests/fixtures/evolving/fillers.json").expect("fillers.json")).expect("fillers.json parses");
     for chat in fillers.as_array().into_iter().flatten() {
         for turn in chat["turns"].as_array().into_iter().flatten() {
