@@ -33,6 +33,7 @@ mod confidence;
 mod forget;
 mod frames;
 pub mod intent;
+mod relation;
 mod roots;
 mod rules;
 mod slot;

@@ -6,7 +6,7 @@ use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::text::{clauses, find_word, sentences, words, Span};
-use super::{forget, frames, Authored, KnownThread, PastTurn, Turn};
+use super::{forget, frames, relation, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -495,13 +495,37 @@ fn value_clause(c: &str) -> Option<Found> {
             }
             return Some(f);
         }
-        return None;
+        // "Car insurance: Geico": a label and a name, with no verb.
+        return related(c);
     }
     let sp = Span::new(c);
     if negated(&format!(" {} ", sp.lower)) {
         return None;
     }
-    appointed(&sp).or_else(|| change_clause(&sp)).or_else(|| first_person_extra(&sp)).or_else(|| first_person(&sp)).or_else(|| copula_or_light(&sp)).or_else(|| event_clause(&sp))
+    let found = appointed(&sp)
+        .or_else(|| change_clause(&sp))
+        .or_else(|| first_person_extra(&sp))
+        .or_else(|| first_person(&sp))
+        .or_else(|| copula_or_light(&sp))
+        .or_else(|| event_clause(&sp));
+    match found {
+        // A frame that names no slot ("I'm with Monzo …") yields to one that does.
+        Some(f) if f.slot.is_none() && f.value.is_some() && f.old_value.is_none() && f.event.is_none() => related(c).or(Some(f)),
+        None => related(c),
+        some => some,
+    }
+}
+
+/// Any verb between an owner and a name (`relation`): the last value rule, as it names its slot
+/// least surely.
+fn related(c: &str) -> Option<Found> {
+    let r = relation::relation(c)?;
+    let mut f = Found::new("value", 0.72);
+    f.owner = Some(if r.team { Owner::Team } else { Owner::User });
+    f.slot = Some(r.slot);
+    f.value = Some(r.value);
+    f.evidence.doubt(0.1, "the slot is named by the clause's other words");
+    Some(f)
 }
 
 /// "A picked B as (our) X": B is the value of X (the upstream A is read by `dependency`).

@@ -471,7 +471,7 @@ fn a_change_told_across_a_turns_sentences() {
 fn an_upstream_named_in_passing_becomes_a_root_that_a_later_turn_can_change() {
     // Domains of their own: a co-op's grain mill and a clinic's lab courier.
     let out = run(&[
-        "We grind everything at Millbrook Grainworks these days.",
+        "Everything gets ground at Millbrook Grainworks these days.",
         "Our rye blend is the Millbrook coarse cut; if we ever leave Millbrook, we'd use the Harlan stone grind.",
     ]);
     let root = out.iter().find(|a| a.rule == "root").unwrap_or_else(|| panic!("{out:#?}"));
@@ -483,7 +483,7 @@ fn an_upstream_named_in_passing_becomes_a_root_that_a_later_turn_can_change() {
 
     // The kept root moves by mention of its old name beside exactly one new name.
     let later = run(&[
-        "We grind everything at Millbrook Grainworks these days.",
+        "Everything gets ground at Millbrook Grainworks these days.",
         "Our rye blend is the Millbrook coarse cut; if we ever leave Millbrook, we'd use the Harlan stone grind.",
         "The Millbrook contract ran out in May, and since June the grinding is done by Oakvale Milling.",
     ]);
@@ -491,6 +491,21 @@ fn an_upstream_named_in_passing_becomes_a_root_that_a_later_turn_can_change() {
     // A name capitalized only because it opens a sentence is no upstream.
     let none = run(&["Rye we take from a local mill; if we ever leave rye, we'd bake spelt."]);
     assert!(none.iter().all(|a| a.rule != "root"), "{none:#?}");
+}
+
+#[test]
+fn a_relation_with_any_verb_is_a_root_its_dependents_follow() {
+    // Said with a verb no frame lists, the upstream is a value of its own slot from the start.
+    let out = run(&[
+        "We grind everything at Millbrook Grainworks these days.",
+        "Our rye blend is the Millbrook coarse cut; if we ever leave Millbrook, we'd use the Harlan stone grind.",
+        "The Millbrook contract ran out in May, and since June the grinding is done by Oakvale Milling.",
+    ]);
+    let first = &out[0];
+    assert_eq!((first.thread.as_deref(), first.value.as_deref()), (Some("grind"), Some("Millbrook Grainworks")), "{out:#?}");
+    let dep = out.iter().find(|a| a.consequent.is_some()).unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!(dep.depends_on.as_ref().map(|d| (d.thread.as_str(), d.value.as_deref())), Some(("grind", Some("Millbrook Grainworks"))));
+    assert!(out.iter().any(|a| a.thread.as_deref() == Some("grind") && a.value.as_deref() == Some("Oakvale Milling")), "{out:#?}");
 }
 
 #[test]

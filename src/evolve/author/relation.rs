@@ -1,0 +1,551 @@
+//! How the user (or someone of theirs) stands to a named party, with any verb: "I swim at Marlin
+//! Pool & Spa most mornings", "our team uses Slack for chat", "my daughter takes violin lessons
+//! with Ms. Hartley", "Dad does his physio at Kingsbridge Hospital", "Car insurance: Geico".
+//!
+//! The other value rules read a closed set of frames ("X is Y", "we use Y for X", "I bank with
+//! Y"); a person says the same with whatever verb fits the thing. This frame reads the shape
+//! instead of the verb: an owner as the subject, one name in the predicate (the object of a
+//! preposition when there are several), and the slot named by what the clause says besides the
+//! name: the noun after `for` / `as` when there is one, else the subject's own noun and the
+//! predicate's content words ("son swimming lessons", "swim", "stream music").
+//!
+//! It reads only present, plain statements: a question, a hedge, a plan, a negation or a past
+//! event ("we moved to Portland") is left to the rules that read those. It is the last value
+//! rule tried, so every frame that names its slot outright wins over it.
+
+use super::spans::{value_spans, SpanKind, ValueSpan};
+use super::text::words;
+
+/// A relation read from one clause.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Relation {
+    pub slot: String,
+    pub value: String,
+    /// The subject is `we` / `our …` (the team's), not `I` / `my …`.
+    pub team: bool,
+}
+
+/// Subjects that speak of the user's own side.
+const USER_SUBJECTS: &[&str] = &["i", "i'm", "im", "i've", "my"];
+const TEAM_SUBJECTS: &[&str] = &["we", "we're", "we've", "our"];
+/// Family members named without a possessive ("Dad does his physio at …").
+const KIN: &[&str] = &["dad", "mom", "mum", "mother", "father", "grandma", "grandpa", "granny", "nan", "kids"];
+/// Subject nouns that only say whose it is (the team's slot is the team's already).
+const OWNER_NOUNS: &[&str] = &["team", "company", "startup", "business", "org", "family", "household", "house", "home", "firm", "office", "shop"];
+
+/// Words that make a clause something other than a plain present statement: plans, hedges,
+/// wishes, conditions, questions about it.
+const NOT_PLAIN: &[&str] = &[
+    "if",
+    "unless",
+    "whether",
+    "maybe",
+    "might",
+    "may",
+    "perhaps",
+    "probably",
+    "possibly",
+    "would",
+    "could",
+    "should",
+    "will",
+    "won't",
+    "wouldn't",
+    "thinking",
+    "considering",
+    "planning",
+    "plan",
+    "want",
+    "wants",
+    "wanted",
+    "hope",
+    "hoping",
+    "wish",
+    "looking",
+    "offered",
+    "offer",
+    "offers",
+    "quote",
+    "trial",
+    "trying",
+    "try",
+    "compare",
+    "comparing",
+    "not",
+    "never",
+    "no",
+    "n't",
+    "don't",
+    "doesn't",
+    "didn't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "longer",
+    "anymore",
+    "used",
+    "until",
+    "instead",
+    "switch",
+    "switched",
+    "moving",
+    "moved",
+    "move",
+    "going",
+    "gonna",
+    "tomorrow",
+    "soon",
+    "next",
+    "ago",
+    "last",
+    "told",
+    "said",
+    "says",
+    "asked",
+    "heard",
+];
+/// Verbs in the past tense that do not end in -ed (a past event, not a standing relation).
+const PAST_IRREGULAR: &[&str] = &[
+    "went", "got", "took", "made", "bought", "began", "left", "came", "saw", "met", "had", "found", "gave", "put", "sent", "sold", "spent", "told", "won", "lost", "paid",
+    "brought", "chose", "drove", "flew", "ran", "wrote", "was", "were", "did", "joined",
+];
+/// Words that carry no slot meaning in a predicate: auxiliaries, light verbs, adverbs of
+/// frequency and degree, prepositions, and words of time.
+const FILLER: &[&str] = &[
+    "am",
+    "is",
+    "are",
+    "'m",
+    "m",
+    "be",
+    "been",
+    "being",
+    "do",
+    "does",
+    "have",
+    "has",
+    "get",
+    "gets",
+    "getting",
+    "go",
+    "goes",
+    "going",
+    "take",
+    "takes",
+    "make",
+    "makes",
+    "use",
+    "uses",
+    "using",
+    "always",
+    "usually",
+    "also",
+    "just",
+    "still",
+    "mostly",
+    "currently",
+    "now",
+    "really",
+    "all",
+    "only",
+    "often",
+    "sometimes",
+    "regularly",
+    "basically",
+    "actually",
+    "pretty",
+    "much",
+    "at",
+    "on",
+    "in",
+    "with",
+    "by",
+    "via",
+    "through",
+    "to",
+    "from",
+    "of",
+    "for",
+    "as",
+    "into",
+    "onto",
+    "over",
+    "under",
+    "out",
+    "up",
+    "every",
+    "each",
+    "most",
+    "some",
+    "few",
+    "couple",
+    "lot",
+    "lots",
+    "and",
+    "or",
+    "the",
+    "a",
+    "an",
+    "my",
+    "our",
+    "his",
+    "her",
+    "their",
+    "its",
+    "your",
+    "this",
+    "that",
+    "there",
+    "here",
+    "morning",
+    "mornings",
+    "evening",
+    "evenings",
+    "night",
+    "nights",
+    "day",
+    "days",
+    "week",
+    "weeks",
+    "weekend",
+    "weekends",
+    "weekday",
+    "weekdays",
+    "month",
+    "months",
+    "year",
+    "years",
+    "daily",
+    "weekly",
+    "monthly",
+    "yearly",
+    "today",
+    "these",
+    "those",
+    "place",
+    "one",
+    "thing",
+    "stuff",
+    "everything",
+    "things",
+    "like",
+    "kind",
+    "sort",
+    "bit",
+    "time",
+    "times",
+    "once",
+    "twice",
+    "downtown",
+    "near",
+    "nearby",
+    "local",
+    "who",
+    "which",
+    "that's",
+    "it",
+    "them",
+];
+/// Names that are times, not parties.
+const TIME_NAMES: &[&str] = &[
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+    "mondays",
+    "tuesdays",
+    "wednesdays",
+    "thursdays",
+    "fridays",
+    "saturdays",
+    "sundays",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
+];
+/// Words that open a clause of their own inside a predicate.
+const SUBORDINATORS: &[&str] = &["because", "since", "when", "while", "so", "which", "who", "whom", "where", "although", "though", "but", "and", "cause", "cuz"];
+/// Prepositions whose object is where a party stands.
+const PARTY_PREPS: &[&str] = &["at", "with", "on", "in", "to", "from", "by", "via", "through", "for", "of", "into"];
+/// Leading phrases of time or place before the subject ("On weekends I …", "For internet at home we …").
+const LEAD_MAX: usize = 4;
+
+/// The relation a clause states, if it has this shape.
+pub fn relation(clause: &str) -> Option<Relation> {
+    let clause = clause.trim().trim_end_matches(['.', '!', ' ']);
+    if clause.is_empty() || clause.ends_with('?') {
+        return None;
+    }
+    labelled(clause).or_else(|| with_subject(clause))
+}
+
+/// "Car insurance: Geico", "Pediatrician: Dr. Hammond at Kids First": a short label without a
+/// verb, then a name.
+fn labelled(clause: &str) -> Option<Relation> {
+    let (label, rest) = clause.split_once(':')?;
+    let lw = words(label);
+    if lw.is_empty() || lw.len() > 5 || lw.iter().any(|w| USER_SUBJECTS.contains(&w.as_str()) || TEAM_SUBJECTS[..3].contains(&w.as_str()) || PAST_IRREGULAR.contains(&w.as_str())) {
+        return None;
+    }
+    // A label is a noun phrase: no auxiliary, no -ed verb ("Hosting" names a service).
+    if lw.iter().any(|w| ["is", "are", "was", "were", "do", "does", "have", "has"].contains(&w.as_str()) || (w.len() > 4 && w.ends_with("ed"))) {
+        return None;
+    }
+    let rest_trim = rest.trim_start();
+    let offset = clause.len() - rest_trim.len();
+    let spans = value_spans(clause);
+    let first = spans.iter().filter(|s| s.kind == SpanKind::Name && s.at == offset && !is_time(&s.text)).min_by_key(|s| s.at)?;
+    // The name is the value only when nothing but a place or a qualifier follows it.
+    let after = words(&clause[first.at + first.text.len()..]);
+    if after.len() > 4 {
+        return None;
+    }
+    let team = lw.iter().any(|w| TEAM_SUBJECTS.contains(&w.as_str()));
+    let slot = cut_at(label, &["for", "at", "in", "on", "with"]);
+    let slot = slot.trim().trim_start_matches(|c: char| !c.is_alphanumeric());
+    (!slot_content(slot).is_empty()).then(|| Relation { slot: slot.to_string(), value: first.text.clone(), team })
+}
+
+/// An owner as subject, a name in the predicate.
+fn with_subject(clause: &str) -> Option<Relation> {
+    let ws = word_spans(clause);
+    let lw: Vec<String> = ws.iter().map(|(_, w)| w.to_lowercase()).collect();
+    if lw.iter().any(|w| NOT_PLAIN.contains(&w.as_str()) || w.ends_with("n't")) {
+        return None;
+    }
+    // The subject: the first owner word within a short lead ("On weekends I …").
+    let si = lw.iter().take(LEAD_MAX + 1).position(|w| USER_SUBJECTS.contains(&w.as_str()) || TEAM_SUBJECTS.contains(&w.as_str()) || KIN.contains(&w.as_str()))?;
+    // What leads up to it must be a lead of time or place, opened by a preposition or `every`.
+    let the_kin = si == 1 && lw[0] == "the" && KIN.contains(&lw[si].as_str());
+    if si > 0 && !the_kin && !["on", "for", "at", "in", "every", "most", "these", "nowadays", "usually", "also", "and", "so", "btw"].contains(&lw[0].as_str()) {
+        return None;
+    }
+    let team = TEAM_SUBJECTS.contains(&lw[si].as_str());
+    let spans: Vec<ValueSpan> = value_spans(clause).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone() && !is_time(&s.text)).collect();
+    // The subject phrase: a possessive with its noun and any name in apposition ("my son Theo",
+    // "our cat Biscuit"); a pronoun or a kin word alone.
+    let mut verb_at = si + 1;
+    let mut subject_nouns: Vec<String> = Vec::new();
+    if ["my", "our"].contains(&lw[si].as_str()) {
+        let mut j = si + 1;
+        while j < ws.len() && j <= si + 3 {
+            let (at, w) = ws[j];
+            if let Some(name) = spans.iter().find(|s| s.at == at) {
+                // A name right after the possessive's noun is the subject's own name.
+                j = ws.iter().position(|(a, _)| *a >= name.at + name.text.len()).unwrap_or(ws.len());
+                break;
+            }
+            if j > si + 1 && looks_like_verb(&lw[j]) {
+                break;
+            }
+            if PARTY_PREPS.contains(&lw[j].as_str()) {
+                return None;
+            }
+            subject_nouns.push(w.to_lowercase());
+            j += 1;
+        }
+        if subject_nouns.is_empty() {
+            return None;
+        }
+        verb_at = j;
+    } else if KIN.contains(&lw[si].as_str()) {
+        subject_nouns.push(lw[si].clone());
+    }
+    // Adverbs before the verb ("I secretly booked", "we always fly").
+    let adverb = |w: &str| {
+        ["always", "usually", "also", "just", "still", "mostly", "currently", "now", "really", "only", "often", "sometimes", "basically", "actually", "all"].contains(&w)
+            || (w.len() > 4 && w.ends_with("ly") && !LY_NOUNS.contains(&w))
+    };
+    while lw.get(verb_at).is_some_and(|w| adverb(w)) {
+        verb_at += 1;
+    }
+    let verb = lw.get(verb_at)?;
+    // "The mother of Lina …", "my sister and I …": not a subject of the user's own.
+    if PARTY_PREPS.contains(&verb.as_str()) && !["i'm", "im", "we're"].contains(&lw[si].as_str()) || verb == "and" {
+        return None;
+    }
+    // A past event ("we moved to …", "I joined …") is not a standing relation.
+    let copula = ["am", "is", "are", "'m", "m"].contains(&verb.as_str()) || ["i'm", "im", "we're"].contains(&lw[si].as_str());
+    if !copula && (PAST_IRREGULAR.contains(&verb.as_str()) || (verb.ends_with("ed") && verb.len() > 3)) {
+        return None;
+    }
+    let pred_start = ws.get(verb_at).map(|(a, _)| *a)?;
+    // The predicate ends where a clause of its own begins ("… because it's Basaltic-native").
+    let pred_end = ws.iter().skip(verb_at + 1).find(|(_, w)| SUBORDINATORS.contains(&w.to_lowercase().as_str())).map_or(clause.len(), |(a, _)| *a);
+    let pred_end = clause[pred_start..pred_end].find(',').map_or(pred_end, |i| pred_start + i);
+    // A time, a number or an address in the predicate makes it a schedule or a quantity, which
+    // the rules for those read ("I pick up Matteo at 13:15").
+    if value_spans(&clause[pred_start..pred_end]).iter().any(|s| matches!(s.kind, SpanKind::Code | SpanKind::Address)) {
+        return None;
+    }
+    let candidates: Vec<&ValueSpan> = spans.iter().filter(|s| s.at >= pred_start && s.at < pred_end).collect();
+    let value = match candidates.as_slice() {
+        [] => return None,
+        [one] => *one,
+        many => {
+            let placed: Vec<&&ValueSpan> = many.iter().filter(|s| prep_before(clause, s).is_some()).collect();
+            *placed.first().copied().or(many.first())?
+        }
+    };
+    // The slot: `for` / `as` and a noun phrase that is no name, else the clause's other words.
+    let lower = clause.to_lowercase();
+    let named_for =
+        [" for ", " as "].iter().filter_map(|p| lower[pred_start..pred_end].find(p).map(|i| pred_start + i + p.len())).filter(|&at| at != value.at).min().and_then(|at| {
+            let phrase = cut_at(&clause[at..pred_end], &["at", "in", "on", "with", "from", "every", "since"]);
+            let phrase = phrase.split(',').next().unwrap_or("");
+            let content = slot_content(phrase);
+            let is_value = value.at >= at && value.at < at + phrase.len();
+            (!content.is_empty() && !is_value && spans.iter().all(|s| s.at < at || s.at >= at + phrase.len())).then_some(content)
+        });
+    // "For internet at home we use Comcast": the lead names the slot.
+    let named_for =
+        named_for.or_else(|| (si > 0 && lw[0] == "for").then(|| slot_content(cut_at(&clause[ws[1].0..ws[si].0], &["at", "in", "on", "with"]))).filter(|w| !w.is_empty()));
+    let slot_words: Vec<String> = match named_for {
+        Some(w) => subject_nouns.iter().filter(|n| !OWNER_NOUNS.contains(&n.as_str())).cloned().chain(w).collect(),
+        None => {
+            let mut w: Vec<String> = subject_nouns.iter().filter(|n| !OWNER_NOUNS.contains(&n.as_str())).cloned().collect();
+            // The predicate's words before the name; when none, those after it up to the next
+            // preposition ("… Netflix account for the family").
+            let before: Vec<String> = ws.iter().skip(verb_at).take_while(|(at, _)| *at < value.at).map(|(_, x)| x.to_lowercase()).filter(|x| !is_filler(x)).collect();
+            let after: Vec<String> = if before.is_empty() {
+                ws.iter()
+                    .filter(|(at, _)| *at >= value.at + value.text.len() && *at < pred_end)
+                    .map(|(_, x)| x.to_lowercase())
+                    .take_while(|x| !PARTY_PREPS.contains(&x.as_str()))
+                    .filter(|x| !is_filler(x))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            w.extend(before);
+            w.extend(after);
+            w
+        }
+    };
+    let slot_words: Vec<String> = slot_words.into_iter().take(4).collect();
+    if slot_words.is_empty() {
+        return None;
+    }
+    Some(Relation { slot: slot_words.join(" "), value: value.text.trim_end_matches("'s").to_string(), team })
+}
+
+/// Words with their byte offsets.
+fn word_spans(text: &str) -> Vec<(usize, &str)> {
+    let mut out = Vec::new();
+    let mut start: Option<usize> = None;
+    for (i, c) in text.char_indices() {
+        let inside = c.is_alphanumeric() || c == '\'' || c == '’' || c == '-';
+        match (inside, start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push((s, text[s..i].trim_matches(['\'', '’'])));
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push((s, text[s..].trim_matches(['\'', '’'])));
+    }
+    out.retain(|(_, w)| !w.is_empty());
+    out
+}
+
+/// A word that reads as a finite verb after a noun ("my son plays", "our cat sees").
+fn looks_like_verb(w: &str) -> bool {
+    ["is", "are", "am", "was", "were", "has", "have", "had", "do", "does", "did", "goes", "go", "gets", "get", "takes", "take", "plays", "play", "uses", "use", "sees", "see"]
+        .contains(&w)
+        || (w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("'s"))
+        || (w.len() > 3 && w.ends_with("ed"))
+}
+
+/// The preposition right before a span, if any.
+fn prep_before<'a>(clause: &'a str, s: &ValueSpan) -> Option<&'a str> {
+    let before = clause.get(..s.at)?;
+    let last = before.split_whitespace().rev().find(|w| !["the", "a", "an"].contains(&w.to_lowercase().as_str()))?;
+    PARTY_PREPS.iter().find(|p| last.eq_ignore_ascii_case(p)).copied()
+}
+
+fn is_time(name: &str) -> bool {
+    words(name).iter().all(|w| TIME_NAMES.contains(&w.as_str()))
+}
+
+/// A phrase cut before its first word of `stops`.
+fn cut_at<'a>(phrase: &'a str, stops: &[&str]) -> &'a str {
+    let mut end = phrase.len();
+    for (at, w) in word_spans(phrase) {
+        if at > 0 && stops.contains(&w.to_lowercase().as_str()) {
+            end = at;
+            break;
+        }
+    }
+    phrase[..end].trim()
+}
+
+/// Nouns that end like adverbs.
+const LY_NOUNS: &[&str] =
+    &["family", "supply", "supplies", "rally", "assembly", "reply", "ally", "belly", "jelly", "italy", "bully", "lily", "dolly", "trolley", "pulley", "volley"];
+
+/// Whether a word says nothing of what a slot is: a filler, a number, an adverb in -ly.
+fn is_filler(w: &str) -> bool {
+    FILLER.contains(&w) || w.chars().all(|c| c.is_ascii_digit()) || (w.len() > 4 && w.ends_with("ly") && !LY_NOUNS.contains(&w))
+}
+
+/// The words of a phrase that say what it is (fillers dropped).
+fn slot_content(phrase: &str) -> Vec<String> {
+    words(phrase).into_iter().filter(|w| !is_filler(w)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(s: &str) -> Option<(String, String, bool)> {
+        relation(s).map(|r| (r.slot, r.value, r.team))
+    }
+
+    #[test]
+    fn any_verb_with_an_owner_and_a_name() {
+        assert_eq!(read("I swim at Marlin Pool & Spa most mornings"), Some(("swim".into(), "Marlin Pool & Spa".into(), false)));
+        assert_eq!(read("Our team uses Slack for chat"), Some(("chat".into(), "Slack".into(), true)));
+        assert_eq!(read("My daughter takes violin lessons with Ms. Hartley"), Some(("daughter violin lessons".into(), "Ms. Hartley".into(), false)));
+        assert_eq!(read("Dad does his physio at Kingsbridge Hospital"), Some(("dad physio".into(), "Kingsbridge Hospital".into(), false)));
+        assert_eq!(read("My son Theo does swimming lessons with Aqualine Swim School"), Some(("son swimming lessons".into(), "Aqualine Swim School".into(), false)));
+        assert_eq!(read("I'm with Monzo for my current account"), Some(("current account".into(), "Monzo".into(), false)));
+        assert_eq!(read("For internet at home we use Comcast"), Some(("internet".into(), "Comcast".into(), true)));
+    }
+
+    #[test]
+    fn a_label_and_a_name() {
+        assert_eq!(read("Car insurance: Geico"), Some(("Car insurance".into(), "Geico".into(), false)));
+        assert_eq!(read("Pediatrician: Dr. Hammond at Kids First"), Some(("Pediatrician".into(), "Dr. Hammond".into(), false)));
+        assert_eq!(read("Note: I am tired"), None);
+    }
+
+    #[test]
+    fn plans_hedges_negations_past_events_and_others_are_not_relations() {
+        for s in [
+            "Thinking of moving to Pulse Fitness",
+            "We might use Linear for tickets",
+            "I no longer swim at Marlin Pool",
+            "We moved to Portland two years ago",
+            "I joined Tidewater Rowing Club",
+            "Do you know Marlin Pool?",
+            "Honestly the weather in Lisbon is great",
+        ] {
+            assert_eq!(read(s), None, "{s}");
+        }
+    }
+}
