@@ -8,7 +8,8 @@
 //! - `new` null otherwise: its newest value must still be `old`.
 //!
 //! An item whose `old` was never authored onto a thread is counted apart (`setup missed`): that is
-//! the value rules' miss, not the change rules'. Per class, prints passed / scored; `--show`
+//! the value rules' miss, not the change rules'. Per class, prints passed / scored, then
+//! `changes right=R/N setup-missed=M` over every item (a setup miss is a miss); `--show`
 //! prints every failure with what the author made of the turn, `--show-setup` every setup miss with
 //! what it made of `before` (use them on dev files only).
 
@@ -170,4 +171,6 @@ fn main() {
     }
     let missed: usize = per.values().map(|v| v.2).sum();
     println!("changes noticed {}/{}, non-changes left alone {}/{}, setup missed {missed}/{}", changes.0, changes.1, keeps.0, keeps.1, items.len());
+    // Every item counts: a setup miss is a miss.
+    println!("changes right={}/{} setup-missed={missed}", changes.0 + keeps.0, items.len());
 }

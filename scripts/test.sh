@@ -94,6 +94,16 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
       [ "$pass" -ge "$floor" ] || { echo "eval: evolving $split corpus ($mode) fell below its floor ($pass < $floor)" >&2; exit 1; }
     done
   done
+  # Change statements (tests/fixtures/changes): does a later turn change an earlier fact? Items
+  # right over all items, a fact never authored counting as wrong; dev is tuned on, test reported.
+  cargo build --quiet --profile bench-native --features "$native" --example changes
+  for split in dev test; do
+    out=$(./target/bench-native/examples/changes tests/fixtures/changes/$split/*.jsonl | tail -n 1)
+    echo "  changes $split: $out"
+    right=$(sed -E 's/^changes right=([0-9]+)\/.*/\1/' <<<"$out")
+    case "$split" in dev) floor=150 ;; test) floor=30 ;; esac
+    [ "$right" -ge "$floor" ] || { echo "eval: changes $split corpus fell below its floor ($right < $floor)" >&2; exit 1; }
+  done
   cargo build --quiet --profile bench-native --features "$native" --example train_pick
   ./target/bench-native/examples/train_pick "$tmp_picks"/{keyword,hybrid}-dev.jsonl --report "$tmp_picks"/{keyword,hybrid}-test.jsonl --check | tail -n 5
   rm -rf "$tmp_picks"
