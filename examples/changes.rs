@@ -13,7 +13,7 @@
 //! prints every failure with what the author made of the turn, `--show-setup` every setup miss with
 //! what it made of `before` (use them on dev files only).
 
-use engram::internals::author::{author_in, Authored, KnownThread, PastTurn, Turn};
+use engram::internals::author::{author_in, remember, Authored, KnownThread, PastTurn, Turn};
 use engram::model::Shape;
 use serde_json::Value;
 use std::collections::BTreeMap;
@@ -48,19 +48,7 @@ fn feed<'a>(text: &'a str, id: &'a str, known: &mut Vec<KnownThread>, history: &
     let out = author_in(std::slice::from_ref(&turn), known, history);
     history.push(PastTurn { id: id.to_string(), text, date: None });
     for a in &out {
-        let Some(t) = &a.thread else { continue };
-        let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
-        match known.iter_mut().find(|k| &k.thread == t) {
-            Some(k) => {
-                if a.shape == Shape::Retraction {
-                    k.values.clear();
-                }
-                k.values.extend(a.value.clone());
-                k.order = next;
-                k.dependent = a.depends_on.is_some();
-            }
-            None => known.push(KnownThread { thread: t.clone(), values: a.value.iter().cloned().collect(), order: next, dependent: a.depends_on.is_some() }),
-        }
+        remember(known, a);
     }
     out
 }

@@ -67,7 +67,7 @@ pub mod internals {
     /// The offline author's pieces: sentence features, the intent model and its training.
     pub mod author {
         pub use crate::evolve::author::intent;
-        pub use crate::evolve::author::{author_in, sentence_features, Authored, KnownThread, PastTurn, Turn};
+        pub use crate::evolve::author::{author_in, remember, sentence_features, Authored, KnownThread, PastTurn, Turn};
     }
 
     /// Which answer leads a recall: the candidates' features as the trainer reads them.

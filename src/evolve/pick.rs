@@ -99,7 +99,7 @@ fn asked(query_words: &[String]) -> Asked {
 /// Words of a question that ask for a time.
 const TIME_WORDS: &[&str] = &["when", "day", "days", "date", "dates", "time", "times", "weekend", "birthday", "bday", "deadline", "hour", "hours", "until"];
 
-const MONTHS: &[&str] = &[
+pub(crate) const MONTHS: &[&str] = &[
     "jan",
     "feb",
     "mar",
@@ -125,7 +125,7 @@ const MONTHS: &[&str] = &[
     "november",
     "december",
 ];
-const WEEKDAYS: &[&str] = &[
+pub(crate) const WEEKDAYS: &[&str] = &[
     "mon",
     "tue",
     "tues",

@@ -131,24 +131,29 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
         }
         history.push(PastTurn { id: turn.id.to_string(), text: turn.text, date: turn.date });
         for a in authored {
-            if let Some(t) = &a.thread {
-                let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
-                match known.iter_mut().find(|k| k.thread == *t) {
-                    Some(k) => {
-                        if a.shape == Shape::Retraction {
-                            k.values.clear();
-                        }
-                        k.values.extend(a.value.clone());
-                        k.order = next;
-                        k.dependent = a.depends_on.is_some();
-                    }
-                    None => known.push(KnownThread { thread: t.clone(), values: a.value.iter().cloned().collect(), order: next, dependent: a.depends_on.is_some() }),
-                }
-            }
+            remember(&mut known, &a);
             out.push(a);
         }
     }
     out
+}
+
+/// What an authored memory tells later turns: its value joins its thread's (a retraction empties
+/// it), and the thread becomes the most recent.
+pub fn remember(known: &mut Vec<KnownThread>, a: &Authored) {
+    let Some(t) = &a.thread else { return };
+    let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
+    match known.iter_mut().find(|k| k.thread == *t) {
+        Some(k) => {
+            if a.shape == Shape::Retraction {
+                k.values.clear();
+            }
+            k.values.extend(a.value.clone());
+            k.order = next;
+            k.dependent = a.depends_on.is_some();
+        }
+        None => known.push(KnownThread { thread: t.clone(), values: a.value.iter().cloned().collect(), order: next, dependent: a.depends_on.is_some() }),
+    }
 }
 
 /// The sentences of a user turn with the intent model's features for each, given the known threads

@@ -15,6 +15,7 @@
 
 use super::spans::{value_spans, SpanKind, ValueSpan};
 use super::text::words;
+use crate::evolve::pick::{MONTHS, WEEKDAYS};
 
 /// A relation read from one clause.
 #[derive(Clone, Debug, PartialEq)]
@@ -246,35 +247,6 @@ const FILLER: &[&str] = &[
     "it",
     "them",
 ];
-/// Names that are times, not parties.
-const TIME_NAMES: &[&str] = &[
-    "monday",
-    "tuesday",
-    "wednesday",
-    "thursday",
-    "friday",
-    "saturday",
-    "sunday",
-    "mondays",
-    "tuesdays",
-    "wednesdays",
-    "thursdays",
-    "fridays",
-    "saturdays",
-    "sundays",
-    "january",
-    "february",
-    "march",
-    "april",
-    "may",
-    "june",
-    "july",
-    "august",
-    "september",
-    "october",
-    "november",
-    "december",
-];
 /// Words that open a clause of their own inside a predicate.
 const SUBORDINATORS: &[&str] = &["because", "since", "when", "while", "so", "which", "who", "whom", "where", "although", "though", "but", "and", "cause", "cuz"];
 /// Prepositions whose object is where a party stands.
@@ -478,8 +450,10 @@ fn prep_before<'a>(clause: &'a str, s: &ValueSpan) -> Option<&'a str> {
     PARTY_PREPS.iter().find(|p| last.eq_ignore_ascii_case(p)).copied()
 }
 
+/// A name that is a time, not a party ("Saturdays", "March"); short forms ("Jan", "Sun") may be
+/// names of their own.
 fn is_time(name: &str) -> bool {
-    words(name).iter().all(|w| TIME_NAMES.contains(&w.as_str()))
+    words(name).iter().all(|w| (w.len() > 3 || w == "may") && (MONTHS.contains(&w.as_str()) || WEEKDAYS.contains(&w.as_str())))
 }
 
 /// A phrase cut before its first word of `stops`.
