@@ -17,6 +17,9 @@
 //! - **conditional**: "if A changes / with a different A / if we leave A, … would be C" → a
 //!   `conditional_value` with `consequent` C (attached to the statement it qualifies, in the same
 //!   sentence or the one before; "…, the X will be C" names its own slot);
+//! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
+//!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
+//!   the slot from `for` / `as` or the predicate's other words (`relation`);
 //! - **activity and quantity**: "I've been running 5k loops", "we split the bills 50/50" → a value
 //!   on the activity's / object's thread;
 //! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`

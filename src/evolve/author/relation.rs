@@ -280,7 +280,7 @@ fn labelled(clause: &str) -> Option<Relation> {
     let spans = value_spans(clause);
     let first = spans.iter().filter(|s| s.kind == SpanKind::Name && s.at == offset && !is_time(&s.text)).min_by_key(|s| s.at)?;
     // The name is the value only when nothing but a place or a qualifier follows it.
-    let after = words(&clause[first.at + first.text.len()..]);
+    let after = words(clause.get(first.at + first.text.len()..).unwrap_or(""));
     if after.len() > 4 {
         return None;
     }
@@ -372,7 +372,8 @@ fn with_subject(clause: &str) -> Option<Relation> {
         }
     };
     // The slot: `for` / `as` and a noun phrase that is no name, else the clause's other words.
-    let lower = clause.to_lowercase();
+    // ASCII lowercase keeps byte offsets, which index `clause` too.
+    let lower = clause.to_ascii_lowercase();
     let named_for =
         [" for ", " as "].iter().filter_map(|p| lower[pred_start..pred_end].find(p).map(|i| pred_start + i + p.len())).filter(|&at| at != value.at).min().and_then(|at| {
             let phrase = cut_at(&clause[at..pred_end], &["at", "in", "on", "with", "from", "every", "since"]);
@@ -506,6 +507,14 @@ mod tests {
         assert_eq!(read("Car insurance: Geico"), Some(("Car insurance".into(), "Geico".into(), false)));
         assert_eq!(read("Pediatrician: Dr. Hammond at Kids First"), Some(("Pediatrician".into(), "Dr. Hammond".into(), false)));
         assert_eq!(read("Note: I am tired"), None);
+    }
+
+    #[test]
+    fn untrusted_text_never_panics() {
+        // Lowercasing that changes byte lengths, lone marks, empty and punctuation-only clauses.
+        for s in ["İstanbul İŞ for Ünal as Ärzte: Ωmega", "I use Ǆemal for İİİ", "My: ", ":", "I", "our", "We have a, , ,", "Ṁy Ṡon goes to Ẋ for ẞ"] {
+            let _ = relation(s);
+        }
     }
 
     #[test]
