@@ -4,7 +4,7 @@
 //! sentence's intent scores.
 
 use engram::internals::author::intent::{self, Intent, Scores};
-use engram::internals::author::{author_in, sentence_features, KnownThread, PastTurn, Turn};
+use engram::internals::author::{author_in, remember, sentence_features, KnownThread, PastTurn, Turn};
 
 fn main() {
     let texts: Vec<String> = std::env::args().skip(1).collect();
@@ -39,13 +39,7 @@ fn main() {
                 a.doubts,
                 a.content
             );
-            if let Some(t) = &a.thread {
-                let order = known.len();
-                match known.iter_mut().find(|k| &k.thread == t) {
-                    Some(k) => k.values.extend(a.value.clone()),
-                    None => known.push(KnownThread { thread: t.clone(), dependent: a.depends_on.is_some(), values: a.value.iter().cloned().collect(), order }),
-                }
-            }
+            remember(&mut known, &a);
         }
     }
 }

@@ -68,17 +68,13 @@ fn judge(item: &Item) -> (Outcome, Vec<Authored>) {
     let ids: Vec<String> = (0..=item.before.len()).map(|i| format!("t{i}")).collect();
     let mut known = Vec::new();
     let mut history = Vec::new();
+    let mut setup = Vec::new();
     for (text, id) in item.before.iter().zip(&ids) {
-        feed(text, id, &mut known, &mut history);
+        setup.extend(feed(text, id, &mut known, &mut history));
     }
     // The thread that holds `old` now (the newest if several do).
     let Some(thread) = known.iter().filter(|k| k.values.last().is_some_and(|v| holds(v, &item.old))).max_by_key(|k| k.order).map(|k| k.thread.clone()) else {
-        let mut seen = Vec::new();
-        let (mut k2, mut h2) = (Vec::new(), Vec::new());
-        for (text, id) in item.before.iter().zip(&ids) {
-            seen.extend(feed(text, id, &mut k2, &mut h2));
-        }
-        return (Outcome::SetupMissed, seen);
+        return (Outcome::SetupMissed, setup);
     };
     let out = feed(&item.turn, &ids[item.before.len()], &mut known, &mut history);
     let after = known.iter().find(|k| k.thread == thread).and_then(|k| k.values.last().cloned());

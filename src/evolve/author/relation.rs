@@ -14,7 +14,7 @@
 //! rule tried, so every frame that names its slot outright wins over it.
 
 use super::spans::{value_spans, SpanKind, ValueSpan};
-use super::text::words;
+use super::text::{words, Span};
 use crate::evolve::pick::{MONTHS, WEEKDAYS};
 
 /// A relation read from one clause.
@@ -268,7 +268,10 @@ pub fn relation(clause: &str) -> Option<Relation> {
 fn labelled(clause: &str) -> Option<Relation> {
     let (label, rest) = clause.split_once(':')?;
     let lw = words(label);
-    if lw.is_empty() || lw.len() > 5 || lw.iter().any(|w| USER_SUBJECTS.contains(&w.as_str()) || TEAM_SUBJECTS[..3].contains(&w.as_str()) || PAST_IRREGULAR.contains(&w.as_str())) {
+    if lw.is_empty()
+        || lw.len() > 5
+        || lw.iter().any(|w| USER_SUBJECTS.contains(&w.as_str()) || (TEAM_SUBJECTS.contains(&w.as_str()) && w != "our") || PAST_IRREGULAR.contains(&w.as_str()))
+    {
         return None;
     }
     // A label is a noun phrase: no auxiliary, no -ed verb ("Hosting" names a service).
@@ -367,15 +370,14 @@ fn with_subject(clause: &str) -> Option<Relation> {
         [] => return None,
         [one] => *one,
         many => {
-            let placed: Vec<&&ValueSpan> = many.iter().filter(|s| prep_before(clause, s).is_some()).collect();
+            let placed: Vec<&&ValueSpan> = many.iter().filter(|s| after_prep(clause, s)).collect();
             *placed.first().copied().or(many.first())?
         }
     };
     // The slot: `for` / `as` and a noun phrase that is no name, else the clause's other words.
-    // ASCII lowercase keeps byte offsets, which index `clause` too.
-    let lower = clause.to_ascii_lowercase();
+    let sp = Span::new(clause);
     let named_for =
-        [" for ", " as "].iter().filter_map(|p| lower[pred_start..pred_end].find(p).map(|i| pred_start + i + p.len())).filter(|&at| at != value.at).min().and_then(|at| {
+        ["for", "as"].iter().filter_map(|p| sp.find(p, pred_start).filter(|i| i + p.len() < pred_end).map(|i| i + p.len() + 1)).filter(|&at| at != value.at).min().and_then(|at| {
             let phrase = cut_at(&clause[at..pred_end], &["at", "in", "on", "with", "from", "every", "since"]);
             let phrase = phrase.split(',').next().unwrap_or("");
             let content = slot_content(phrase);
@@ -444,11 +446,11 @@ fn looks_like_verb(w: &str) -> bool {
         || (w.len() > 3 && w.ends_with("ed"))
 }
 
-/// The preposition right before a span, if any.
-fn prep_before<'a>(clause: &'a str, s: &ValueSpan) -> Option<&'a str> {
-    let before = clause.get(..s.at)?;
-    let last = before.split_whitespace().rev().find(|w| !["the", "a", "an"].contains(&w.to_lowercase().as_str()))?;
-    PARTY_PREPS.iter().find(|p| last.eq_ignore_ascii_case(p)).copied()
+/// Whether a span is a preposition's object ("at the Red Lion").
+fn after_prep(clause: &str, s: &ValueSpan) -> bool {
+    let before = clause.get(..s.at).unwrap_or("");
+    let last = before.split_whitespace().rev().find(|w| !["the", "a", "an"].contains(&w.to_lowercase().as_str()));
+    last.is_some_and(|last| PARTY_PREPS.iter().any(|p| last.eq_ignore_ascii_case(p)))
 }
 
 /// A name that is a time, not a party ("Saturdays", "March"); short forms ("Jan", "Sun") may be
