@@ -76,8 +76,8 @@ pub fn sentences(text: &str) -> Vec<&str> {
             b'!' | b'?' => bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace()),
             b'.' => {
                 let next_ws = bytes.get(i + 1).is_none_or(|n| n.is_ascii_whitespace());
-                let word_start = text[..i].rfind(|c: char| c.is_whitespace()).map_or(0, |p| p + 1);
-                let word = text[word_start..i].to_ascii_lowercase();
+                // The word before the period (after any whitespace, wide spaces included).
+                let word = text[..i].rsplit(char::is_whitespace).next().unwrap_or("").to_ascii_lowercase();
                 let abbreviation = ABBREVIATIONS.contains(&word.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()));
                 let initial = word.len() == 1 && word.bytes().all(|c| c.is_ascii_alphabetic());
                 let next_lower = text[i + 1..].trim_start().chars().next().is_some_and(|c| c.is_lowercase());
@@ -136,6 +136,9 @@ mod tests {
         assert_eq!(sentences("My mentor is J. Okafor. Ok"), vec!["My mentor is J. Okafor", "Ok"]);
         assert_eq!(sentences("Is it? yes it is\nNew line"), vec!["Is it?", "yes it is", "New line"]);
         assert!(sentences("  ... ").is_empty());
+        // Whitespace of several bytes before a period (U+3000, U+00A0) is stepped over whole.
+        assert_eq!(sentences("見て\u{3000}Dr. Osei. Ok"), vec!["見て\u{3000}Dr. Osei", "Ok"]);
+        assert_eq!(sentences("a\u{a0}bcd. Ok"), vec!["a\u{a0}bcd", "Ok"]);
     }
 
     #[test]
