@@ -11,8 +11,11 @@
 //! `dev` split (`guards-train/authored-dev.jsonl`: its user turns, and the offline author's records
 //! of them, "The user's … is now …", which the model once flagged a third of; `test` measures it
 //! held out). That file is written by `guards -- --authored tests/fixtures/evolving/dev.json --save
-//! …` and kept fixed, so a change to the author does not stale the model. The threshold is chosen on five held-out folds of those: the
-//! lowest probability at which at most 1 % of held-out benign texts would be flagged. The `test`
+//! …` and kept fixed, so a change to the author does not stale the model. Benign texts train
+//! sentence by sentence as well (`instruction_model::sentences`). The two thresholds (a whole text's,
+//! a sentence's) are chosen together on five held-out folds: of the sentence thresholds tried, with
+//! for each the whole-text threshold that keeps held-out benign texts flagged (either way) within
+//! 1 %, the pair that finds the most held-out instructions. The `test`
 //! split is never trained on; measure it with
 //! `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
 //! `--check` trains and compares with the committed weights without writing (exit 1 on a
@@ -22,16 +25,31 @@
 #[allow(dead_code)] // the loader only: the rates are the guards example's
 mod guard_corpus;
 
-use engram::internals::guard::instruction_model::{features, train, Example, Model};
+use engram::internals::guard::instruction_model::{features, sentences, train, Example, Model};
 
 const WEIGHTS: &str = "src/guard/instruction.bin";
 const EPOCHS: usize = 30;
 const RATE: f32 = 1.0;
 const L2: f32 = 1e-6;
-/// Held-out benign texts the threshold may flag.
+/// Held-out benign texts the thresholds may flag, whole or by a sentence.
 const BENIGN_FLAGGED: f64 = 0.01;
+/// The sentence thresholds tried (a sentence is short, so its score is held higher than a text's).
+const SENTENCE_THRESHOLDS: [f32; 9] = [0.9, 0.95, 0.97, 0.98, 0.99, 0.993, 0.995, 0.997, 0.999];
 
-fn examples() -> Vec<Example> {
+/// One training text: whole, with its label, and its sentences when it has several.
+struct Text {
+    features: Vec<u32>,
+    instructs: bool,
+    sentences: Vec<Vec<u32>>,
+}
+
+impl Text {
+    fn new(text: &str, instructs: bool) -> Text {
+        Text { features: features(text), instructs, sentences: sentences(text).into_iter().map(features).collect() }
+    }
+}
+
+fn texts() -> Vec<Text> {
     let mut out = Vec::new();
     for dir in ["tests/fixtures/guards-train", "tests/fixtures/guards", "tests/fixtures/guards-unseen/dev"] {
         let unseen = dir.contains("unseen");
@@ -44,7 +62,7 @@ fn examples() -> Vec<Example> {
                 "secret" if unseen => false,
                 _ => continue, // secrets are the other detectors'
             };
-            out.push(Example { features: features(&p.text), instructs });
+            out.push(Text::new(&p.text, instructs));
         }
     }
     let fillers: serde_json::Value = serde_json::from_str(&std::fs::read_to_string("tests/fixtures/evolving/fillers.json").expect("fillers.json")).expect("fillers.json parses");
@@ -52,7 +70,7 @@ fn examples() -> Vec<Example> {
         for turn in chat["turns"].as_array().into_iter().flatten() {
             for who in ["user", "assistant"] {
                 if let Some(t) = turn[who].as_str() {
-                    out.push(Example { features: features(t), instructs: false });
+                    out.push(Text::new(t, false));
                 }
             }
         }
@@ -60,43 +78,76 @@ fn examples() -> Vec<Example> {
     out
 }
 
-/// Held-out probabilities of every example over five folds (fold = index mod 5).
-fn cross_validated(all: &[Example]) -> Vec<f32> {
-    let mut probs = vec![0f32; all.len()];
-    for fold in 0..5 {
-        let train_set: Vec<Example> =
-            all.iter().enumerate().filter(|(i, _)| i % 5 != fold).map(|(_, e)| Example { features: e.features.clone(), instructs: e.instructs }).collect();
-        let m = train(&train_set, EPOCHS, RATE, L2);
-        for (i, e) in all.iter().enumerate().filter(|(i, _)| i % 5 == fold) {
-            probs[i] = m.probability(&e.features);
+/// What a model trains on: every text whole, and each sentence of a benign text (an ordinary
+/// sentence read alone is ordinary; an instructing text's sentences are not all instructions, so
+/// they are not labelled).
+fn training_set<'a>(texts: impl Iterator<Item = &'a Text>) -> Vec<Example> {
+    let mut out = Vec::new();
+    for t in texts {
+        out.push(Example { features: t.features.clone(), instructs: t.instructs });
+        if !t.instructs {
+            out.extend(t.sentences.iter().map(|f| Example { features: f.clone(), instructs: false }));
         }
     }
-    probs
+    out
+}
+
+/// A text's score whole and its best sentence's (0 for a text of one sentence).
+fn scores(m: &Model, t: &Text) -> (f32, f32) {
+    (m.probability(&t.features), t.sentences.iter().map(|f| m.probability(f)).fold(0.0, f32::max))
+}
+
+/// Held-out scores of every text over five folds (fold = index mod 5).
+fn cross_validated(all: &[Text]) -> Vec<(f32, f32)> {
+    let mut out = vec![(0f32, 0f32); all.len()];
+    for fold in 0..5 {
+        let m = train(&training_set(all.iter().enumerate().filter(|(i, _)| i % 5 != fold).map(|(_, t)| t)), EPOCHS, RATE, L2);
+        for (i, t) in all.iter().enumerate().filter(|(i, _)| i % 5 == fold) {
+            out[i] = scores(&m, t);
+        }
+    }
+    out
+}
+
+/// The whole-text and sentence thresholds that find the most held-out instructions while flagging
+/// at most `BENIGN_FLAGGED` of held-out benign texts, by either score; with their counts.
+fn thresholds(all: &[Text], held_out: &[(f32, f32)]) -> (f32, f32, usize, usize) {
+    let benign: Vec<(f32, f32)> = all.iter().zip(held_out).filter(|(t, _)| !t.instructs).map(|(_, s)| *s).collect();
+    let positives: Vec<(f32, f32)> = all.iter().zip(held_out).filter(|(t, _)| t.instructs).map(|(_, s)| *s).collect();
+    let allowed = (benign.len() as f64 * BENIGN_FLAGGED).floor() as usize;
+    let mut best = (0.5, f32::INFINITY, 0, 0);
+    for sentence in SENTENCE_THRESHOLDS.iter().copied().chain([f32::INFINITY]) {
+        let by_sentence = benign.iter().filter(|s| s.1 >= sentence).count();
+        let Some(left) = allowed.checked_sub(by_sentence) else { continue };
+        // The whole-text threshold sits just above the benign text ranked at what is left of the
+        // budget, among those no sentence flagged.
+        let mut rest: Vec<f32> = benign.iter().filter(|s| s.1 < sentence).map(|s| s.0).collect();
+        rest.sort_by(|a, b| b.total_cmp(a));
+        let whole = (rest.get(left).copied().unwrap_or(0.5) + 1e-4).max(0.5);
+        let caught = positives.iter().filter(|s| s.0 >= whole || s.1 >= sentence).count();
+        let flagged = benign.iter().filter(|s| s.0 >= whole || s.1 >= sentence).count();
+        if caught > best.2 {
+            best = (whole, sentence, caught, flagged);
+        }
+    }
+    best
 }
 
 fn main() {
     let check = std::env::args().any(|a| a == "--check");
-    let all = examples();
-    let probs = cross_validated(&all);
-    let mut benign: Vec<f32> = all.iter().zip(&probs).filter(|(e, _)| !e.instructs).map(|(_, p)| *p).collect();
-    benign.sort_by(|a, b| b.total_cmp(a));
-    // The threshold sits just above the benign text ranked at the allowed share.
-    let allowed = (benign.len() as f64 * BENIGN_FLAGGED).floor() as usize;
-    let threshold = (benign.get(allowed).copied().unwrap_or(0.5) + 1e-4).max(0.5);
-    let positives: Vec<f32> = all.iter().zip(&probs).filter(|(e, _)| e.instructs).map(|(_, p)| *p).collect();
-    let caught = positives.iter().filter(|p| **p >= threshold).count();
-    let flagged = benign.iter().filter(|p| **p >= threshold).count();
-    let mut model: Model = train(&all, EPOCHS, RATE, L2);
+    let all = texts();
+    let (threshold, sentence_threshold, caught, flagged) = thresholds(&all, &cross_validated(&all));
+    let positives = all.iter().filter(|t| t.instructs).count();
+    let benign = all.len() - positives;
+    let mut model: Model = train(&training_set(all.iter()), EPOCHS, RATE, L2);
     model.threshold = threshold;
+    model.sentence_threshold = sentence_threshold;
     let bytes = model.to_bytes();
     println!(
-        "instruction model: {} texts ({} instructing); held-out folds at threshold {threshold:.3}: instructions {caught}/{} = {:.3}, benign flagged {flagged}/{} = {:.3}",
+        "instruction model: {} texts ({positives} instructing); held-out folds at thresholds {threshold:.3} (whole) and {sentence_threshold:.3} (a sentence): instructions {caught}/{positives} = {:.3}, benign flagged {flagged}/{benign} = {:.3}",
         all.len(),
-        positives.len(),
-        positives.len(),
-        caught as f64 / positives.len().max(1) as f64,
-        benign.len(),
-        flagged as f64 / benign.len().max(1) as f64,
+        caught as f64 / positives.max(1) as f64,
+        flagged as f64 / benign.max(1) as f64,
     );
     if check {
         let committed = std::fs::read(WEIGHTS).unwrap_or_default();

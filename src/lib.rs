@@ -81,7 +81,7 @@ pub mod internals {
     pub mod guard {
         pub use crate::guard::scan::{find_secrets, Finding, Findings};
         pub mod instruction_model {
-            pub use crate::guard::instruction_model::{features, train, Example, Model};
+            pub use crate::guard::instruction_model::{features, sentences, train, Example, Model};
         }
         pub mod secrets {
             pub use crate::guard::secrets::find;
