@@ -1,4 +1,4 @@
-//! Trains the guards' instruction model (`src/guard/instruction.bin`) and picks its threshold.
+//! Trains the guards' instruction model (`src/guard/instruction.bin`) and picks its thresholds.
 //!
 //! `cargo run --release --features internals --example train_guard [-- --check]`
 //!
@@ -8,15 +8,15 @@
 //! benign and secret-holding texts as ordinary memories: many writers' voices the phrase lists
 //! would otherwise have to name one by one), the conversation turns of the evolving corpus's
 //! filler chats as ordinary memories, and what the engine itself stores from the evolving corpus's
-//! `dev` split (`guards-train/authored-dev.jsonl`: its user turns, and the offline author's records
-//! of them, "The user's … is now …", which the model once flagged a third of; `test` measures it
-//! held out). That file is written by `guards -- --authored tests/fixtures/evolving/dev.json --save
-//! …` and kept fixed, so a change to the author does not stale the model. Benign texts train
-//! sentence by sentence as well (`instruction_model::sentences`). The two thresholds (a whole text's,
-//! a sentence's) are chosen together on five held-out folds: of the sentence thresholds tried, with
-//! for each the whole-text threshold that keeps held-out benign texts flagged (either way) within
-//! 1 %, the pair that finds the most held-out instructions. The `test`
-//! split is never trained on; measure it with
+//! `dev` split (`guards-train/authored-dev.jsonl`: its user turns, and the offline author's
+//! records of them, "The user's … is now …", which the model once flagged a third of; `test`
+//! measures it held out). That file is written by `guards -- --authored
+//! tests/fixtures/evolving/dev.json --save …` and kept fixed, so a change to the author does not
+//! stale the model. Benign texts train sentence by sentence as well
+//! (`instruction_model::sentences`). The two thresholds (a whole text's, a sentence's) are chosen
+//! together on five held-out folds: of the sentence thresholds tried, each with the whole-text
+//! threshold that keeps held-out benign texts flagged (either way) within 1 %, the pair that finds
+//! the most held-out instructions. The `test` split is never trained on; measure it with
 //! `cargo run --features internals --example guards -- tests/fixtures/guards-unseen/test`.
 //! `--check` trains and compares with the committed weights without writing (exit 1 on a
 //! difference), so a change to the features cannot ship with stale weights.

@@ -7,12 +7,12 @@
 //! words, word pairs, character 4-grams within words (they carry inflections), and pairs of
 //! characters in scripts written without spaces (where a clause is one "word" and its 4-grams too
 //! rare to share). Features are binary and the vector is scaled to unit length, so a long text is
-//! not more suspect for its length. Weights are one byte each (`instruction.bin`, 128 KB: in 32 KB,
-//! collisions between features cost a tenth of the instructions found on the held-out folds), trained
-//! by `cargo run --features internals --example train_guard` on `tests/fixtures/guards-train/`, the
-//! guard corpus, the `dev` split of the unseen corpora and the evolving corpus's `dev` records; the
-//! `test` splits are only measured. The thresholds in the file were chosen on held-out folds of the
-//! training data to keep benign texts unflagged.
+//! not more suspect for its length. Weights are one byte each (`instruction.bin`, 128 KB: in 32
+//! KB, collisions between features cost a tenth of the instructions found on the held-out folds),
+//! trained by `cargo run --features internals --example train_guard` on
+//! `tests/fixtures/guards-train/`, the guard corpus, the `dev` split of the unseen corpora and the
+//! evolving corpus's `dev` records; the `test` splits are only measured. The thresholds in the
+//! file were chosen on held-out folds of the training data to keep benign texts unflagged.
 //!
 //! A text is scored whole and, when it has several sentences, sentence by sentence: one steering
 //! sentence inside a long ordinary text is diluted in the whole text's score but plain in its own.
