@@ -43,13 +43,18 @@ fn fnv(prefix: u8, s: &str) -> u32 {
 /// The longest text scored: instructions sit anywhere, but a bound keeps the cost per write flat.
 const TEXT_MAX: usize = 8192;
 
-/// The sorted, distinct feature buckets of `text`.
-pub fn features(text: &str) -> Vec<u32> {
+/// The part of `text` that is scored: its first `TEXT_MAX` bytes, cut at a character boundary.
+fn scored(text: &str) -> &str {
     let mut cut = text.len().min(TEXT_MAX);
     while !text.is_char_boundary(cut) {
         cut -= 1;
     }
-    let folded = fold(&text[..cut]);
+    &text[..cut]
+}
+
+/// The sorted, distinct feature buckets of `text`.
+pub fn features(text: &str) -> Vec<u32> {
+    let folded = fold(scored(text));
     // Numbers say nothing about intent; their shape is enough.
     let words: Vec<&str> =
         folded.split(|c: char| !(c.is_alphanumeric() || c == '\'')).filter(|w| !w.is_empty()).map(|w| if w.chars().all(|c| c.is_ascii_digit()) { "<num>" } else { w }).collect();
@@ -154,11 +159,7 @@ pub fn model() -> Option<&'static Model> {
 /// at line breaks, each of three words or twelve characters at least (a fragment says too little);
 /// empty for a text of one sentence (its whole score is its sentence's). Within `TEXT_MAX`.
 pub fn sentences(text: &str) -> Vec<&str> {
-    let mut cut = text.len().min(TEXT_MAX);
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    let parts: Vec<&str> = text[..cut]
+    let parts: Vec<&str> = scored(text)
         .split(['.', '!', '?', '\n', '。', '！', '？', '؟', '।', '۔'])
         .filter(|s| s.split_whitespace().nth(2).is_some() || s.chars().filter(|c| !c.is_whitespace()).nth(11).is_some())
         .collect();
