@@ -74,13 +74,13 @@ const CORRECTIONS: &[&str] = &[
     "sorry, its",
 ];
 
-fn same_form(a: &str, b: &ValueSpan) -> bool {
+pub(super) fn same_form(a: &str, b: &ValueSpan) -> bool {
     let a_code = a.chars().any(|c| c.is_ascii_digit());
     let b_code = b.text.chars().any(|c| c.is_ascii_digit());
     a_code == b_code
 }
 
-fn is_known_value(v: &str, known: &[KnownThread]) -> bool {
+pub(super) fn is_known_value(v: &str, known: &[KnownThread]) -> bool {
     known.iter().any(|k| k.values.iter().any(|kv| kv.eq_ignore_ascii_case(v) || mentions_value(&v.to_lowercase(), kv).is_some_and(|s| s >= 1.0)))
 }
 

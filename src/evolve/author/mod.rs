@@ -17,6 +17,8 @@
 //! - **conditional**: "if A changes / with a different A / if we leave A, … would be C" → a
 //!   `conditional_value` with `consequent` C (attached to the statement it qualifies, in the same
 //!   sentence or the one before; "…, the X will be C" names its own slot);
+//! - **apposition and notation**: "My dentist, Dr. Ferreira, …", "the shop we order from, Inkwell
+//!   Press, …", "standup room = Larch" → the noun's / the left side's value;
 //! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
 //!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
 //!   the slot from `for` / `as` or the predicate's other words (`relation`);
@@ -24,6 +26,10 @@
 //!   on the activity's / object's thread;
 //! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`
 //!   without thread, gathered by its area.
+//!
+//! After the rules, `roots` reads the whole turn: an upstream nobody holds becomes a root, and a
+//! value (kept or only said before) that the turn ends in one sentence while it names a successor
+//! in another moves to that successor.
 //!
 //! A light verb ("drain", "report") counts only before a preposition, so noun phrases such as "the
 //! weekly report recipient" stay whole; a retraction never carries the value it retracts (a value
@@ -131,6 +137,17 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
         if !authored.iter().any(|a| a.rule == "change" || a.shape == Shape::Retraction) {
             let replaced = roots::replaced_unkept(turn, &known, &history);
             authored.splice(0..0, replaced);
+        }
+        // A kept value ended in one sentence and its successor named in another.
+        if let Some(change) = roots::replaced_kept(turn, &known, &authored) {
+            // The same name put on a thread of its own by this turn's rules is this change read
+            // from the sentence's other words ("pipelines", "agreement"): it stays only here.
+            let new = change.value.clone().unwrap_or_default();
+            authored.retain(|a| {
+                let fresh_thread = a.thread.as_ref().is_some_and(|t| !known.iter().any(|k| &k.thread == t));
+                !(fresh_thread && a.depends_on.is_none() && a.shape == Shape::EvolvingAttribute && a.value.as_deref().is_some_and(|v| names_value(v, &new)))
+            });
+            authored.push(change);
         }
         history.push(PastTurn { id: turn.id.to_string(), text: turn.text, date: turn.date });
         for a in authored {

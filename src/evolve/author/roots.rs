@@ -7,7 +7,7 @@
 //! with that value. A later "the last Tollgate batch settled; new auths go through Quayside" is
 //! then a change by mention (`frames::change_by_mention`) like any other.
 
-use super::frames::replacement_in;
+use super::frames::{is_known_value, replacement_in, same_form};
 use super::slot::{areas, label, names_value, slot_words, thread_by_value};
 use super::spans::{value_spans, SpanKind, ValueSpan};
 use super::text::{sentences, words};
@@ -56,6 +56,29 @@ const ENDING: &[&str] = &[
     "retired",
     "anymore",
     "longer",
+    "revoked",
+    "uninstalled",
+    "deleted",
+    "wiped",
+    "removed",
+    "redeemed",
+    "decommissioned",
+    "teardown",
+    "retired",
+    "lapsed",
+    "died",
+    "dead",
+    "gone",
+    "ripped",
+    "killed",
+    "stop",
+    "stops",
+    "discontinued",
+    "folded",
+    "archived",
+    "frozen",
+    "sunset",
+    "deprecated",
 ];
 /// How many words from the old name an ending word may stand.
 const ENDING_REACH: usize = 6;
@@ -197,6 +220,62 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
             forget: Vec::new(),
         },
     ]
+}
+
+/// A kept value this turn ends while it brings in a new name, the two in any of its sentences
+/// ("Migrated pipelines to Tidewell Runners over the weekend. Quarrystone account closed."): the
+/// change by mention (`frames::change_by_mention`) reads one sentence, and a writer often ends the
+/// old in one and starts the new in another. One kept value named with an ending word near it, and
+/// one new name where a slot's value goes (`replacement_in`); anything less certain authors nothing.
+/// Not when this turn's rules already said something of that thread.
+pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Authored]) -> Option<Authored> {
+    let tw = words(turn.text);
+    if !(0..tw.len()).any(|i| ending_at(&tw, i)) {
+        return None;
+    }
+    let sentences_now = sentences(turn.text);
+    // The one kept value ended here (several: which one the new name replaces is not said).
+    let mut ended: Vec<(&KnownThread, &str)> = Vec::new();
+    for k in known.iter().filter(|k| !k.dependent) {
+        let Some(current) = k.values.last().filter(|v| v.chars().count() >= 3) else { continue };
+        if sentences_now.iter().any(|s| names_value(s, current) && ending_near(s, current)) && !ended.iter().any(|(e, _)| e.thread == k.thread) {
+            ended.push((k, current));
+        }
+    }
+    let [(thread, old)] = ended.as_slice() else { return None };
+    if authored.iter().any(|a| a.thread.as_deref() == Some(thread.thread.as_str())) {
+        return None;
+    }
+    // New: a name of the old one's form, said as a statement, that no thread holds. A word opening
+    // its sentence is capitalized by grammar, except from a writer who starts the turn in lower
+    // case: there it is a name ("review done. Beaconly and Relaymint both demoed").
+    let lower_case_writer = turn.text.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase);
+    let fresh: Vec<(&str, ValueSpan)> = sentences_now
+        .iter()
+        .filter(|s| !s.trim_end().ends_with('?'))
+        .flat_map(|s| value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && (lower_case_writer || !v.opens_sentence_alone())).map(move |v| (*s, v)))
+        .filter(|(_, v)| same_form(old, v) && !names_value(old, &v.text) && !names_value(&v.text, old) && !is_known_value(&v.text, known))
+        .collect();
+    let placed: Vec<(&str, &ValueSpan)> = fresh.iter().map(|(s, v)| (*s, v)).collect();
+    let i = replacement_in(&placed, old)?;
+    let (sentence, new) = &fresh[i];
+    let area = areas(&thread.thread.replace('-', " "), None);
+    Some(Authored {
+        content: format!("The user said: \"{}\"", sentence.trim()),
+        shape: Shape::EvolvingAttribute,
+        thread: Some(thread.thread.clone()),
+        value: Some(new.text.trim_end_matches("'s").trim_end_matches("’s").to_string()),
+        depends_on: None,
+        consequent: None,
+        area: if area.is_empty() { vec![thread.thread.clone()] } else { area },
+        signature: None,
+        confidence: REPLACED_CONFIDENCE,
+        doubts: vec![format!("{old} was said to end here; {} was taken as what replaced it", new.text)],
+        event_at: turn.date,
+        derived_from: vec![turn.id.to_string()],
+        rule: "change",
+        forget: Vec::new(),
+    })
 }
 
 /// Whether every mention of `name`'s first word in `text` carries "'s" ("Priyanka's no longer on

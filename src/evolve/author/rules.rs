@@ -5,6 +5,7 @@
 use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
+use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, words, Span};
 use super::{forget, frames, relation, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
@@ -475,6 +476,17 @@ fn topic_split(c: &str) -> Option<(&str, &str)> {
 
 fn value_clause(c: &str) -> Option<Found> {
     let c = strip_lead(c);
+    // "release day = Wednesday", "vpn = Tunnelkit": a slot set to a value in notation.
+    if let Some((slot, value)) = c.split_once(" = ").filter(|(l, r)| (1..=5).contains(&words(l).len()) && (1..=6).contains(&words(r).len())) {
+        let mut f = Found::new("value", 0.72);
+        f.owner = owner_of(slot);
+        f.slot = Some(slot.trim().to_string()).filter(|s| !is_pronoun_phrase(s));
+        f.value = value_of(value.trim());
+        f.change = now_cue(&value.to_ascii_lowercase());
+        if f.slot.is_some() && f.value.is_some() {
+            return Some(f);
+        }
+    }
     if let Some((topic, rest)) = topic_split(c) {
         let rl = rest.to_ascii_lowercase();
         if let Some(p) = ["it's ", "it is ", "that's ", "that is ", "they're ", "they are ", "now it's "].iter().find(|p| rl.starts_with(*p)) {
@@ -503,6 +515,7 @@ fn value_clause(c: &str) -> Option<Found> {
         return None;
     }
     let found = appointed(&sp)
+        .or_else(|| apposition(c))
         .or_else(|| change_clause(&sp))
         .or_else(|| first_person_extra(&sp))
         .or_else(|| first_person(&sp))
@@ -525,6 +538,103 @@ fn related(c: &str) -> Option<Found> {
     f.slot = Some(r.slot);
     f.value = Some(r.value);
     f.evidence.doubt(0.1, "the slot is named by the clause's other words");
+    Some(f)
+}
+
+/// People by their relation to the user: named beside the noun, they are a subject, not a value.
+const KIN_NOUNS: &[&str] = &[
+    "sister",
+    "brother",
+    "son",
+    "daughter",
+    "wife",
+    "husband",
+    "partner",
+    "boyfriend",
+    "girlfriend",
+    "friend",
+    "mom",
+    "mum",
+    "dad",
+    "mother",
+    "father",
+    "kid",
+    "child",
+    "cousin",
+    "aunt",
+    "uncle",
+    "niece",
+    "nephew",
+    "grandma",
+    "grandpa",
+    "grandson",
+    "granddaughter",
+    "neighbor",
+    "neighbour",
+    "roommate",
+    "flatmate",
+    "colleague",
+    "coworker",
+    "boss",
+    "intern",
+];
+
+/// Subjects of a relative clause that makes a noun the user's or the team's ("the agency we work
+/// with", "the hairdresser I've gone to for years").
+const RELATIVE_OWNERS: &[(&str, Owner)] = &[("i", Owner::User), ("i've", Owner::User), ("i'm", Owner::User), ("we", Owner::Team), ("we've", Owner::Team), ("we're", Owner::Team)];
+
+/// A name set beside the noun it fills, between commas: "My doctor, Dr. Abernathy, wants …", "The
+/// agency we work with, Northlight Creative, delivered …", "We have a lawn service, GreenThumb."
+/// Whatever the rest of the sentence says, the apposition states the value; the noun is the slot.
+fn apposition(c: &str) -> Option<Found> {
+    let (head, rest) = c.split_once(", ")?;
+    let hw = words(head);
+    if hw.len() < 2 || hw.len() > 8 {
+        return None;
+    }
+    let (owner, slot) = match hw[0].as_str() {
+        "my" => (Owner::User, hw[1..].to_vec()),
+        "our" => (Owner::Team, hw[1..].to_vec()),
+        // "The X we use", "The X I've gone to for years": the noun before the relative subject.
+        "the" => {
+            let (k, owner) = hw.iter().enumerate().skip(2).find_map(|(i, w)| RELATIVE_OWNERS.iter().find(|(p, _)| p == w).map(|(_, o)| (i, *o)))?;
+            (owner, hw[1..k].to_vec())
+        }
+        // "We have a lawn service", "I've got a cleaner".
+        "we" | "i" | "we've" | "i've" => {
+            let owner = if hw[0].starts_with('i') { Owner::User } else { Owner::Team };
+            let at =
+                hw.iter().position(|w| w == "a" || w == "an").filter(|&i| (1..=3).contains(&i) && hw[1..i].iter().all(|w| ["have", "got", "use", "'ve"].contains(&w.as_str())))?;
+            (owner, hw[at + 1..].to_vec())
+        }
+        _ => return None,
+    };
+    if slot.is_empty() || slot.len() > 4 || slot.iter().any(|w| is_pronoun(w) || w.chars().any(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    // "My sister, Hana, lives in Oslo": a relative named is the subject of what follows, whose
+    // facts are hers (read by the rules for other subjects), not the user's slot "sister".
+    if slot.iter().any(|w| KIN_NOUNS.contains(&w.as_str())) {
+        return None;
+    }
+    // The head is a noun phrase in lower case: a capitalized word there makes it a name ("my
+    // sister, Hana, …" keeps its kin noun; "My Spotify, …" is not a slot).
+    if head.split_whitespace().skip(1).any(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+        return None;
+    }
+    // The name opens what follows the comma (after "the"), and ends at a comma, the clause's end
+    // or a preposition: "Sandra at Meadowbank Clinic" is Sandra.
+    let lead = if rest.to_ascii_lowercase().starts_with("the ") { 4 } else { 0 };
+    let name = value_spans(rest).into_iter().find(|v| v.at == lead && matches!(v.kind, SpanKind::Name))?;
+    let after = rest.get(lead + name.text.len()..)?.trim_start();
+    let joins = ["at ", "from ", "in ", "on ", "of ", "who ", "which "].iter().any(|p| after.to_ascii_lowercase().starts_with(p));
+    if !(after.is_empty() || after.starts_with(',') || after.starts_with('(') || joins) {
+        return None;
+    }
+    let mut f = Found::new("value", 0.72);
+    f.owner = Some(owner);
+    f.slot = Some(slot.join(" "));
+    f.value = Some(name.text.trim_end_matches("'s").to_string());
     Some(f)
 }
 

@@ -558,3 +558,43 @@ fn a_name_never_kept_that_a_later_turn_ends_becomes_a_root_with_its_replacement(
     ]);
     assert!(!out.iter().any(|a| a.rule == "root"), "{out:#?}");
 }
+
+#[test]
+fn a_name_set_beside_its_noun_between_commas_is_that_noun_s_value() {
+    let a = run(&["My dentist, Dr. Ferreira at the clinic on Quay Road, wants me back in six months."]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("dentist") && a.value.as_deref() == Some("Dr. Ferreira")), "{a:#?}");
+    let a = run(&["The print shop we order from, Inkwell Press, ships on Thursdays."]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("print-shop") && a.value.as_deref() == Some("Inkwell Press")), "{a:#?}");
+    let a = run(&["We have a window cleaner, Brightpane."]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("window-cleaner") && a.value.as_deref() == Some("Brightpane")), "{a:#?}");
+    // A relative named beside the noun is the subject of what follows, not the user's slot.
+    let a = run(&["My cousin, Tomasz, teaches at a school in Gdynia."]);
+    assert!(!a.iter().any(|a| a.value.as_deref() == Some("Tomasz")), "{a:#?}");
+}
+
+#[test]
+fn a_slot_set_to_a_value_in_notation() {
+    let a = run(&["quick notes. standup room = Larch. retro every other fri"]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("standup-room") && a.value.as_deref() == Some("Larch")), "{a:#?}");
+}
+
+#[test]
+fn a_writer_in_lower_case_ends_sentences_too() {
+    // The statement before a question is read, not skipped with it.
+    let a = run(&["my gym is Corefit on Bell Road. what time is it least busy?"]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("gym") && a.value.as_deref().is_some_and(|v| v.contains("Corefit"))), "{a:#?}");
+}
+
+#[test]
+fn a_kept_value_ended_in_one_sentence_and_replaced_in_another() {
+    let k = [known("error-tracking", &["Faultline"])];
+    let out = run_with(&k, &["We moved the last service over to Crashmere on Friday. The Faultline account is closed."]);
+    let changed: Vec<&Authored> = out.iter().filter(|a| a.thread.as_deref() == Some("error-tracking")).collect();
+    assert_eq!(changed.iter().map(|a| a.value.as_deref()).collect::<Vec<_>>(), vec![Some("Crashmere")], "{out:#?}");
+    assert!(changed[0].confidence < 0.7 && !changed[0].doubts.is_empty(), "read across sentences, so said with a doubt");
+    // The same name is not also kept on a slot read from the sentence's other words.
+    assert_eq!(out.iter().filter(|a| a.value.as_deref() == Some("Crashmere")).count(), 1, "{out:#?}");
+    // Two new names in value places: which one replaced it is not said.
+    let out = run_with(&k, &["We moved one service to Crashmere and another to Bugwatch. The Faultline account is closed."]);
+    assert!(!out.iter().any(|a| a.thread.as_deref() == Some("error-tracking") && a.value.is_some()), "{out:#?}");
+}

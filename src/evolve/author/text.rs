@@ -63,9 +63,12 @@ pub fn find_word(haystack: &str, phrase: &str, from: usize) -> Option<usize> {
 }
 
 /// Sentences of a turn: split after `.`, `!`, `?` or a line break, except after abbreviations,
-/// inside numbers (`10.4.7.19`) and before a lowercase continuation.
+/// inside numbers (`10.4.7.19`) and, from a writer who capitalizes, before a lowercase
+/// continuation. A writer who starts the turn in lower case starts every sentence so ("my bank is
+/// Monzo. how much per week…"): there a lowercase word after a period is a new sentence.
 pub fn sentences(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
+    let capitalizes = !text.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase);
     let mut out = Vec::new();
     let mut start = 0;
     let mut i = 0;
@@ -80,8 +83,10 @@ pub fn sentences(text: &str) -> Vec<&str> {
                 let word = text[..i].rsplit(char::is_whitespace).next().unwrap_or("").to_ascii_lowercase();
                 let abbreviation = ABBREVIATIONS.contains(&word.trim_start_matches(|c: char| !c.is_ascii_alphanumeric()));
                 let initial = word.len() == 1 && word.bytes().all(|c| c.is_ascii_alphabetic());
-                let next_lower = text[i + 1..].trim_start().chars().next().is_some_and(|c| c.is_lowercase());
-                next_ws && !abbreviation && !initial && !next_lower
+                let next_lower = capitalizes && text[i + 1..].trim_start().chars().next().is_some_and(|c| c.is_lowercase());
+                // "a.m." and "e.g." hold periods of their own: abbreviations in any writer's hand.
+                let dotted = word.contains('.') && word.split('.').all(|part| (1..=2).contains(&part.len()) && part.bytes().all(|c| c.is_ascii_alphabetic()));
+                next_ws && !abbreviation && !initial && !next_lower && !dotted
             }
             _ => false,
         };
@@ -139,6 +144,11 @@ mod tests {
         // Whitespace of several bytes before a period (U+3000, U+00A0) is stepped over whole.
         assert_eq!(sentences("見て\u{3000}Dr. Osei. Ok"), vec!["見て\u{3000}Dr. Osei", "Ok"]);
         assert_eq!(sentences("a\u{a0}bcd. Ok"), vec!["a\u{a0}bcd", "Ok"]);
+        // A writer who starts in lower case starts every sentence so; a capitalizing writer's
+        // lowercase word after a period continues the sentence; "a.m." ends nothing.
+        assert_eq!(sentences("my bank is Monzo. how much per week?"), vec!["my bank is Monzo", "how much per week?"]);
+        assert_eq!(sentences("We meet at approx. ten. Fine"), vec!["We meet at approx. ten", "Fine"]);
+        assert_eq!(sentences("standup at 9 a.m. sharp. ok"), vec!["standup at 9 a.m. sharp", "ok"]);
     }
 
     #[test]
