@@ -260,7 +260,81 @@ pub fn relation(clause: &str) -> Option<Relation> {
     if clause.is_empty() || clause.ends_with('?') {
         return None;
     }
-    labelled(clause).or_else(|| with_subject(clause))
+    labelled(clause).or_else(|| with_subject(clause)).or_else(|| headless(clause))
+}
+
+/// A note without a subject, as a terse writer keeps one: a noun phrase, then a time if any, then
+/// a party after a preposition, and little else ("Storage unit at Public Storage", "Therapy
+/// Wednesdays with Dr. Anand", "Gym's Equinox", "phone's on Skylane Mobile"). The noun phrase is the slot; it must open the
+/// clause, so a sentence with a verb of its own ("The app sends …", "Took Biscuit to …") is not one.
+fn headless(clause: &str) -> Option<Relation> {
+    let ws = word_spans(clause);
+    let lw: Vec<String> = ws.iter().map(|(_, w)| w.to_lowercase()).collect();
+    if lw.iter().any(|w| NOT_PLAIN.contains(&w.as_str()) || w.ends_with("n't")) {
+        return None;
+    }
+    let spans: Vec<ValueSpan> = value_spans(clause).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone() && !is_time(&s.text)).collect();
+    let name_at = |at: usize| spans.iter().find(|s| s.at == at);
+    let mut i = usize::from(lw.first().is_some_and(|w| ["my", "our", "the"].contains(&w.as_str())));
+    let team = lw.first().is_some_and(|w| w == "our");
+    // The noun phrase: one to three plain words, the last of which may carry the "'s" of "is".
+    let mut nouns: Vec<String> = Vec::new();
+    let mut contracted = false;
+    while i < ws.len() && nouns.len() < 3 {
+        let w = &lw[i];
+        if name_at(ws[i].0).is_some() || PARTY_PREPS.contains(&w.as_str()) || is_time(w) || FILLER.contains(&w.as_str()) && !w.ends_with("'s") {
+            break;
+        }
+        let bare = w.trim_end_matches("'s");
+        if USER_SUBJECTS.contains(&bare)
+            || TEAM_SUBJECTS.contains(&bare)
+            || PAST_IRREGULAR.contains(&bare)
+            || SUBORDINATORS.contains(&bare)
+            || bare.chars().any(|c| c.is_ascii_digit())
+        {
+            return None;
+        }
+        // A verb opening the note ("Took …", "Mixing …") makes it an account of something done; a
+        // verb after its first word makes the noun phrase a subject ("the marketplace unit settles
+        // through …": someone's statement, read by the rules for subjects).
+        if (nouns.is_empty() && (bare.ends_with("ed") || bare.ends_with("ing"))) || (!nouns.is_empty() && looks_like_verb(bare)) {
+            return None;
+        }
+        nouns.push(bare.to_string());
+        i += 1;
+        if w.ends_with("'s") {
+            contracted = true;
+            break;
+        }
+    }
+    if nouns.is_empty() {
+        return None;
+    }
+    // Words of time ("Wednesdays", "every morning"). Not a participle: "Finance signed with X" is
+    // a subject and its verb, which nothing in the words tells from "Car insured with X".
+    while lw.get(i).is_some_and(|w| is_time(w) || ["every", "each", "daily", "weekly", "monthly"].contains(&w.as_str())) {
+        i += 1;
+    }
+    // The party: after a preposition (optional after "'s"), "the" allowed.
+    let prep = lw.get(i).is_some_and(|w| PARTY_PREPS.contains(&w.as_str()));
+    if !prep && !contracted {
+        return None;
+    }
+    if prep {
+        i += 1;
+    }
+    if lw.get(i).is_some_and(|w| w == "the") {
+        i += 1;
+    }
+    let value = name_at(ws.get(i)?.0)?;
+    // Little after it: a place or a qualifier ("on 5th", "downtown, the unlimited plan").
+    let end = value.at + value.text.len();
+    let after = clause.get(end..).unwrap_or("");
+    if words(after.split(',').next().unwrap_or("")).len() > 4 {
+        return None;
+    }
+    let slot: Vec<String> = nouns.into_iter().filter(|n| !is_filler(n)).collect();
+    (!slot.is_empty()).then(|| Relation { slot: slot.join(" "), value: value.text.trim_end_matches("'s").to_string(), team })
 }
 
 /// "Car insurance: Geico", "Pediatrician: Dr. Hammond at Kids First": a short label without a
@@ -491,6 +565,19 @@ mod tests {
 
     fn read(s: &str) -> Option<(String, String, bool)> {
         relation(s).map(|r| (r.slot, r.value, r.team))
+    }
+
+    #[test]
+    fn a_terse_note_without_a_subject() {
+        assert_eq!(read("Locker rental at Harbor Lockers"), Some(("locker rental".into(), "Harbor Lockers".into(), false)));
+        assert_eq!(read("Piano class Thursdays with Mrs. Ito"), Some(("piano class".into(), "Mrs. Ito".into(), false)));
+        assert_eq!(read("Dentist's Brightsmile on Elm"), Some(("dentist".into(), "Brightsmile".into(), false)));
+        assert_eq!(read("our router's on Fibrelink"), Some(("router".into(), "Fibrelink".into(), true)));
+        // An account of something done, a subject with its verb, a question: not a note of a slot.
+        assert_eq!(read("Drove Nana to Elmwood Clinic for her scan"), None);
+        assert_eq!(read("The design team bills through Ledgerly"), None);
+        assert_eq!(read("Procurement signed with Ledgerly"), None);
+        assert_eq!(read("Locker rental at Harbor Lockers?"), None);
     }
 
     #[test]
