@@ -9,6 +9,9 @@
 //! name: the noun after `for` / `as` when there is one, else the subject's own noun and the
 //! predicate's content words ("son swimming lessons", "swim", "stream music").
 //!
+//! A terse note without a subject ("Storage unit at Public Storage", "Gym's Equinox") is read the
+//! same way, its opening noun phrase the slot (`headless`).
+//!
 //! It reads only present, plain statements: a question, a hedge, a plan, a negation or a past
 //! event ("we moved to Portland") is left to the rules that read those. It is the last value
 //! rule tried, so every frame that names its slot outright wins over it.

@@ -235,14 +235,23 @@ pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Auth
     }
     let sentences_now = sentences(turn.text);
     // The one kept value ended here (several: which one the new name replaces is not said).
-    let mut ended: Vec<(&KnownThread, &str)> = Vec::new();
+    let mut ended: Vec<(&KnownThread, String)> = Vec::new();
     for k in known.iter().filter(|k| !k.dependent) {
         let Some(current) = k.values.last().filter(|v| v.chars().count() >= 3) else { continue };
-        if sentences_now.iter().any(|s| names_value(s, current) && ending_near(s, current)) && !ended.iter().any(|(e, _)| e.thread == k.thread) {
-            ended.push((k, current));
+        // A value kept as a phrase ("out through Sendwick's API") is named by the name in it, or
+        // by that name's first word ("Sendwick keys are revoked").
+        let mut names: Vec<String> = vec![current.clone()];
+        for v in value_spans(current).into_iter().filter(|v| v.kind == SpanKind::Name) {
+            let first = v.text.split_whitespace().next().unwrap_or_default().trim_end_matches("'s").trim_end_matches("’s").to_string();
+            names.extend([v.text.trim_end_matches("'s").to_string(), first].into_iter().filter(|n| n.chars().count() >= 4));
+        }
+        let Some(named) = names.into_iter().find(|n| sentences_now.iter().any(|s| names_value(s, n) && ending_near(s, n))) else { continue };
+        if !ended.iter().any(|(e, _)| e.thread == k.thread) {
+            ended.push((k, named));
         }
     }
     let [(thread, old)] = ended.as_slice() else { return None };
+    let old = old.as_str();
     if authored.iter().any(|a| a.thread.as_deref() == Some(thread.thread.as_str())) {
         return None;
     }

@@ -594,6 +594,10 @@ fn a_kept_value_ended_in_one_sentence_and_replaced_in_another() {
     assert!(changed[0].confidence < 0.7 && !changed[0].doubts.is_empty(), "read across sentences, so said with a doubt");
     // The same name is not also kept on a slot read from the sentence's other words.
     assert_eq!(out.iter().filter(|a| a.value.as_deref() == Some("Crashmere")).count(), 1, "{out:#?}");
+    // A value kept as a phrase is named by the name inside it.
+    let phrase = [known("outbound-mail", &["out through Sendwick's API"])];
+    let out = run_with(&phrase, &["Sendwick keys are revoked. Since Monday every message goes through Postlark."]);
+    assert!(out.iter().any(|a| a.thread.as_deref() == Some("outbound-mail") && a.value.as_deref() == Some("Postlark")), "{out:#?}");
     // Two new names in value places: which one replaced it is not said.
     let out = run_with(&k, &["We moved one service to Crashmere and another to Bugwatch. The Faultline account is closed."]);
     assert!(!out.iter().any(|a| a.thread.as_deref() == Some("error-tracking") && a.value.is_some()), "{out:#?}");
