@@ -101,7 +101,7 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
     out=$(./target/bench-native/examples/changes tests/fixtures/changes/$split/*.jsonl | tail -n 1)
     echo "  changes $split: $out"
     right=$(sed -E 's/^changes right=([0-9]+)\/.*/\1/' <<<"$out")
-    case "$split" in dev) floor=190 ;; test) floor=55 ;; esac
+    case "$split" in dev) floor=190 ;; test) floor=78 ;; esac
     [ "$right" -ge "$floor" ] || { echo "eval: changes $split corpus fell below its floor ($right < $floor)" >&2; exit 1; }
   done
   cargo build --quiet --profile bench-native --features "$native" --example train_pick

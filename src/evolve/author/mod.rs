@@ -149,6 +149,11 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
             });
             authored.push(change);
         }
+        for a in authored.iter_mut().filter(|a| a.rule == "change") {
+            if let Some(v) = a.value.as_deref().and_then(|v| fullest_in(turn.text, v)) {
+                a.value = Some(v);
+            }
+        }
         history.push(PastTurn { id: turn.id.to_string(), text: turn.text, date: turn.date });
         for a in authored {
             remember(&mut known, &a);
@@ -156,6 +161,31 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
         }
     }
     out
+}
+
+/// The fullest form `text` gives a name ("Quayside Pay" for a change read as "… gone through
+/// Quayside" when the turn also said "signed with Quayside Pay"): a longer name of the turn that
+/// opens with the same words. None when there is none, or several that differ.
+fn fullest_in(text: &str, value: &str) -> Option<String> {
+    let vw: Vec<&str> = value.split_whitespace().collect();
+    if vw.is_empty() || !value.chars().next().is_some_and(char::is_uppercase) {
+        return None;
+    }
+    let mut longer: Vec<String> = text::sentences(text)
+        .into_iter()
+        .flat_map(spans::value_spans)
+        .filter(|s| s.kind == spans::SpanKind::Name)
+        .map(|s| s.text.trim_end_matches("'s").trim_end_matches("’s").to_string())
+        .filter(|n| {
+            let nw: Vec<&str> = n.split_whitespace().collect();
+            nw.len() > vw.len() && nw[..vw.len()] == vw[..]
+        })
+        .collect();
+    longer.dedup();
+    match longer.as_slice() {
+        [one] => Some(one.clone()),
+        _ => None,
+    }
 }
 
 /// What an authored memory tells later turns: its value joins its thread's (a retraction empties

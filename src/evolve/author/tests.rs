@@ -602,3 +602,12 @@ fn a_kept_value_ended_in_one_sentence_and_replaced_in_another() {
     let out = run_with(&k, &["We moved one service to Crashmere and another to Bugwatch. The Faultline account is closed."]);
     assert!(!out.iter().any(|a| a.thread.as_deref() == Some("error-tracking") && a.value.is_some()), "{out:#?}");
 }
+
+#[test]
+fn a_change_takes_the_fullest_name_its_turn_gives() {
+    let k = [known("card-processor", &["Tillpoint"])];
+    let out = run_with(&k, &["We signed with Harbourline Pay in May. The last Tillpoint batch closed on Friday, and new charges go through Harbourline."]);
+    let a = out.iter().find(|a| a.thread.as_deref() == Some("card-processor")).unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!(a.value.as_deref(), Some("Harbourline Pay"));
+    assert_eq!(fullest_in("Harbourline Pay or Harbourline Cards, we'll see", "Harbourline"), None, "two fuller forms: neither is said to be it");
+}
