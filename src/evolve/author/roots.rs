@@ -203,23 +203,28 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
             rule: "root",
             forget: Vec::new(),
         },
-        Authored {
-            content: format!("The user said: \"{}\"", new_sentence.trim()),
-            shape: Shape::EvolvingAttribute,
-            thread: Some(thread),
-            value: Some(new.text.clone()),
-            depends_on: None,
-            consequent: None,
-            area,
-            signature: None,
-            confidence: REPLACED_CONFIDENCE,
-            doubts: vec![format!("{old} was said to end here; {} was taken as what replaced it", new.text)],
-            event_at: turn.date,
-            derived_from: vec![turn.id.to_string()],
-            rule: "change",
-            forget: Vec::new(),
-        },
+        replaced_by(turn, new_sentence, thread, old, &new.text, area),
     ]
+}
+
+/// The change to `new` on `thread`, read when this turn ended `old` (said with that doubt).
+fn replaced_by(turn: &Turn, sentence: &str, thread: String, old: &str, new: &str, area: Vec<String>) -> Authored {
+    Authored {
+        content: format!("The user said: \"{}\"", sentence.trim()),
+        shape: Shape::EvolvingAttribute,
+        thread: Some(thread),
+        value: Some(new.trim_end_matches("'s").trim_end_matches("’s").to_string()),
+        depends_on: None,
+        consequent: None,
+        area,
+        signature: None,
+        confidence: REPLACED_CONFIDENCE,
+        doubts: vec![format!("{old} was said to end here; {new} was taken as what replaced it")],
+        event_at: turn.date,
+        derived_from: vec![turn.id.to_string()],
+        rule: "change",
+        forget: Vec::new(),
+    }
 }
 
 /// A kept value this turn ends while it brings in a new name, the two in any of its sentences
@@ -269,22 +274,8 @@ pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Auth
     let i = replacement_in(&placed, old)?;
     let (sentence, new) = &fresh[i];
     let area = areas(&thread.thread.replace('-', " "), None);
-    Some(Authored {
-        content: format!("The user said: \"{}\"", sentence.trim()),
-        shape: Shape::EvolvingAttribute,
-        thread: Some(thread.thread.clone()),
-        value: Some(new.text.trim_end_matches("'s").trim_end_matches("’s").to_string()),
-        depends_on: None,
-        consequent: None,
-        area: if area.is_empty() { vec![thread.thread.clone()] } else { area },
-        signature: None,
-        confidence: REPLACED_CONFIDENCE,
-        doubts: vec![format!("{old} was said to end here; {} was taken as what replaced it", new.text)],
-        event_at: turn.date,
-        derived_from: vec![turn.id.to_string()],
-        rule: "change",
-        forget: Vec::new(),
-    })
+    let area = if area.is_empty() { vec![thread.thread.clone()] } else { area };
+    Some(replaced_by(turn, sentence, thread.thread.clone(), old, &new.text, area))
 }
 
 /// Whether every mention of `name`'s first word in `text` carries "'s" ("Priyanka's no longer on
