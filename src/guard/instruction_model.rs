@@ -119,6 +119,12 @@ pub struct Model {
 }
 
 impl Model {
+    /// Whether this model reads `text` as an instruction to its reader: whole, or by one of its
+    /// sentences.
+    pub fn instructs(&self, text: &str) -> bool {
+        self.probability(&features(text)) >= self.threshold || sentences(text).into_iter().any(|s| self.probability(&features(s)) >= self.sentence_threshold)
+    }
+
     pub fn probability(&self, feats: &[u32]) -> f32 {
         if feats.is_empty() {
             return 0.0;
@@ -167,14 +173,6 @@ pub fn sentences(text: &str) -> Vec<&str> {
         parts
     } else {
         Vec::new()
-    }
-}
-
-impl Model {
-    /// Whether this model reads `text` as an instruction to its reader: whole, or by one of its
-    /// sentences.
-    pub fn instructs(&self, text: &str) -> bool {
-        self.probability(&features(text)) >= self.threshold || sentences(text).into_iter().any(|s| self.probability(&features(s)) >= self.sentence_threshold)
     }
 }
 

@@ -175,7 +175,7 @@ fn fullest_in(text: &str, value: &str) -> Option<String> {
         .into_iter()
         .flat_map(spans::value_spans)
         .filter(|s| s.kind == spans::SpanKind::Name)
-        .map(|s| s.text.trim_end_matches("'s").trim_end_matches("’s").to_string())
+        .map(|s| spans::without_possessive(&s.text).to_string())
         .filter(|n| {
             let nw: Vec<&str> = n.split_whitespace().collect();
             nw.len() > vw.len() && nw[..vw.len()] == vw[..]

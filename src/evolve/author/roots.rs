@@ -9,8 +9,8 @@
 
 use super::frames::{is_known_value, replacement_in, same_form};
 use super::slot::{areas, label, names_value, slot_words, thread_by_value};
-use super::spans::{value_spans, SpanKind, ValueSpan};
-use super::text::{sentences, words};
+use super::spans::{value_spans, without_possessive, SpanKind, ValueSpan};
+use super::text::{sentences, starts_in_lower_case, words};
 use super::{Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
@@ -64,7 +64,6 @@ const ENDING: &[&str] = &[
     "redeemed",
     "decommissioned",
     "teardown",
-    "retired",
     "lapsed",
     "died",
     "dead",
@@ -93,7 +92,7 @@ fn named_in<'t>(text: &'t str, token: &str, own: &str) -> Option<(String, &'t st
         for span in value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone() && !own.contains(&v.text.to_lowercase())) {
             let holds = words(&span.text).iter().any(|w| w.trim_end_matches("'s") == token);
             if holds && best.as_ref().is_none_or(|(b, _)| span.text.split_whitespace().count() > b.split_whitespace().count()) {
-                best = Some((span.text.trim_end_matches("'s").trim_end_matches("’s").to_string(), s));
+                best = Some((without_possessive(&span.text).to_string(), s));
             }
         }
     }
@@ -126,7 +125,7 @@ fn upstream_name<'t>(thread: &str, own: &str, turn: &Turn<'t>, history: &[PastTu
 pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> Vec<Authored> {
     // Most turns end nothing: they are passed over before the history is read.
     let tw = words(turn.text);
-    if !(0..tw.len()).any(|i| ending_at(&tw, i)) {
+    if !ends_any(&tw) {
         return Vec::new();
     }
     let sentences_now = sentences(turn.text);
@@ -143,7 +142,7 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
     for p in history.iter().rev() {
         for s in sentences(p.text).into_iter().filter(|s| may_name(s)) {
             for span in value_spans(s).into_iter().filter(|v| v.kind == SpanKind::Name && !v.opens_sentence_alone()) {
-                let name = span.text.trim_end_matches("'s").trim_end_matches("’s").to_string();
+                let name = without_possessive(&span.text).to_string();
                 let key = name.split_whitespace().next().unwrap_or_default().to_lowercase();
                 match said.iter_mut().find(|(n, _, _)| n.split_whitespace().next().unwrap_or_default().eq_ignore_ascii_case(&key)) {
                     Some(e) if name.split_whitespace().count() > e.0.split_whitespace().count() => *e = (name, s, p),
@@ -213,7 +212,7 @@ fn replaced_by(turn: &Turn, sentence: &str, thread: String, old: &str, new: &str
         content: format!("The user said: \"{}\"", sentence.trim()),
         shape: Shape::EvolvingAttribute,
         thread: Some(thread),
-        value: Some(new.trim_end_matches("'s").trim_end_matches("’s").to_string()),
+        value: Some(without_possessive(new).to_string()),
         depends_on: None,
         consequent: None,
         area,
@@ -234,8 +233,7 @@ fn replaced_by(turn: &Turn, sentence: &str, thread: String, old: &str, new: &str
 /// one new name where a slot's value goes (`replacement_in`); anything less certain authors nothing.
 /// Not when this turn's rules already said something of that thread.
 pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Authored]) -> Option<Authored> {
-    let tw = words(turn.text);
-    if !(0..tw.len()).any(|i| ending_at(&tw, i)) {
+    if !ends_any(&words(turn.text)) {
         return None;
     }
     let sentences_now = sentences(turn.text);
@@ -247,11 +245,10 @@ pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Auth
         // by that name's first word ("Sendwick keys are revoked").
         let mut names: Vec<String> = vec![current.clone()];
         for v in value_spans(current).into_iter().filter(|v| v.kind == SpanKind::Name) {
-            let first = v.text.split_whitespace().next().unwrap_or_default().trim_end_matches("'s").trim_end_matches("’s").to_string();
+            let first = without_possessive(v.text.split_whitespace().next().unwrap_or_default()).to_string();
             names.extend([v.text.trim_end_matches("'s").to_string(), first].into_iter().filter(|n| n.chars().count() >= 4));
         }
-        let Some(named) = names.into_iter().find(|n| sentences_now.iter().any(|s| names_value(s, n) && ending_near(s, n))) else { continue };
-        if !ended.iter().any(|(e, _)| e.thread == k.thread) {
+        if let Some(named) = names.into_iter().find(|n| sentences_now.iter().any(|s| names_value(s, n) && ending_near(s, n))) {
             ended.push((k, named));
         }
     }
@@ -263,7 +260,7 @@ pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Auth
     // New: a name of the old one's form, said as a statement, that no thread holds. A word opening
     // its sentence is capitalized by grammar, except from a writer who starts the turn in lower
     // case: there it is a name ("review done. Beaconly and Relaymint both demoed").
-    let lower_case_writer = turn.text.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase);
+    let lower_case_writer = starts_in_lower_case(turn.text);
     let fresh: Vec<(&str, ValueSpan)> = sentences_now
         .iter()
         .filter(|s| !s.trim_end().ends_with('?'))
@@ -303,6 +300,12 @@ fn ending_near(sentence: &str, name: &str) -> bool {
     let keys: Vec<String> = name.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| w.chars().count() >= 4).collect();
     let at: Vec<usize> = ws.iter().enumerate().filter(|(_, w)| keys.iter().any(|k| w.trim_end_matches("'s") == k)).map(|(i, _)| i).collect();
     (0..ws.len()).any(|i| ending_at(&ws, i) && at.iter().any(|&a| a.abs_diff(i) <= ENDING_REACH))
+}
+
+/// Whether any of `ws` (lower-case words) is an ending word: most turns end nothing, and are
+/// passed over before anything else is read.
+fn ends_any(ws: &[String]) -> bool {
+    (0..ws.len()).any(|i| ending_at(ws, i))
 }
 
 /// Whether the `i`-th of `ws` (lower-case words) is an ending word ("longer" only after "no").

@@ -216,6 +216,11 @@ fn trim_code(s: &str) -> &str {
 }
 
 /// The value-like spans of `sentence`, in order.
+/// A name without the "'s" it was said with ("Tollgate's" → "Tollgate").
+pub fn without_possessive(name: &str) -> &str {
+    name.trim_end_matches("'s").trim_end_matches("’s")
+}
+
 pub fn value_spans(sentence: &str) -> Vec<ValueSpan> {
     let mut out: Vec<ValueSpan> = Vec::new();
     // Quoted and backticked text.

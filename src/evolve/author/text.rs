@@ -62,13 +62,18 @@ pub fn find_word(haystack: &str, phrase: &str, from: usize) -> Option<usize> {
     None
 }
 
+/// Whether the writer starts `text` in lower case (and so, most often, every sentence of it).
+pub fn starts_in_lower_case(text: &str) -> bool {
+    text.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase)
+}
+
 /// Sentences of a turn: split after `.`, `!`, `?` or a line break, except after abbreviations,
 /// inside numbers (`10.4.7.19`) and, from a writer who capitalizes, before a lowercase
 /// continuation. A writer who starts the turn in lower case starts every sentence so ("my bank is
 /// Monzo. how much per week…"): there a lowercase word after a period is a new sentence.
 pub fn sentences(text: &str) -> Vec<&str> {
     let bytes = text.as_bytes();
-    let capitalizes = !text.chars().find(|c| c.is_alphabetic()).is_some_and(char::is_lowercase);
+    let capitalizes = !starts_in_lower_case(text);
     let mut out = Vec::new();
     let mut start = 0;
     let mut i = 0;
