@@ -44,6 +44,8 @@ struct Args {
     dump: bool,
     /// List the failed questions of a held-out split (`test.json`) too.
     misses: bool,
+    /// List the stated facts (`gold_facts`) no authored memory holds, with the turn that states them.
+    facts: bool,
     /// Only the episode with this id.
     episode: Option<String>,
     /// Before each episode, every distinct filler chat of the file (a larger store, same facts).
@@ -63,7 +65,7 @@ struct Args {
 
 fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
     let usage = "usage: eval evolving PATH [--mode keyword|hybrid] [--author offline|llm] [--llm-url http://HOST:PORT/v1 --model M [--api-key-env VAR] \
-                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--picks FILE] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump] [--misses]";
+                 [--structured json_schema|json_object|none] [--timeout-s S]] [--max-tokens N] [--picks FILE] [--limit EPISODES] [--episode ID] [--pad] [--show] [--dump] [--misses] [--facts]";
     let path = it.next().ok_or(usage)?;
     let mut args = Args {
         path,
@@ -73,6 +75,7 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         show: false,
         dump: false,
         misses: false,
+        facts: false,
         episode: None,
         pad: false,
         mode: "keyword".into(),
@@ -84,7 +87,8 @@ fn parse_args(mut it: impl Iterator<Item = String>) -> AnyResult<Args> {
         picks: None,
     };
     while let Some(flag) = it.next() {
-        if flag == "--show" || flag == "--dump" || flag == "--pad" || flag == "--misses" {
+        if flag == "--show" || flag == "--dump" || flag == "--pad" || flag == "--misses" || flag == "--facts" {
+            args.facts |= flag == "--facts";
             args.show |= flag == "--show";
             args.dump |= flag == "--dump";
             args.pad |= flag == "--pad";
@@ -412,7 +416,12 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 let (Some(entity), Some(value)) = (f["entity"].as_str(), f["value"].as_str()) else { continue };
                 let value = value.trim().to_lowercase();
                 let held = !value.is_empty() && authored_values.iter().any(|v| v.contains(&value));
-                let t = if stated.insert(entity.to_string()) { &mut facts.0 } else { &mut facts.1 };
+                let first = stated.insert(entity.to_string());
+                if !held && args.facts && list_misses {
+                    let said = f["fact_text"].as_str().unwrap_or_default();
+                    println!("UNHELD {id} {entity} {} {value:?} in {said:?}", if first { "first" } else { "change" });
+                }
+                let t = if first { &mut facts.0 } else { &mut facts.1 };
                 t.0 += usize::from(held);
                 t.1 += 1;
             }

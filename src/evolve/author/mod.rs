@@ -38,10 +38,13 @@
 //! Only user turns are read (an assistant's words are never authored); questions are skipped, and
 //! every memory carries a confidence with what it was not sure of (`confidence`).
 
+mod antecedent;
 mod confidence;
 mod forget;
 mod frames;
 pub mod intent;
+mod keep;
+mod labels;
 mod relation;
 mod roots;
 mod rules;

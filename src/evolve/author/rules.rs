@@ -7,7 +7,7 @@ use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, words, Span};
-use super::{forget, frames, relation, Authored, KnownThread, PastTurn, Turn};
+use super::{antecedent, forget, frames, keep, labels, relation, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -508,7 +508,7 @@ fn value_clause(c: &str) -> Option<Found> {
             return Some(f);
         }
         // "Car insurance: Geico": a label and a name, with no verb.
-        return related(c);
+        return related(c).or_else(|| labelled(c));
     }
     let sp = Span::new(c);
     if negated(&format!(" {} ", sp.lower)) {
@@ -524,9 +524,30 @@ fn value_clause(c: &str) -> Option<Found> {
     match found {
         // A frame that names no slot ("I'm with Monzo …") yields to one that does.
         Some(f) if f.slot.is_none() && f.value.is_some() && f.old_value.is_none() && f.event.is_none() => related(c).or(Some(f)),
-        None => related(c),
+        None => related(c).or_else(|| labelled(c)),
         some => some,
     }
+}
+
+/// A sentence that is a value alone ("stg-tok-9QX4-ferrous", "It's 2719B"): an identifier, or
+/// quoted text, with at most a pronoun and copula before it and a few words after.
+fn bare_value(sentence: &str) -> Option<String> {
+    let lower = sentence.to_ascii_lowercase();
+    let lead = ["it's ", "it is ", "its ", "here it is: ", "here: ", "that's ", "that is "].iter().find(|p| lower.starts_with(*p)).map_or(0, |p| p.len());
+    let v = value_spans(sentence).into_iter().find(|v| v.at == lead && matches!(v.kind, SpanKind::Code | SpanKind::Address | SpanKind::Quoted))?;
+    (words(&sentence[(lead + v.text.len()).min(sentence.len())..]).len() <= 3).then_some(v.text)
+}
+
+/// An identifier written after its label ("guest wifi pw otter-lamp-92"): tried after every
+/// frame with a verb.
+fn labelled(c: &str) -> Option<Found> {
+    let l = labels::labelled_code(c)?;
+    let mut f = Found::new("value", 0.7);
+    f.owner = owner_of(c);
+    f.slot = Some(l.label);
+    f.value = Some(l.value);
+    f.evidence.doubt(0.1, "an identifier read after its label, without a verb");
+    Some(f)
 }
 
 /// Any verb between an owner and a name (`relation`): the last value rule, as it names its slot
@@ -1415,6 +1436,9 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         rest = format!("{} {}", text.get(..range.start).unwrap_or(""), text.get(range.end..).unwrap_or(""));
     }
     let mut previous: Option<&str> = None;
+    // A request to keep that named its object and no value ("can you hang on to the deploy token
+    // for me?"): the next sentence may be the value alone.
+    let mut awaited: Option<String> = None;
     let (mut marked, mut last_at) = (0usize, 0usize);
     for sentence in sentences(&rest) {
         let before = previous.replace(sentence);
@@ -1498,6 +1522,36 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             found.push((f, sentence.to_string()));
             continue;
         }
+        // "…, jot that down for me?": the request is neither statement nor question; what it
+        // asks to keep is read.
+        if let Some(slot) = awaited.take() {
+            if let Some(value) = bare_value(sentence) {
+                let mut f = Found::new("value", 0.7);
+                f.owner = owner_of(&slot);
+                f.slot = Some(slot);
+                f.value = Some(value);
+                f.evidence.doubt(0.1, "the value followed a request to keep its slot");
+                found.push((f, sentence.to_string()));
+                continue;
+            }
+        }
+        let kept = keep::request(sentence);
+        let sentence = match &kept {
+            Some(k) if k.statement.chars().any(char::is_alphanumeric) => k.statement,
+            Some(_) => continue,
+            None => sentence,
+        };
+        // "…Priyanka Shah started Monday. her personal cell is X": the cell is Priyanka's.
+        let said_before = rest.get(..(sentence.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize)).unwrap_or("");
+        let with_antecedent: String;
+        let sentence: &str = match antecedent::resolved(sentence, said_before) {
+            Some(r) => {
+                with_antecedent = r;
+                &with_antecedent
+            }
+            None => sentence,
+        };
+        let lower = sentence.to_ascii_lowercase();
         let first = first_word(sentence);
         if sentence.trim_end().ends_with('?') || WH_STARTS.contains(&first.as_str()) || REQUEST_STARTS.iter().any(|r| lower.starts_with(r)) {
             continue;
@@ -1574,6 +1628,22 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         for (f, _) in found[start..].iter_mut() {
             if hedged && target != Some(start) {
                 f.evidence.doubt(0.25, "stated tentatively");
+            }
+        }
+        // "Note our merchant ID somewhere, the job needs it: MID-77Q": the request named the slot.
+        if let Some(object) = kept.as_ref().and_then(|k| k.object).filter(|_| found.len() == start) {
+            let after = sentence.find(object).map_or(0, |at| at + object.len());
+            let value = value_spans(&sentence[after..]).into_iter().filter(|v| matches!(v.kind, SpanKind::Code | SpanKind::Address | SpanKind::Quoted)).min_by_key(|v| v.at);
+            match value {
+                Some(v) => {
+                    let mut f = Found::new("value", 0.7);
+                    f.owner = owner_of(object);
+                    f.slot = Some(object.to_string());
+                    f.value = Some(v.text);
+                    f.evidence.doubt(0.1, "the value stood beside a request to keep its slot");
+                    found.push((f, sentence.to_string()));
+                }
+                None => awaited = Some(object.to_string()),
             }
         }
         read_against_known(sentence, known, &mut found, start, scores);
