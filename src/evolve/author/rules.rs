@@ -529,6 +529,23 @@ fn value_clause(c: &str) -> Option<Found> {
     }
 }
 
+/// The statement a sentence makes before the question it ends with, when a clause boundary
+/// separates them and the question opens with a question's word.
+fn statement_before_question(sentence: &str) -> Option<&str> {
+    if !sentence.trim_end().ends_with('?') || WH_STARTS.contains(&first_word(sentence).as_str()) {
+        return None;
+    }
+    let lower = sentence.to_ascii_lowercase();
+    let cut = [" — ", " – ", " - ", "; ", ", so ", ", but ", ", and ", ", "]
+        .iter()
+        .flat_map(|sep| lower.match_indices(sep).map(move |(at, _)| (at, at + sep.len())))
+        .filter(|&(_, after)| WH_STARTS.contains(&first_word(&sentence[after..]).as_str()))
+        .map(|(at, _)| at)
+        .min()?;
+    let before = sentence[..cut].trim();
+    (words(before).len() >= 3).then_some(before)
+}
+
 /// A sentence that is a value alone ("stg-tok-9QX4-ferrous", "It's 2719B"): an identifier, or
 /// quoted text, with at most a pronoun and copula before it and a few words after.
 fn bare_value(sentence: &str) -> Option<String> {
@@ -1551,6 +1568,9 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             }
             None => sentence,
         };
+        // "I get my flour from Hollins Mill — will that confuse people?": the statement before
+        // the question is read.
+        let sentence = statement_before_question(sentence).unwrap_or(sentence);
         let lower = sentence.to_ascii_lowercase();
         let first = first_word(sentence);
         if sentence.trim_end().ends_with('?') || WH_STARTS.contains(&first.as_str()) || REQUEST_STARTS.iter().any(|r| lower.starts_with(r)) {
