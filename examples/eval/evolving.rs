@@ -235,7 +235,8 @@ struct Chains {
 }
 
 impl Chains {
-    fn add(&mut self, ep: &Value, sessions: &[Value], slots: &[AuthoredSlot]) {
+    /// With `list`, prints each asked dependent the author did not link to its root.
+    fn add(&mut self, ep: &Value, sessions: &[Value], slots: &[AuthoredSlot], list: bool) {
         let facts: Vec<(&str, String)> = sessions
             .iter()
             .flat_map(|s| s["gold_facts"].as_array().into_iter().flatten())
@@ -258,6 +259,16 @@ impl Chains {
             let Some((_, value)) = facts.iter().find(|(e, _)| *e == entity) else { continue };
             let dependents = holding(value);
             let linked: Vec<&str> = dependents.iter().filter_map(|d| d.depends_on.as_deref()).filter(|t| root_threads.contains(t)).collect();
+            if list && linked.is_empty() {
+                let said = sessions
+                    .iter()
+                    .flat_map(|s| s["gold_facts"].as_array().into_iter().flatten())
+                    .find(|f| f["entity"].as_str() == Some(entity))
+                    .and_then(|f| f["fact_text"].as_str())
+                    .unwrap_or_default();
+                let on: Vec<String> = dependents.iter().map(|d| format!("{}<-{}", d.thread, d.depends_on.as_deref().unwrap_or("-"))).collect();
+                println!("UNLINKED {} {entity} root={root}:{root_threads:?} authored={on:?} in {said:?}", ep["episode_id"].as_str().unwrap_or("?"));
+            }
             self.n += 1;
             self.root += usize::from(!root_threads.is_empty());
             self.dependent += usize::from(!dependents.is_empty());
@@ -407,7 +418,7 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 }
             }
         }
-        chains.add(ep, &sessions[..next], &authored_slots);
+        chains.add(ep, &sessions[..next], &authored_slots, args.facts && list_misses);
         // How many of the facts the episode states (its `gold_facts`) some authored memory holds
         // as its value: the author's own recall, apart from what the reader finds in raw turns.
         let mut stated: std::collections::HashSet<String> = std::collections::HashSet::new();

@@ -25,6 +25,11 @@ const NOT_LABEL: &[&str] = &[
 
 /// The first identifier of `clause` written after a label, with that label.
 pub fn labelled_code(clause: &str) -> Option<Labelled> {
+    // What would be under a condition is no label's value now ("if X ever goes → plain Y").
+    let lower = clause.to_ascii_lowercase();
+    if ["if ", "unless ", "would", "'d ", "otherwise"].iter().any(|c| lower.starts_with(c) || lower.contains(&format!(" {c}"))) {
+        return None;
+    }
     let span = value_spans(clause).into_iter().filter(|s| matches!(s.kind, SpanKind::Code | SpanKind::Address)).min_by_key(|s| s.at)?;
     if is_quantity_or_time(&span.text) {
         return None;
@@ -80,5 +85,6 @@ mod tests {
         assert_eq!(read("cutting 7.3.0-rc1 today"), None);
         assert_eq!(read("it costs $35 a month"), None);
         assert_eq!(read("I have 2 kids"), None);
+        assert_eq!(read("if tunnelkit ever goes → plain jumpbox-02"), None);
     }
 }

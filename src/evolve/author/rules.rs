@@ -1467,7 +1467,6 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         if words(sentence).len() > 45 {
             continue;
         }
-        let lower = sentence.to_ascii_lowercase();
         let scores = intent::model().map(|m| Scores(m.predict(&intent::features(sentence, &hits(sentence), known))));
         let stated = |s: &str| clauses(s).into_iter().find_map(|c| value_clause(c).and_then(|f| f.value));
         // "X is Y. Please delete that": the statement just made is the referent (read below).
@@ -1940,6 +1939,45 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
     })
 }
 
+/// Words by which a statement gives its reason.
+const CAUSE_CUES: &[&str] = &["because", "bc", "b/c", "cuz", "cause", "since", "due to", "thanks to", "that's why", "which is why", "that is why", "so that's"];
+
+/// "ingestion uses the loam connector — we only run that one because it's Basaltic-native": a
+/// value stated with a reason that names another thread's kept value depends on that thread. The
+/// reason is what makes it contingent, so the statement must give one (a cue word) and name the
+/// kept value; a value the statement itself holds, or its own thread, is no upstream.
+fn explained_by_kept(sentence: &str, known: &[KnownThread], found: &mut [(Found, String)], start: usize) {
+    let lower = sentence.to_ascii_lowercase();
+    let Some(cue) = CAUSE_CUES.iter().filter_map(|c| find_word(&lower, c, 0)).min() else { return };
+    // What the turn stated before this sentence is kept as much as what earlier turns did.
+    let stated: Vec<KnownThread> = found[..start]
+        .iter()
+        .filter(|(f, _)| !f.retraction && f.upstream.is_none() && f.consequent.is_none())
+        .filter_map(|(f, _)| Some(KnownThread { thread: slot::label(f.slot.as_deref()?)?, dependent: false, values: vec![f.value.clone()?], order: 0 }))
+        .collect();
+    let known: Vec<&KnownThread> = known.iter().chain(&stated).collect();
+    for (f, _) in found[start..].iter_mut() {
+        if f.retraction || f.change || f.upstream.is_some() || f.upstream_slot.is_some() || f.consequent.is_some() {
+            continue;
+        }
+        if f.value.is_none() {
+            continue;
+        }
+        let own = f.slot.as_deref().and_then(slot::label);
+        // The reason is what follows the cue; a value named before it is what is explained.
+        let reason = &lower[cue..];
+        let held = known.iter().filter(|k| !k.dependent && own.as_deref() != Some(k.thread.as_str())).find_map(|k| {
+            let v = k.values.last()?;
+            let named = slot::mentions_value(reason, v).is_some_and(|s| s >= 0.7);
+            named.then(|| v.clone())
+        });
+        if let Some(v) = held {
+            f.upstream = Some(v);
+            f.evidence.doubt(0.1, "read as depending on a kept value named as its reason");
+        }
+    }
+}
+
 /// The frames read against kept threads (`frames`) over a sentence the patterns have read: a new
 /// value for a slot the sentence names, or a value set by the holder of a kept one. The intent
 /// model, where there is one, vetoes a sentence it reads as saying nothing to keep.
@@ -1948,6 +1986,7 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
         return;
     }
     let here = |found: &[(Found, String)], v: &str| found[start..].iter().position(|(f, _)| f.value.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(v)));
+    explained_by_kept(sentence, known, found, start);
     if let Some(sb) = frames::set_by(sentence, known) {
         match here(found, &sb.value) {
             Some(i) => {
