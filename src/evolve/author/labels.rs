@@ -20,7 +20,8 @@ const NOT_LABEL: &[&str] = &[
     "is", "are", "am", "was", "were", "be", "been", "has", "have", "had", "do", "does", "did", "got", "get", "gets", "gave", "give", "put", "on", "in", "at", "to", "for", "from",
     "with", "by", "of", "as", "into", "onto", "about", "and", "or", "but", "so", "if", "then", "than", "now", "rn", "still", "also", "just", "only", "again", "every", "each",
     "around", "about", "approx", "like", "until", "till", "since", "after", "before", "not", "no", "all", "per", "via", "it's", "i'm", "we're", "he's", "she's", "they're",
-    "that's", "there's", "here's", "what's", "lives", "sold", "pinned", "use", "uses", "used", "call", "called",
+    "that's", "there's", "here's", "what's", "lives", "sold", "pinned", "use", "uses", "used", "call", "called", "wait", "sorry", "oops", "ugh", "hmm", "lol", "actually", "okay",
+    "ok", "yes", "yeah",
 ];
 
 /// The first identifier of `clause` written after a label, with that label.

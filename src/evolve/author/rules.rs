@@ -966,7 +966,12 @@ fn first_person_extra(sp: &Span) -> Option<Found> {
         if verb.ends_with("ing") || WH_STARTS.contains(&verb.as_str()) || ["am", "was", "have", "had", "think", "feel", "want", "need", "got", "bought"].contains(&verb.as_str()) {
             return None;
         }
-        let digit_at = rest.text.rfind(|c: char| c.is_whitespace())?;
+        // The quantity is the last value the clause ends with, whole ("September 5"), else its last word.
+        let ends_with_value = value_spans(rest.text).into_iter().rfind(|v| v.kind == SpanKind::Code && v.at + v.text.len() + 1 >= rest.text.trim_end_matches(['.', '!']).len());
+        let digit_at = match ends_with_value {
+            Some(v) if v.at > verb.len() => v.at,
+            _ => rest.text.rfind(|c: char| c.is_whitespace())?,
+        };
         let object = rest.slice(verb.len(), digit_at);
         let mut f = Found::new("value", 0.6);
         f.owner = Some(if sp.lower.starts_with("we") { Owner::Team } else { Owner::User });
@@ -2050,8 +2055,11 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
 fn correct(text: &str, found: &mut Vec<(Found, String)>) {
     let Some(cue_end) = frames::correction_at(text) else { return };
     let cue_start = text[..cue_end].rfind(|c: char| c.is_whitespace() || matches!(c, ',' | '—' | '-' | '.')).unwrap_or(0);
-    let Some(pre) = found.iter().rposition(|(f, _)| f.at <= cue_start && f.value.is_some() && !f.retraction && f.signature.is_none()) else { return };
-    let post = found.iter().enumerate().skip(pre + 1).find(|(_, (f, _))| f.at > cue_start && f.value.is_some() && !f.retraction).map(|(i, _)| i);
+    // Where each statement's value stands: statements of one sentence share its start, and the
+    // cue may stand between them ("… is August 29 — I misspoke, it's September 5").
+    let value_at = |f: &Found| f.value.as_deref().map(|v| text.get(f.at..).and_then(|rest| rest.find(v)).map_or(f.at, |p| f.at + p));
+    let Some(pre) = found.iter().rposition(|(f, _)| value_at(f).is_some_and(|at| at <= cue_start) && !f.retraction && f.signature.is_none()) else { return };
+    let post = found.iter().enumerate().skip(pre + 1).find(|(_, (f, _))| value_at(f).is_some_and(|at| at > cue_start) && !f.retraction).map(|(i, _)| i);
     match post {
         Some(i) => {
             let (withdrawn, _) = found.remove(pre);

@@ -203,6 +203,18 @@ fn is_code_char(c: char) -> bool {
     c.is_alphanumeric() || "#@+().:/_-$€£%".contains(c)
 }
 
+/// A month's name, whole or shortened ("Sept", "Nov.").
+fn is_month(w: &str) -> bool {
+    crate::evolve::pick::MONTHS.contains(&w.trim_end_matches('.').to_ascii_lowercase().as_str())
+}
+
+/// A day of the month: 1 to 31, with an ordinal ending or not ("5", "21st").
+fn is_day(w: &str) -> bool {
+    let digits = w.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let suffix = &w[digits.len()..].to_ascii_lowercase();
+    (1..=2).contains(&digits.len()) && digits.parse::<u32>().is_ok_and(|d| (1..=31).contains(&d)) && (suffix.is_empty() || ["st", "nd", "rd", "th"].contains(&suffix.as_str()))
+}
+
 fn trim_code(s: &str) -> &str {
     let mut s = s.trim_end_matches(['.', ',', ':', ';', '!', '?']);
     // A closing parenthesis stays only with its opening one ("(617)"), and the other way round.
@@ -254,6 +266,15 @@ pub fn value_spans(sentence: &str) -> Vec<ValueSpan> {
     let mut i = 0;
     while i < toks.len() {
         let (at, raw) = toks[i];
+        // "September 5", "12 November": a month and its day are one value.
+        if let Some(&(_, next)) = toks.get(i + 1) {
+            let (a, b) = (raw.trim_end_matches([',', '.', ';', ':', '!', '?']), next.trim_end_matches([',', '.', ';', ':', '!', '?']));
+            if !raw.ends_with([',', ';', ':']) && ((is_month(a) && is_day(b)) || (is_day(a) && is_month(b))) {
+                out.push(ValueSpan { text: format!("{a} {b}"), kind: SpanKind::Code, at });
+                i += 2;
+                continue;
+            }
+        }
         let t = trim_code(raw.trim_start_matches(['"', '`', '\'', '“']).trim_end_matches(['"', '`', '\'', '”']));
         let has_digit = t.chars().any(|c| c.is_ascii_digit());
         let address = (t.contains('@') && t.len() > 2) || (t.contains('.') && t.contains('/') && !t.starts_with('/'));
@@ -350,6 +371,8 @@ mod tests {
         assert_eq!(texts("mail dmendez88@postlark.net or ping @jules-promo-77"), ["dmendez88@postlark.net", "@jules-promo-77"]);
         assert_eq!(texts("logs go to stream.velturis.io/aurora now"), ["stream.velturis.io/aurora"]);
         assert_eq!(texts("drop them at her place, 14 Quillon Row, since"), ["14 Quillon Row"]);
+        assert_eq!(texts("it got extended to September 5, and we leave on 21 July"), ["September 5", "21 July"]);
+        assert_eq!(texts("may 5th or Sept 12th"), ["may 5th", "Sept 12th"]);
     }
 
     #[test]
