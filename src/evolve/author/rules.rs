@@ -1565,7 +1565,10 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         // "…Priyanka Shah started Monday. her personal cell is X": the cell is Priyanka's.
         let said_before = rest.get(..(sentence.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize)).unwrap_or("");
         let with_antecedent: String;
-        let sentence: &str = match antecedent::resolved(sentence, said_before) {
+        // The person may have been named in this turn or in the user's turn before it.
+        let earlier: Vec<&str> = history.iter().rev().map(|h| h.text).collect();
+        let resolved = antecedent::resolved(sentence, said_before, &earlier);
+        let sentence: &str = match resolved {
             Some(r) => {
                 with_antecedent = r;
                 &with_antecedent
