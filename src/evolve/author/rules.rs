@@ -1732,6 +1732,15 @@ fn slot_text(slot: &str) -> String {
     ws[start..].iter().map(|w| w.strip_suffix("'s").unwrap_or(w)).collect::<Vec<_>>().join(" ")
 }
 
+/// A slot phrase opened by a person's name in the possessive ("Dario Mendez's end date"): the
+/// name and the rest of the phrase.
+fn named_possessor(slot: &str) -> Option<(&str, &str)> {
+    let name = value_spans(slot).into_iter().find(|s| s.at == 0 && s.kind == SpanKind::Name)?;
+    let end = slot.get(name.text.len()..)?;
+    let rest = end.strip_prefix("'s ").or_else(|| end.strip_prefix("’s "))?;
+    (!rest.trim().is_empty()).then(|| (&slot[..name.text.len()], rest.trim()))
+}
+
 fn thread_words(thread: &str) -> String {
     thread.rsplit('/').next().unwrap_or(thread).replace('-', " ")
 }
@@ -1820,10 +1829,13 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
     if !f.retraction && f.signature.is_none() && f.slot.as_deref().is_some_and(|s| words(s).iter().any(|w| DISCOURSE_WORDS.contains(&w.as_str()))) {
         return None;
     }
-    let owner = owner_phrase(f.owner, turn.speaker);
     let on_known = thread.as_ref().is_some_and(|t| known.iter().any(|k| k.thread == *t));
+    // "Dario Mendez's end date": the named person owns the slot, in the words as well.
+    let possessor = f.slot.as_deref().filter(|_| !on_known && f.owner != Some(Owner::Team)).and_then(named_possessor);
+    let owner = possessor.map_or_else(|| owner_phrase(f.owner, turn.speaker), |(who, _)| format!("{who}'s"));
+    let own_slot = possessor.map_or(f.slot.as_deref(), |(_, rest)| Some(rest));
     let slot_name =
-        if on_known { None } else { f.slot.as_deref().map(slot_text).filter(|s| !s.is_empty()) }.or_else(|| thread.as_deref().map(thread_words)).unwrap_or_else(|| "record".into());
+        if on_known { None } else { own_slot.map(slot_text).filter(|s| !s.is_empty()) }.or_else(|| thread.as_deref().map(thread_words)).unwrap_or_else(|| "record".into());
     let area = slot::areas(&slot_name, None);
     let mut depends_on = None;
     if f.upstream.is_some() || f.upstream_slot.is_some() {
