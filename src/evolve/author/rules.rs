@@ -6,7 +6,7 @@ use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
-use super::text::{clauses, find_word, sentences, words, Span};
+use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span};
 use super::{antecedent, forget, frames, keep, labels, relation, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
@@ -1230,7 +1230,8 @@ fn conditional(sentence: &str) -> Option<(String, String, String)> {
         "'d ",
         " will ",
     ];
-    let (mat, mlen) = markers.iter().filter_map(|m| rest.find(m).map(|i| (i, m.len()))).min_by_key(|x| x.0)?;
+    // A bare ", then" (notation: "if X ever goes, then Y") only when no verb of becoming is said.
+    let (mat, mlen) = markers.iter().filter_map(|m| rest.find(m).map(|i| (i, m.len()))).min_by_key(|x| x.0).or_else(|| rest.find(", then ").map(|i| (i, ", then ".len())))?;
     let head = sp.slice(cend, cend + mat);
     // The upstream phrase: the condition without its subject and verb ("I ever switch insurers").
     let (cond, subject) = match head.rfind(',') {
@@ -1457,6 +1458,8 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         found.push((f, text.get(range.clone()).unwrap_or("").to_string()));
         rest = format!("{} {}", text.get(..range.start).unwrap_or(""), text.get(range.end..).unwrap_or(""));
     }
+    // Arrows are read as what they stand for; a kept verbatim phrase was taken out before.
+    let rest = spell_out_arrows(&rest);
     let mut previous: Option<&str> = None;
     // A request to keep that named its object and no value ("can you hang on to the deploy token
     // for me?"): the next sentence may be the value alone.

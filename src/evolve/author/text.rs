@@ -131,6 +131,36 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
     }
 }
 
+/// Arrows written for "is" or "then" ("bounce webhook → /hooks/pw", "if X ever goes → Y"),
+/// spelled out so the frames read them: after a condition ("if", "ever", "diff", "another", …) an
+/// arrow is ", then", one made a condition when it had no "if"; elsewhere it is " = ".
+pub fn spell_out_arrows(text: &str) -> String {
+    const ARROWS: [&str; 3] = [" → ", " -> ", " => "];
+    const CONDITION: &[&str] = &["if", "ever", "diff", "different", "another", "other", "new", "swap", "switch", "unless", "otherwise"];
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some((at, arrow)) = ARROWS.iter().filter_map(|a| rest.find(a).map(|i| (i, *a))).min_by_key(|x| x.0) {
+        let before = &rest[..at];
+        // The arrow's left side: back to the sentence's start or a comma.
+        let start = before.rfind(['.', '!', '?', '\n', ',', ';']).map_or(0, |i| i + 1);
+        let left = words(&before[start..]);
+        out.push_str(&before[..start]);
+        if left.iter().any(|w| CONDITION.contains(&w.as_str())) {
+            if !left.first().is_some_and(|w| w == "if") {
+                out.push_str(" if");
+            }
+            out.push_str(&before[start..]);
+            out.push_str(", then ");
+        } else {
+            out.push_str(&before[start..]);
+            out.push_str(" = ");
+        }
+        rest = &rest[at + arrow.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Lowercase words (letters and digits) of a text, non-ASCII letters kept.
 pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|w| w.trim_matches('\'').to_lowercase()).filter(|w| !w.is_empty()).collect()
@@ -160,6 +190,14 @@ mod tests {
     fn clauses_split_at_semicolons_and_dashes() {
         assert_eq!(clauses("A is B; C is D — E, F"), vec!["A is B", "C is D", "E, F"]);
         assert_eq!(clauses("a-b stays"), vec!["a-b stays"]);
+    }
+
+    #[test]
+    fn arrows_are_spelled_out_as_notation_or_condition() {
+        assert_eq!(spell_out_arrows("bounce webhook → /hooks/pw, exists bc Pw"), "bounce webhook = /hooks/pw, exists bc Pw");
+        assert_eq!(spell_out_arrows("ok. if tunnelkit ever goes → plain jumpbox-02"), "ok. if tunnelkit ever goes, then plain jumpbox-02");
+        assert_eq!(spell_out_arrows("done. diff vendor ever → /hooks/generic"), "done. if diff vendor ever, then /hooks/generic");
+        assert_eq!(spell_out_arrows("no arrows here"), "no arrows here");
     }
 
     #[test]
