@@ -146,7 +146,7 @@ pub fn spell_out_arrows(text: &str) -> String {
         let left = words(&before[start..]);
         out.push_str(&before[..start]);
         if left.iter().any(|w| CONDITION.contains(&w.as_str())) {
-            if !left.first().is_some_and(|w| w == "if") {
+            if left.first().is_none_or(|w| w != "if") {
                 out.push_str(" if");
             }
             out.push_str(&before[start..]);
