@@ -195,7 +195,7 @@ const NOT_NAMES: &[&str] = &[
     "Any",
     "Most",
 ];
-const TITLES: &[&str] = &["Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "Mr", "Mrs", "Ms", "Dr", "Prof", "Sir", "Dame", "Coach", "Aunt", "Uncle"];
+const TITLES: &[&str] = &["Mr.", "Mrs.", "Ms.", "Dr.", "Prof.", "Mr", "Mrs", "Ms", "Dr", "Prof", "Sir", "Dame", "Coach", "Aunt", "Uncle", "St.", "Mt.", "Ft."];
 /// Lowercase words a name may hold between capitalized ones ("Bank of Ireland", "Harbor & Pine").
 const NAME_JOINERS: &[&str] = &["of", "de", "da", "del", "van", "von", "la", "le", "&", "the", "du", "der"];
 
@@ -379,6 +379,7 @@ mod tests {
     fn names_with_titles_and_joiners() {
         assert_eq!(texts("Larchmont put Noor in Mr. Adebayo's class"), ["Larchmont", "Noor", "Mr. Adebayo"]);
         assert_eq!(texts("We bank with Bank of Ireland these days"), ["Bank of Ireland"]);
+        assert_eq!(texts("I go to church at St. Mary's."), ["St. Mary"]);
         assert_eq!(texts("The agency is Harbor & Pine now"), ["Harbor & Pine"]);
         assert_eq!(texts("Oh and Sunday works"), Vec::<String>::new());
         assert_eq!(texts("keep `a | b` exactly"), ["a | b"]);
