@@ -6,59 +6,16 @@
 //! A person is a name (capitalized words, from `spans`) or a relative the user names by role ("my
 //! daughter"). Without one in the turn the statement is left as it was said.
 
+use super::relation::word_spans;
+use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
 use super::text::words;
 
 /// Possessive pronouns that may open a statement about someone else.
 const POSSESSIVES: &[&str] = &["his", "her", "their"];
 
-/// Nouns for people by their relation to the speaker ("my daughter", "our intern").
-pub(super) const PEOPLE: &[&str] = &[
-    "sister",
-    "brother",
-    "son",
-    "daughter",
-    "wife",
-    "husband",
-    "partner",
-    "boyfriend",
-    "girlfriend",
-    "friend",
-    "mom",
-    "mum",
-    "dad",
-    "mother",
-    "father",
-    "kid",
-    "child",
-    "cousin",
-    "aunt",
-    "uncle",
-    "niece",
-    "nephew",
-    "grandma",
-    "grandpa",
-    "neighbor",
-    "neighbour",
-    "roommate",
-    "flatmate",
-    "colleague",
-    "coworker",
-    "boss",
-    "intern",
-    "manager",
-    "mentor",
-    "teacher",
-    "tutor",
-    "landlord",
-    "landlady",
-    "doctor",
-    "nanny",
-    "babysitter",
-    "assistant",
-    "teammate",
-    "lead",
-];
+/// Roles a person of the user's is named by, beside their relatives (`rules::KIN_NOUNS`).
+const ROLES: &[&str] = &["manager", "mentor", "teacher", "tutor", "landlord", "landlady", "doctor", "nanny", "babysitter", "assistant", "teammate", "lead"];
 
 /// `sentence` with an opening possessive pronoun replaced by the person the conversation is most
 /// about just before it: `before` (this turn's earlier text) and `earlier` (the user's previous
@@ -113,31 +70,13 @@ fn people_in(text: &str) -> Vec<(usize, String)> {
             out.push((s.at, s.text.trim_end_matches("'s").to_string()));
         }
     }
-    let ws: Vec<(usize, &str)> = word_offsets(text);
+    let ws = word_spans(text);
     for pair in ws.windows(2) {
         let owner = pair[0].1.to_ascii_lowercase();
         let noun = words(pair[1].1).into_iter().next().unwrap_or_default();
-        if ["my", "our"].contains(&owner.as_str()) && PEOPLE.contains(&noun.as_str()) {
+        if ["my", "our"].contains(&owner.as_str()) && (KIN_NOUNS.contains(&noun.as_str()) || ROLES.contains(&noun.as_str())) {
             out.push((pair[0].0, format!("{} {}", pair[0].1, noun)));
         }
-    }
-    out
-}
-
-fn word_offsets(text: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in text.char_indices() {
-        if c.is_whitespace() {
-            if let Some(s) = start.take() {
-                out.push((s, &text[s..i]));
-            }
-        } else if start.is_none() {
-            start = Some(i);
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &text[s..]));
     }
     out
 }

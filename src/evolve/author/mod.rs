@@ -25,7 +25,15 @@
 //! - **activity and quantity**: "I've been running 5k loops", "we split the bills 50/50" → a value
 //!   on the activity's / object's thread;
 //! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`
-//!   without thread, gathered by its area.
+//!   without thread, gathered by its area;
+//! - **identifier after its label**: "member id CVH-88213-K", "booking ref: BK-ZT9914" (`labels`),
+//!   tried after every frame with a verb.
+//!
+//! Before the rules read a sentence: a request to keep ("…, jot that down for me?", "note my
+//! passport number: X") gives way to what it asks to keep (`keep`); "his / her / their" opening a
+//! statement becomes the person the talk is about (`antecedent`); a question ending the sentence is
+//! cut off its statement; arrows are spelled out (`text`). A value given with a reason that names a
+//! kept value ("… only because we're on Pingfire") depends on that value's thread.
 //!
 //! After the rules, `roots` reads the whole turn: an upstream nobody holds becomes a root, and a
 //! value (kept or only said before) that the turn ends in one sentence while it names a successor

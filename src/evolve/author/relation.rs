@@ -494,7 +494,7 @@ fn with_subject(clause: &str) -> Option<Relation> {
 }
 
 /// Words with their byte offsets.
-fn word_spans(text: &str) -> Vec<(usize, &str)> {
+pub(super) fn word_spans(text: &str) -> Vec<(usize, &str)> {
     let mut out = Vec::new();
     let mut start: Option<usize> = None;
     for (i, c) in text.char_indices() {

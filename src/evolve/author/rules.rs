@@ -580,7 +580,7 @@ fn related(c: &str) -> Option<Found> {
 }
 
 /// People by their relation to the user: named beside the noun, they are a subject, not a value.
-const KIN_NOUNS: &[&str] = &[
+pub(super) const KIN_NOUNS: &[&str] = &[
     "sister",
     "brother",
     "son",
@@ -1546,8 +1546,6 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             found.push((f, sentence.to_string()));
             continue;
         }
-        // "…, jot that down for me?": the request is neither statement nor question; what it
-        // asks to keep is read.
         if let Some(slot) = awaited.take() {
             if let Some(value) = bare_value(sentence) {
                 let mut f = Found::new("value", 0.7);
@@ -1559,6 +1557,8 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
                 continue;
             }
         }
+        // "…, jot that down for me?": the request is neither statement nor question; what it
+        // asks to keep is read.
         let kept = keep::request(sentence);
         let sentence = match &kept {
             Some(k) if k.statement.chars().any(char::is_alphanumeric) => k.statement,
@@ -1568,7 +1568,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         // "…Priyanka Shah started Monday. her personal cell is X": the cell is Priyanka's.
         let said_before = rest.get(..(sentence.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize)).unwrap_or("");
         let with_antecedent: String;
-        // The person may have been named in this turn or in the user's turn before it.
+        // The person may have been named in this turn or in the user's turns before it.
         let earlier: Vec<&str> = history.iter().rev().map(|h| h.text).collect();
         let resolved = antecedent::resolved(sentence, said_before, &earlier);
         let sentence: &str = match resolved {
@@ -1968,7 +1968,7 @@ const CAUSE_CUES: &[&str] = &["because", "bc", "b/c", "cuz", "cause", "since", "
 /// "ingestion uses the loam connector — we only run that one because it's Basaltic-native": a
 /// value stated with a reason that names another thread's kept value depends on that thread. The
 /// reason is what makes it contingent, so the statement must give one (a cue word) and name the
-/// kept value; a value the statement itself holds, or its own thread, is no upstream.
+/// kept value after it; the statement's own thread is no upstream of itself.
 fn explained_by_kept(sentence: &str, known: &[KnownThread], found: &mut [(Found, String)], start: usize) {
     let lower = sentence.to_ascii_lowercase();
     let Some(cue) = CAUSE_CUES.iter().filter_map(|c| find_word(&lower, c, 0)).min() else { return };
