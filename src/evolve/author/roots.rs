@@ -315,6 +315,14 @@ fn ending_at(ws: &[String], i: usize) -> bool {
 
 /// Gives every upstream of `authored` that no thread holds a root: a kept value it names points the
 /// dependent at that value's thread; otherwise the name is authored as a value on its own thread.
+/// Whether a condition's phrase (a thread label, words joined by "-") names `name` after a
+/// preposition ("went-with-hopwell-freight"): joining an alternative, not leaving what holds.
+fn joined_alternative(phrase: &str, name: &str) -> bool {
+    let ws: Vec<&str> = phrase.split('-').collect();
+    let first = name.split_whitespace().next().unwrap_or_default().to_lowercase();
+    ws.iter().position(|w| *w == first).is_some_and(|i| i > 0 && ["with", "to", "at", "on", "for", "by", "into"].contains(&ws[i - 1]))
+}
+
 pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[KnownThread], history: &[PastTurn]) {
     let mut roots: Vec<Authored> = Vec::new();
     // Values this same turn put on independent threads ("every pipeline runs on BuildNest"): a name
@@ -333,6 +341,11 @@ pub(super) fn materialize(authored: &mut Vec<Authored>, turn: &Turn, known: &[Kn
         // The holder's name when one was read ("bundled with Stratus Harbor"), else the label's words.
         let words_of = dep.value.as_deref().map(|v| v.to_lowercase()).unwrap_or_else(|| dep.thread.clone());
         let Some((name, sentence, source)) = upstream_name(&words_of, &own, turn, history) else { continue };
+        // "if we ever went with Hopwell Freight it'd be …": a name the condition joins through a
+        // preposition is the alternative, not what holds now; it is no root of anything.
+        if a.shape == Shape::ConditionalValue && joined_alternative(&dep.thread, &name) {
+            continue;
+        }
         // The name may be a value already kept under another slot.
         let kept = thread_by_value(&name.to_lowercase(), &this_turn).or_else(|| thread_by_value(&name.to_lowercase(), known));
         if let Some((k, _, v)) = kept.filter(|(k, s, _)| *s >= 0.7 && !k.dependent && a.thread.as_deref() != Some(k.thread.as_str())) {

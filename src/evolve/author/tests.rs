@@ -611,3 +611,15 @@ fn a_change_takes_the_fullest_name_its_turn_gives() {
     assert_eq!(a.value.as_deref(), Some("Harbourline Pay"));
     assert_eq!(fullest_in("Harbourline Pay or Harbourline Cards, we'll see", "Harbourline"), None, "two fuller forms: neither is said to be it");
 }
+
+#[test]
+fn an_alternative_named_in_a_condition_is_never_held_as_a_value() {
+    // "went with X" names what would be joined, not what holds: no root may hold it.
+    let out = run(&["Our pickup time is 3:15pm. If we ever went with Hopwell Freight it'd be 11:40am."]);
+    assert!(out.iter().all(|a| a.value.as_deref() != Some("Hopwell Freight")), "{out:#?}");
+    let c = out.iter().find(|a| a.thread.as_deref() == Some("pickup-time")).unwrap_or_else(|| panic!("{out:#?}"));
+    assert_eq!((c.value.as_deref(), c.consequent.as_deref()), (Some("3:15pm"), Some("11:40am")));
+    // A name the condition leaves is what holds now, and stays a root.
+    let out = run(&["Backups go to the Nimbara bucket. If we leave Nimbara, backups would move to Corvid Store."]);
+    assert!(out.iter().any(|a| a.value.as_deref().is_some_and(|v| v.contains("Nimbara"))), "{out:#?}");
+}
