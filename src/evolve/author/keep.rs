@@ -1,6 +1,6 @@
 //! Requests to keep something: "jot that down for me?", "please note my passport number: X",
 //! "…, (617) 555-0182 — hang onto that for me?". The request itself is neither a statement nor a
-//! question; what it asks to keep is the statement. `statement` returns the part of a sentence the
+//! question; what it asks to keep is the statement. `request` returns the part of a sentence the
 //! rules should read: the words before a request that points back ("that", "it"), or the object of
 //! a request that names one ("note my passport number: X").
 //!
@@ -113,8 +113,10 @@ pub fn request(sentence: &str) -> Option<Kept<'_>> {
             // Names its object: "note my passport number: X", "remember that my code is 1234".
             let skipped = sentence[object_at..].len() - object.len();
             let own = sentence[object_at + skipped..].trim();
-            let clause = own.strip_prefix("that ").or_else(|| own.strip_prefix("That ")).is_some();
-            let own = own.strip_prefix("that ").or_else(|| own.strip_prefix("That ")).unwrap_or(own);
+            let (clause, own) = match own.strip_prefix("that ").or_else(|| own.strip_prefix("That ")) {
+                Some(rest) => (true, rest),
+                None => (false, own),
+            };
             // The object's name ends where its sentence goes on ("our merchant ID somewhere, …").
             let name_end = own.find([',', ':', '?', ';', '(']).unwrap_or(own.len());
             let name = strip_tail(own[..name_end].trim());

@@ -319,6 +319,17 @@ impl Found {
     fn new(rule: &'static str, base: f64) -> Found {
         Found { rule, evidence: Evidence::new(base), ..Found::default() }
     }
+
+    /// A value read without a verb frame (a label, a request to keep): its slot as said, whose
+    /// by the slot's or the clause's owner words, and why it is less sure.
+    fn noted(owner_words: &str, slot: String, value: String, doubt: &'static str) -> Found {
+        let mut f = Found::new("value", 0.7);
+        f.owner = owner_of(owner_words);
+        f.slot = Some(slot);
+        f.value = Some(value);
+        f.evidence.doubt(0.1, doubt);
+        f
+    }
 }
 
 fn first_word(s: &str) -> String {
@@ -559,12 +570,7 @@ fn bare_value(sentence: &str) -> Option<String> {
 /// frame with a verb.
 fn labelled(c: &str) -> Option<Found> {
     let l = labels::labelled_code(c)?;
-    let mut f = Found::new("value", 0.7);
-    f.owner = owner_of(c);
-    f.slot = Some(l.label);
-    f.value = Some(l.value);
-    f.evidence.doubt(0.1, "an identifier read after its label, without a verb");
-    Some(f)
+    Some(Found::noted(c, l.label, l.value, "an identifier read after its label, without a verb"))
 }
 
 /// Any verb between an owner and a name (`relation`): the last value rule, as it names its slot
@@ -1464,6 +1470,9 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
     // A request to keep that named its object and no value ("can you hang on to the deploy token
     // for me?"): the next sentence may be the value alone.
     let mut awaited: Option<String> = None;
+    // The user's turns before this one, newest first, where "his / her" may find its person
+    // (`antecedent` weighs the last three).
+    let earlier: Vec<&str> = history.iter().rev().take(3).map(|h| h.text).collect();
     let (mut marked, mut last_at) = (0usize, 0usize);
     for sentence in sentences(&rest) {
         let before = previous.replace(sentence);
@@ -1548,12 +1557,8 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         }
         if let Some(slot) = awaited.take() {
             if let Some(value) = bare_value(sentence) {
-                let mut f = Found::new("value", 0.7);
-                f.owner = owner_of(&slot);
-                f.slot = Some(slot);
-                f.value = Some(value);
-                f.evidence.doubt(0.1, "the value followed a request to keep its slot");
-                found.push((f, sentence.to_string()));
+                let owner_words = slot.clone();
+                found.push((Found::noted(&owner_words, slot, value, "the value followed a request to keep its slot"), sentence.to_string()));
                 continue;
             }
         }
@@ -1569,7 +1574,6 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         let said_before = rest.get(..(sentence.as_ptr() as usize).saturating_sub(rest.as_ptr() as usize)).unwrap_or("");
         let with_antecedent: String;
         // The person may have been named in this turn or in the user's turns before it.
-        let earlier: Vec<&str> = history.iter().rev().map(|h| h.text).collect();
         let resolved = antecedent::resolved(sentence, said_before, &earlier);
         let sentence: &str = match resolved {
             Some(r) => {
@@ -1666,12 +1670,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             let value = value_spans(&sentence[after..]).into_iter().filter(|v| matches!(v.kind, SpanKind::Code | SpanKind::Address | SpanKind::Quoted)).min_by_key(|v| v.at);
             match value {
                 Some(v) => {
-                    let mut f = Found::new("value", 0.7);
-                    f.owner = owner_of(object);
-                    f.slot = Some(object.to_string());
-                    f.value = Some(v.text);
-                    f.evidence.doubt(0.1, "the value stood beside a request to keep its slot");
-                    found.push((f, sentence.to_string()));
+                    found.push((Found::noted(object, object.to_string(), v.text, "the value stood beside a request to keep its slot"), sentence.to_string()));
                 }
                 None => awaited = Some(object.to_string()),
             }
