@@ -77,7 +77,7 @@ const CORRECTIONS: &[&str] = &[
 pub(super) fn same_form(a: &str, b: &ValueSpan) -> bool {
     let a_code = a.chars().any(|c| c.is_ascii_digit());
     let b_code = b.text.chars().any(|c| c.is_ascii_digit());
-    a_code == b_code
+    a_code == b_code && super::form::compatible(a, &b.text)
 }
 
 pub(super) fn is_known_value(v: &str, known: &[KnownThread]) -> bool {

@@ -49,6 +49,7 @@
 mod antecedent;
 mod confidence;
 mod forget;
+mod form;
 mod frames;
 pub mod intent;
 mod keep;
@@ -56,6 +57,7 @@ mod labels;
 mod relation;
 mod roots;
 mod rules;
+mod schedule;
 mod slot;
 pub mod spans;
 mod text;

@@ -7,7 +7,7 @@ use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span};
-use super::{antecedent, forget, frames, keep, labels, relation, Authored, KnownThread, PastTurn, Turn};
+use super::{antecedent, forget, form, frames, keep, labels, relation, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -535,7 +535,7 @@ fn value_clause(c: &str) -> Option<Found> {
     match found {
         // A frame that names no slot ("I'm with Monzo …") yields to one that does.
         Some(f) if f.slot.is_none() && f.value.is_some() && f.old_value.is_none() && f.event.is_none() => related(c).or(Some(f)),
-        None => related(c).or_else(|| labelled(c)),
+        None => related(c).or_else(|| labelled(c)).or_else(|| scheduled(c)),
         some => some,
     }
 }
@@ -571,6 +571,12 @@ fn bare_value(sentence: &str) -> Option<String> {
 fn labelled(c: &str) -> Option<Found> {
     let l = labels::labelled_code(c)?;
     Some(Found::noted(c, l.label, l.value, "an identifier read after its label, without a verb"))
+}
+
+/// A time after the activity it times ("we open at 7:00"): tried last, as it reads no verb.
+fn scheduled(c: &str) -> Option<Found> {
+    let s = schedule::scheduled(c)?;
+    Some(Found::noted(s.subject.as_deref().unwrap_or(c), s.slot, s.value, "a time read after the activity it times"))
 }
 
 /// Any verb between an owner and a name (`relation`): the last value rule, as it names its slot
@@ -1783,7 +1789,13 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
     // 3. The slot's words.
     if thread.is_none() {
         if let Some(s) = &f.slot {
-            match best_thread(s, speaker_prefix, known) {
+            // A value of another form (a name where a time was) fills another slot, whatever
+            // words the two share.
+            let fits_form = |k: &KnownThread| match (k.values.last(), f.value.as_deref()) {
+                (Some(old), Some(new)) => form::compatible(old, new),
+                _ => true,
+            };
+            match best_thread(s, speaker_prefix, known).filter(|(k, _)| fits_form(k)) {
                 Some((k, score)) if score >= 0.99 || f.change || f.retraction || score >= 0.66 => thread = Some(k.thread.clone()),
                 Some((k, _)) if slot::slot_words(s).len() > 1 => {
                     // A partial match on a longer phrase: the same slot only if the head word matches.
