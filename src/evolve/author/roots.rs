@@ -293,6 +293,11 @@ fn only_possessive(text: &str, name: &str) -> bool {
     any
 }
 
+/// Whether a word ends a party's part (`ENDING`).
+pub(super) fn is_ending(word: &str) -> bool {
+    ENDING.contains(&word)
+}
+
 /// Whether an ending word stands within `ENDING_REACH` words of where `sentence` names `name`
 /// ("no longer" counts by its second word).
 fn ending_near(sentence: &str, name: &str) -> bool {

@@ -7,7 +7,7 @@ use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span};
-use super::{antecedent, forget, form, frames, keep, labels, relation, schedule, Authored, KnownThread, PastTurn, Turn};
+use super::{antecedent, forget, form, frames, keep, labels, relation, roots, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -2012,6 +2012,39 @@ fn explained_by_kept(sentence: &str, known: &[KnownThread], found: &mut [(Found,
     }
 }
 
+/// A kept name given as a statement's reason ("since we're at Pinecrest we rent from Ossory
+/// Paddle Co"): the kept value and the statement without its reason. A value named as a reason is
+/// affirmed, so the sentence changes nothing on its thread; what it states depends on it.
+fn reason_naming_kept<'s>(sentence: &'s str, known: &[KnownThread]) -> Option<(String, &'s str)> {
+    let lower = sentence.to_ascii_lowercase();
+    let cue = CAUSE_CUES.iter().filter_map(|c| find_word(&lower, c, 0)).min()?;
+    let (value, mention) = known.iter().filter(|k| !k.dependent).find_map(|k| {
+        let v = k.values.last()?;
+        if form::form_of(v) != form::Form::Name {
+            return None;
+        }
+        let first = words(v).into_iter().find(|w| w.len() >= 3)?;
+        let at = find_word(&lower, &first, cue)?;
+        Some((v.clone(), at + first.len()))
+    })?;
+    // A reason that ends its value ("since we left Pinecrest") is a change, read elsewhere.
+    let reason = &lower[cue..mention];
+    if words(reason).iter().any(|w| roots::is_ending(w)) {
+        return None;
+    }
+    // The reason opens the sentence (after a topic and its colon, if any): the statement follows it.
+    let before = lower[..cue].trim();
+    let opens = before.rsplit_once(':').map_or(before, |(_, after)| after).trim().is_empty();
+    let main = if opens {
+        let rest = sentence.get(mention..)?;
+        let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '\'' || c == '’');
+        rest.trim_start_matches([',', ' '])
+    } else {
+        sentence.get(..cue)?.trim_end().trim_end_matches(|c: char| matches!(c, ',' | ';' | '—' | '-' | ' ')).trim_end_matches(" only").trim_end_matches(" just")
+    };
+    (words(main).len() >= 2).then_some((value, main))
+}
+
 /// The frames read against kept threads (`frames`) over a sentence the patterns have read: a new
 /// value for a slot the sentence names, or a value set by the holder of a kept one. The intent
 /// model, where there is one, vetoes a sentence it reads as saying nothing to keep.
@@ -2021,6 +2054,16 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
     }
     let here = |found: &[(Found, String)], v: &str| found[start..].iter().position(|(f, _)| f.value.as_deref().is_some_and(|x| x.eq_ignore_ascii_case(v)));
     explained_by_kept(sentence, known, found, start);
+    if let Some((kept, main)) = reason_naming_kept(sentence, known) {
+        if found[start..].iter().all(|(f, _)| f.value.is_none()) {
+            if let Some(mut f) = value_clause(main).filter(|f| f.value.is_some() && !f.retraction && f.event.is_none()) {
+                f.upstream = Some(kept);
+                f.evidence.doubt(0.1, "read as depending on a kept value named as its reason");
+                found.push((f, sentence.to_string()));
+            }
+        }
+        return;
+    }
     if let Some(sb) = frames::set_by(sentence, known) {
         match here(found, &sb.value) {
             Some(i) => {

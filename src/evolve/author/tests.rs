@@ -623,3 +623,19 @@ fn an_alternative_named_in_a_condition_is_never_held_as_a_value() {
     let out = run(&["Backups go to the Nimbara bucket. If we leave Nimbara, backups would move to Corvid Store."]);
     assert!(out.iter().any(|a| a.value.as_deref().is_some_and(|v| v.contains("Nimbara"))), "{out:#?}");
 }
+
+#[test]
+fn a_kept_name_given_as_a_reason_is_affirmed_and_what_it_explains_depends_on_it() {
+    let k = [known("gym", &["Ironside Fitness"])];
+    for text in
+        ["since we're at Ironside we book the sauna through Velvet Steam Co, they're in the basement", "climbing: because I'm at Ironside, I train with Bouldera Crew on weekends"]
+    {
+        let out = run_with(&k, &[text]);
+        assert!(out.iter().all(|a| a.thread.as_deref() != Some("gym")), "the reason is no change of the gym: {out:#?}");
+        let dependent = out.iter().find(|a| a.depends_on.as_ref().is_some_and(|d| d.thread == "gym"));
+        assert!(dependent.is_some_and(|a| a.value.as_deref().is_some_and(|v| v.contains("Velvet Steam") || v.contains("Bouldera"))), "{text}: {out:#?}");
+    }
+    // A reason that ends the kept name is a change, not an affirmation.
+    let out = run_with(&k, &["since we left Ironside we train at Quarry Hall"]);
+    assert!(out.iter().all(|a| a.depends_on.as_ref().is_none_or(|d| d.thread != "gym")), "{out:#?}");
+}
