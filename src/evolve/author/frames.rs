@@ -204,16 +204,18 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
             .rfind(|s| s.kind == SpanKind::Name && sentence.get(s.at + s.text.len()..verb_at).is_some_and(|gap| gap.trim().is_empty()))?;
         Some((slot::label(&subject.text)?, subject.text))
     };
-    let (upstream, value) = kept.or_else(named)?;
+    let (upstream, kept_value) = kept.or_else(named)?;
     let after = sentence.get(verb_at + verb.len()..)?;
     let clause_end = super::text::sentences(after).first().map_or(after.len(), |first| after.find(first).map_or(after.len(), |i| i + first.len()));
+    // A dash or a semicolon opens another statement ("gave us cabin 6 — they only hand it to groups of 4+").
+    let clause_end = [" — ", " – ", " - ", "; "].iter().filter_map(|d| after.find(d)).min().map_or(clause_end, |d| d.min(clause_end));
     let after = after.get(..clause_end).unwrap_or(after);
     // The value set is the last name or code of the clause: one before it is who it was set for
     // ("put Noor in Mr. Adebayo's class").
     let candidates: Vec<ValueSpan> = value_spans(after)
         .into_iter()
         .filter(|s| {
-            matches!(s.kind, SpanKind::Name | SpanKind::Code | SpanKind::Quoted) && !is_known_value(&s.text, known) && mentions_value(&s.text.to_lowercase(), &value).is_none()
+            matches!(s.kind, SpanKind::Name | SpanKind::Code | SpanKind::Quoted) && !is_known_value(&s.text, known) && mentions_value(&s.text.to_lowercase(), &kept_value).is_none()
         })
         .collect();
     let new = candidates.last()?.clone();
@@ -234,14 +236,23 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
             slot_words.push(w);
         }
     }
-    let slot = match owned {
+    let by_owner = owned.is_some();
+    let mut slot = match owned {
         Some(noun) => noun,
         None => slot_words.join(" "),
     };
+    // "gave us cabin 6": the number is said with the noun it numbers, which is also the slot.
+    let mut value = new.text;
+    if let Some(noun) = between.split_whitespace().next_back().filter(|_| !by_owner) {
+        if let Some(v) = super::labels::numbered(noun, &value) {
+            slot = noun.to_ascii_lowercase();
+            value = v;
+        }
+    }
     if slot::slot_words(&slot).is_empty() {
         return None;
     }
-    Some(SetBy { upstream, upstream_value: value, slot, value: new.text })
+    Some(SetBy { upstream, upstream_value: kept_value, slot, value })
 }
 
 /// The byte offset just after a correction cue in `text`, if there is one.

@@ -53,7 +53,16 @@ pub fn labelled_code(clause: &str) -> Option<Labelled> {
     if head.ends_with("ing") || head.ends_with("ed") || head.ends_with("'s") {
         return None;
     }
-    Some(Labelled { label: label.join(" "), value: span.text })
+    let value = numbered(label.last()?, &span.text).unwrap_or(span.text);
+    Some(Labelled { label: label.join(" "), value })
+}
+
+/// A number too short to name anything alone ("6", "14B") is said with the noun it numbers:
+/// "cabin 6", "Route 14B", "shelf 17" is how the thing is called, and how it is asked for.
+pub fn numbered(noun: &str, code: &str) -> Option<String> {
+    let short = code.len() <= 4 && code.chars().all(|c| c.is_ascii_alphanumeric()) && code.starts_with(|c: char| c.is_ascii_digit());
+    let noun_like = noun.len() >= 3 && noun.chars().all(char::is_alphabetic) && !NOT_LABEL.contains(&noun.to_ascii_lowercase().as_str());
+    (short && noun_like).then(|| format!("{noun} {code}"))
 }
 
 /// Amounts, durations and clock times: what a count or a schedule says, read by other rules.
@@ -77,7 +86,8 @@ mod tests {
         assert_eq!(read("guest wifi pw otter-lamp-92"), Some(("guest wifi pw".into(), "otter-lamp-92".into())));
         assert_eq!(read("on Corvane Health silver ppo, member id CVH-88213-K"), Some(("member id".into(), "CVH-88213-K".into())));
         assert_eq!(read("booking ref: BK-ZT9914"), Some(("booking ref".into(), "BK-ZT9914".into())));
-        assert_eq!(read("Pinecrest gave us cabin 6"), Some(("cabin".into(), "6".into())));
+        assert_eq!(read("Pinecrest gave us cabin 6"), Some(("cabin".into(), "cabin 6".into())), "a short number is said with its noun");
+        assert_eq!(read("locker code 27-14-09"), Some(("locker code".into(), "27-14-09".into())), "a long code stands alone");
     }
 
     #[test]
