@@ -272,3 +272,31 @@ fn hostile_sessions_author_without_error() {
         }
     }
 }
+
+#[test]
+fn a_secret_kept_in_a_turn_stays_kept_in_what_is_authored_from_it() {
+    let card = "4111 1111 1111 1111";
+    let storage = Rc::new(MemoryStorage::new());
+    let mut store = open_embedded(storage.clone());
+    // The host keeps this session's secrets (`allowSecrets`); the store's policy is `redact`.
+    let kept = SessionInput {
+        allow_secrets: true,
+        ..session("s1", 0, &[("user", &format!("For the visa forms, please keep my card number: {card}.")), ("user", "The travel agency is Viajes Norte.")])
+    };
+    ingest(&mut store, kept);
+    author(&mut store, "s1");
+    let m = store.engine().get_all(Some("alex"), 100, 0).unwrap().into_iter().find(|m| m.thread.as_deref() == Some("card-number")).expect("the card slot");
+    assert_eq!(m.value.as_deref(), Some(card), "{m:?}");
+    assert!(m.flags.iter().any(|f| f == "secret:card-number"), "{m:?}");
+    let asked = block_on(store.mutate(|e| e.recall("what's my card number?", Some("alex"), 600, None))).unwrap();
+    assert!(asked.context.text.contains(card), "{asked:?}");
+    let other = block_on(store.mutate(|e| e.recall("which travel agency do we use?", Some("alex"), 600, None))).unwrap();
+    assert!(!format!("{other:?}").contains(card), "a kept secret answers only its own question: {other:?}");
+    ingest(&mut store, session("s2", 1, &[("user", &format!("I paid the deposit yesterday with {card}, it went through."))]));
+    assert!(!store.engine().session("s2").unwrap()[0].content.contains(card), "a session without allowSecrets is redacted as always");
+    // Asked away, it goes everywhere.
+    ingest(&mut store, session("s3", 2, &[("user", "please delete my card number, I changed my mind")]));
+    author(&mut store, "s3");
+    let gone = block_on(store.mutate(|e| e.recall("what's my card number?", Some("alex"), 600, None))).unwrap();
+    assert!(!format!("{gone:?}").contains(card), "{gone:?}");
+}

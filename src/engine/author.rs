@@ -291,6 +291,10 @@ impl Engram {
                 },
                 ..NewMemory::default()
             };
+            // A secret the guards kept in a source turn (flagged: `allowSecrets`, a request to keep
+            // it) stays kept in what is authored from it, flagged in turn.
+            let kept_secret = a.derived_from.iter().filter_map(|id| self.tables.raw().by_id(id)).any(|r| r.flags.iter().any(|f| f.starts_with("secret:")));
+            let input = NewMemory { allow_secrets: kept_secret, ..input };
             let turns = a.derived_from.clone();
             let added = match self.add_by(input, Some(by)) {
                 Ok(added) => added,
