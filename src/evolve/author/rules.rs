@@ -2040,7 +2040,7 @@ fn reason_naming_kept<'s>(sentence: &'s str, known: &[KnownThread]) -> Option<(S
         let rest = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '\'' || c == '’');
         rest.trim_start_matches([',', ' '])
     } else {
-        sentence.get(..cue)?.trim_end().trim_end_matches(|c: char| matches!(c, ',' | ';' | '—' | '-' | ' ')).trim_end_matches(" only").trim_end_matches(" just")
+        sentence.get(..cue)?.trim_end().trim_end_matches([',', ';', '—', '-', ' ']).trim_end_matches(" only").trim_end_matches(" just")
     };
     (words(main).len() >= 2).then_some((value, main))
 }
