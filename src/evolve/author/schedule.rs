@@ -118,7 +118,9 @@ pub fn scheduled(clause: &str) -> Option<Scheduled> {
     };
     let slot_words: Vec<String> = slot_words.into_iter().filter(|w| !w.is_empty()).collect();
     let content = slot_words.iter().any(|w| w.len() > 2 && w.chars().all(char::is_alphabetic));
-    if !content || slot_words.len() > 4 || slot_words.iter().any(|w| w.ends_with("ing") && slot_words.len() == 1 && w.len() <= 5) {
+    // "we're going on Tuesday": a verb of motion or doing alone names no activity.
+    let empty_verb = matches!(slot_words.as_slice(), [w] if ["going", "doing", "being", "getting", "coming", "leaving"].contains(&w.as_str()));
+    if !content || slot_words.len() > 4 || empty_verb {
         return None;
     }
     // A verb in the past tense tells what happened once ("we met on Tuesday"), not a schedule.
