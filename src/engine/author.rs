@@ -291,8 +291,8 @@ impl Engram {
                 },
                 ..NewMemory::default()
             };
-            // A secret the guards kept in a source turn (flagged: `allowSecrets`, a request to keep
-            // it) stays kept in what is authored from it, flagged in turn.
+            // A secret the host kept in a source turn (`allowSecrets` on ingest: flagged, not
+            // redacted) stays kept in what is authored from it, flagged in turn.
             let kept_secret = a.derived_from.iter().filter_map(|id| self.tables.raw().by_id(id)).any(|r| r.flags.iter().any(|f| f.starts_with("secret:")));
             let input = NewMemory { allow_secrets: kept_secret, ..input };
             let turns = a.derived_from.clone();

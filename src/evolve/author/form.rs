@@ -23,11 +23,7 @@ pub enum Form {
 pub fn form_of(value: &str) -> Form {
     let w: Vec<String> = value.split_whitespace().map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':').to_lowercase()).filter(|t| !t.is_empty()).collect();
     let skip = w.iter().take_while(|x| ["every", "each", "on", "at", "the", "from", "by", "around"].contains(&x.as_str())).count();
-    let is_time = |x: &str| {
-        let clock = x.len() >= 3 && x.contains(':') && x.starts_with(|c: char| c.is_ascii_digit());
-        let meridiem = x.len() > 2 && (x.ends_with("am") || x.ends_with("pm")) && x[..x.len() - 2].chars().all(|c| c.is_ascii_digit());
-        clock || meridiem || x == "am" || x == "pm" || WEEKDAYS.contains(&x) || (x != "may" && MONTHS.contains(&x))
-    };
+    let is_time = |x: &str| is_clock(x) || x == "am" || x == "pm" || WEEKDAYS.contains(&x) || (x != "may" && MONTHS.contains(&x));
     let lead = w.get(skip).map(String::as_str).unwrap_or_default();
     let number_then_time = lead.starts_with(|c: char| c.is_ascii_digit()) && w.get(skip + 1).is_some_and(|x| is_time(x));
     if is_time(lead) || number_then_time {
@@ -42,6 +38,14 @@ pub fn form_of(value: &str) -> Form {
         return Form::Name;
     }
     Form::Phrase
+}
+
+/// A clock time as one token: "7:00", "3:15pm", "11am", "18h", "9.30pm" (a bare "2.4" is no time).
+pub fn is_clock(token: &str) -> bool {
+    let t = token.trim_end_matches(['.', ',', ';', '!']).to_ascii_lowercase();
+    let bare = t.trim_end_matches("am").trim_end_matches("pm").trim_end_matches('h');
+    let digits = bare.starts_with(|c: char| c.is_ascii_digit()) && bare.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '.');
+    digits && (bare.contains(':') || t.len() > bare.len())
 }
 
 /// Whether two values can fill one slot: a time or an amount never stands where a name did, nor

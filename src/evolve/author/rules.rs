@@ -6,7 +6,7 @@ use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
-use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span};
+use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
 use super::{antecedent, forget, form, frames, keep, labels, relation, roots, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
@@ -1000,10 +1000,6 @@ fn event_clause(sp: &Span) -> Option<Found> {
     owned_event(sp).or_else(|| did_event(sp))
 }
 
-/// Simple past forms that do not end in -ed.
-const IRREGULAR_PAST: &[&str] =
-    &["put", "got", "grew", "took", "made", "broke", "came", "went", "fell", "died", "began", "won", "lost", "sold", "gave", "found", "became", "ran", "sprouted"];
-
 /// "The monstera finally put out a new leaf": something of the user's did something.
 fn owned_event(sp: &Span) -> Option<Found> {
     let det = ["the ", "my ", "our "].iter().find(|d| sp.lower.starts_with(*d))?;
@@ -1976,13 +1972,18 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
 /// Words by which a statement gives its reason.
 const CAUSE_CUES: &[&str] = &["because", "bc", "b/c", "cuz", "cause", "since", "due to", "thanks to", "that's why", "which is why", "that is why", "so that's"];
 
+/// Where a (lower-cased) sentence first gives a reason.
+fn cause_at(lower: &str) -> Option<usize> {
+    CAUSE_CUES.iter().filter_map(|c| find_word(lower, c, 0)).min()
+}
+
 /// "ingestion uses the loam connector — we only run that one because it's Basaltic-native": a
 /// value stated with a reason that names another thread's kept value depends on that thread. The
 /// reason is what makes it contingent, so the statement must give one (a cue word) and name the
 /// kept value after it; the statement's own thread is no upstream of itself.
 fn explained_by_kept(sentence: &str, known: &[KnownThread], found: &mut [(Found, String)], start: usize) {
     let lower = sentence.to_ascii_lowercase();
-    let Some(cue) = CAUSE_CUES.iter().filter_map(|c| find_word(&lower, c, 0)).min() else { return };
+    let Some(cue) = cause_at(&lower) else { return };
     // What the turn stated before this sentence is kept as much as what earlier turns did.
     let stated: Vec<KnownThread> = found[..start]
         .iter()
@@ -2017,7 +2018,7 @@ fn explained_by_kept(sentence: &str, known: &[KnownThread], found: &mut [(Found,
 /// affirmed, so the sentence changes nothing on its thread; what it states depends on it.
 fn reason_naming_kept<'s>(sentence: &'s str, known: &[KnownThread]) -> Option<(String, &'s str)> {
     let lower = sentence.to_ascii_lowercase();
-    let cue = CAUSE_CUES.iter().filter_map(|c| find_word(&lower, c, 0)).min()?;
+    let cue = cause_at(&lower)?;
     let (value, mention) = known.iter().filter(|k| !k.dependent).find_map(|k| {
         let v = k.values.last()?;
         if form::form_of(v) != form::Form::Name {

@@ -5,6 +5,8 @@
 //! subject, the subject itself when it is a thing ("the ferry"), or the noun phrase the time is
 //! for ("the daily pickup"). No verb list: the frame is the time's position after the activity.
 
+use super::form::is_clock;
+use super::text::IRREGULAR_PAST;
 use crate::evolve::pick::WEEKDAYS;
 
 /// An activity and the time it recurs at.
@@ -52,13 +54,6 @@ const FRAMING: &[&str] = &[
 ];
 const PRONOUNS: &[&str] = &["i", "we", "they", "he", "she", "you"];
 const DETERMINERS: &[&str] = &["the", "my", "our", "his", "her", "their", "your"];
-
-fn is_clock(token: &str) -> bool {
-    let t = token.trim_end_matches(['.', ',', ';', '!']).to_ascii_lowercase();
-    let bare = t.trim_end_matches("am").trim_end_matches("pm").trim_end_matches("h");
-    let digits = !bare.is_empty() && bare.chars().all(|c| c.is_ascii_digit() || c == ':' || c == '.') && bare.chars().next().is_some_and(|c| c.is_ascii_digit());
-    digits && (bare.contains(':') || t.len() > bare.len())
-}
 
 fn is_day(token: &str) -> bool {
     let w = token.trim_matches(|c: char| !c.is_alphanumeric()).to_ascii_lowercase();
@@ -124,13 +119,11 @@ pub fn scheduled(clause: &str) -> Option<Scheduled> {
         return None;
     }
     // A verb in the past tense tells what happened once ("we met on Tuesday"), not a schedule.
-    if subject.is_some() && slot_words.first().is_some_and(|v| v.ends_with("ed") || IRREGULAR_PAST.contains(&v.as_str())) {
+    if subject.is_some() && slot_words.first().is_some_and(|v| v.ends_with("ed") || IRREGULAR_PAST.contains(&v.as_str()) || v == "had" || v == "did") {
         return None;
     }
     Some(Scheduled { subject, slot: slot_words.join(" "), value })
 }
-
-const IRREGULAR_PAST: &[&str] = &["met", "went", "got", "had", "did", "saw", "came", "took", "left", "made", "spent", "flew", "drove", "ran", "was", "were"];
 
 #[cfg(test)]
 mod tests {

@@ -161,6 +161,12 @@ pub fn spell_out_arrows(text: &str) -> String {
     out
 }
 
+/// Simple past forms that do not end in -ed: what happened once, not what holds.
+pub const IRREGULAR_PAST: &[&str] = &[
+    "put", "got", "grew", "took", "made", "broke", "came", "went", "fell", "died", "began", "won", "lost", "sold", "gave", "found", "became", "ran", "sprouted", "met", "saw",
+    "left", "spent", "flew", "drove",
+];
+
 /// Lowercase words (letters and digits) of a text, non-ASCII letters kept.
 pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|w| w.trim_matches('\'').to_lowercase()).filter(|w| !w.is_empty()).collect()
