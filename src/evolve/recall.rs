@@ -10,7 +10,7 @@ use super::author::sentences;
 use super::derive::Derivation;
 use super::pick;
 use super::render::{label_words, state_line, trail_text, undermined_turn_line};
-use super::route::{asks_for_set, declared, from_shapes, words, Route};
+use super::route::{asks_for_set, asks_for_text, declared, from_shapes, words, Route};
 use super::state::{Answer, State};
 use crate::engine::{Hit, HitTarget, REDACTED};
 use crate::model::{Memory, RawEntry};
@@ -164,7 +164,8 @@ fn item(id: &str, section: Section, text: String, date: Option<i64>) -> ContextI
 pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_tokens: usize) -> Recall {
     let withheld = d.withheld();
     let ranked = ranked_memories(hits, d);
-    let top: Vec<&Memory> = ranked.iter().map(|(m, _)| *m).take(5).collect();
+    // A kept text is a hit for the words it shares, but it answers only a question for a text.
+    let top: Vec<&Memory> = ranked.iter().map(|(m, _)| *m).filter(|m| m.signature.is_none() || asks_for_text(query, m)).take(5).collect();
     // A question for a set is answered by an area, when the best hit belongs to one.
     let set = || asks_for_set(query) && top.first().is_some_and(|m| !m.area.is_empty() && m.depends_on.is_none()) && top.first().is_some_and(|m| m.signature.is_none());
     let route = declared(query).or_else(|| set().then_some(Route::Gather)).unwrap_or_else(|| from_shapes(&top));

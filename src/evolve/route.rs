@@ -103,6 +103,27 @@ pub fn asks_for_set(query: &str) -> bool {
     next.len() > 3 && next.ends_with('s') && !next.ends_with("ss") && !NOT_PLURAL.contains(&next.as_str()) && !TIME_UNITS.contains(&next.as_str())
 }
 
+/// Nouns for a piece of text itself, as a user asks for one they kept ("the tag cmd format", "that
+/// SQL with the ESCAPE clause", "the git alias").
+const TEXT_NOUNS: &[&str] = &[
+    "line", "lines", "command", "commands", "cmd", "snippet", "code", "expression", "query", "sql", "regex", "alias", "script", "string", "format",
+    "wording", "text", "note", "recipe", "formula", "rule", "label", "labels", "template", "message", "phrase", "quote", "config", "url", "path",
+];
+/// Verbs that ask for a text back rather than for a value.
+const TEXT_VERBS: &[&str] = &["paste", "copy", "recite", "reproduce"];
+
+/// Whether `query` asks for the text a kept (verbatim) memory holds: it names a kind of text, asks to
+/// have one pasted back, or names the kept text's own label. "Which school does Noor go to?" does
+/// none of these, so a lunch label that happens to name Noor does not answer it.
+pub fn asks_for_text(query: &str, kept: &Memory) -> bool {
+    let w = words(query);
+    if w.iter().any(|x| TEXT_NOUNS.contains(&x.as_str()) || TEXT_VERBS.contains(&x.as_str())) {
+        return true;
+    }
+    let label: Vec<&str> = kept.thread.as_deref().unwrap_or("").split('-').filter(|x| x.len() > 2).collect();
+    w.iter().any(|x| label.contains(&x.as_str()))
+}
+
 /// The route the best memory hits' shapes call for (best first).
 pub fn from_shapes(best: &[&Memory]) -> Route {
     let Some(top) = best.first() else { return Route::Search };
@@ -134,6 +155,17 @@ mod tests {
         assert_eq!(declared("Who is my dentist?"), None);
         // "exactness" is not "exact"; "install" is not "all".
         assert_eq!(declared("exactness install"), None);
+    }
+
+    #[test]
+    fn a_kept_text_answers_only_a_question_for_a_text() {
+        let kept = Memory { thread: Some("lunch-label".into()), signature: Some("NOOR K. | 3B | veg".into()), ..Default::default() };
+        for q in ["gimme the tag cmd format", "Paste back the thing I saved", "what was Noor's lunch label?", "that SQL with the ESCAPE clause"] {
+            assert!(asks_for_text(q, &kept), "{q}");
+        }
+        for q in ["Which school does Noor go to?", "Who is Noor's teacher?"] {
+            assert!(!asks_for_text(q, &kept), "{q}");
+        }
     }
 
     #[test]
