@@ -105,10 +105,8 @@ pub fn asks_for_set(query: &str) -> bool {
 
 /// Nouns for a piece of text itself, as a user asks for one they kept ("the tag cmd format", "that
 /// SQL with the ESCAPE clause", "the git alias").
-const TEXT_NOUNS: &[&str] = &[
-    "line", "lines", "command", "commands", "cmd", "snippet", "code", "expression", "query", "sql", "regex", "alias", "script", "string", "format",
-    "wording", "text", "note", "recipe", "formula", "rule", "label", "labels", "template", "message", "phrase", "quote", "config", "url", "path",
-];
+const TEXT_NOUNS: &str = "line lines command commands cmd snippet code expression query sql regex alias script string format \
+    wording text note recipe formula rule label labels template message phrase quote config url path";
 /// Verbs that ask for a text back rather than for a value.
 const TEXT_VERBS: &[&str] = &["paste", "copy", "recite", "reproduce"];
 
@@ -117,7 +115,7 @@ const TEXT_VERBS: &[&str] = &["paste", "copy", "recite", "reproduce"];
 /// none of these, so a lunch label that happens to name Noor does not answer it.
 pub fn asks_for_text(query: &str, kept: &Memory) -> bool {
     let w = words(query);
-    if w.iter().any(|x| TEXT_NOUNS.contains(&x.as_str()) || TEXT_VERBS.contains(&x.as_str())) {
+    if w.iter().any(|x| TEXT_NOUNS.split_whitespace().any(|n| n == x) || TEXT_VERBS.contains(&x.as_str())) {
         return true;
     }
     let label: Vec<&str> = kept.thread.as_deref().unwrap_or("").split('-').filter(|x| x.len() > 2).collect();
