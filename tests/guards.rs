@@ -329,4 +329,12 @@ fn a_kept_secret_reaches_only_the_question_that_asks_for_it() {
     assert!(c.text.contains(WITHHELD), "the withheld entry stays visible as a gap: {}", c.text);
     let start = e.resume(None, 800).unwrap();
     assert!(start.text.contains("Renata Szabo") && !start.text.contains("2719B") && start.text.contains(WITHHELD), "{}", start.text);
+
+    // A newer note that names the door code without its value may answer first; the question still
+    // names the code's slot in full, so the code is shown, not withheld.
+    e.add(NewMemory { content: "Asked Renata whether the lobby door code changes when the lobby door code panel is replaced".into(), ..Default::default() }).unwrap();
+    let asked = e.recall("What is the lobby door code?", None, 800, None).unwrap();
+    assert!(asked.context.text.contains("2719B"), "first: {:?}\n{}", asked.answers.first().map(|a| &a.value), asked.context.text);
+    let c = e.recall_context("What is the lobby door code?", None, 800).unwrap();
+    assert!(c.text.contains("2719B"), "{}", c.text);
 }

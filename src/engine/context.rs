@@ -76,7 +76,7 @@ impl Engram {
         let cited: HashSet<String> = hits.iter().filter_map(|h| h.memory()).flat_map(|m| m.derived_from.iter().cloned()).collect();
         let mut items = Vec::new();
         // The best hit is what the query asks for: only its slot may show a kept secret.
-        let asked = asked_ids(hits.first().map(|h| h.id()).as_slice(), &d);
+        let asked = asked_ids(hits.first().map(|h| h.id()).as_slice(), query, &d);
         let flags = ThreadFlags::of(&d);
         for h in hits {
             if !seen_text.insert(normalize(h.content())) {

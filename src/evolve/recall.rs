@@ -211,7 +211,7 @@ pub fn read(query: &str, hits: &[Hit], nearest: &[Hit], d: &Derivation, max_toke
     // Nothing withdrawn leaves through any door: not an answer, not a quoted turn.
     answers.retain(|a| !answer_leaks(a, &withheld));
     items.retain(|i| !contains_withheld(&i.text, &withheld));
-    keep_secrets_to_their_question(&mut answers, &mut items, d);
+    keep_secrets_to_their_question(query, &mut answers, &mut items, d);
     Recall { route, answers, context: assemble(items, max_tokens) }
 }
 
@@ -246,10 +246,17 @@ impl<'m> ThreadFlags<'m> {
 /// What a query asks for, as ids: the records `first` names and, for those that are a slot's
 /// memory or a turn a slot was authored from, every memory of that slot and the turns they were
 /// authored from (two passes over the memories, however many records are named).
-pub(crate) fn asked_ids<'m>(first: &[&str], d: &Derivation<'m>) -> HashSet<String> {
+pub(crate) fn asked_ids<'m>(first: &[&str], query: &str, d: &Derivation<'m>) -> HashSet<String> {
     let mut asked: HashSet<String> = first.iter().map(|id| id.to_string()).collect();
     let named = |m: &Memory| asked.contains(&m.id) || m.derived_from.iter().any(|t| asked.contains(t));
-    let threads: HashSet<&str> = d.memories().filter(|m| named(m)).filter_map(|m| m.thread.as_deref()).collect();
+    let mut threads: HashSet<&str> = d.memories().filter(|m| named(m)).filter_map(|m| m.thread.as_deref()).collect();
+    // A slot the query names in full is asked for, whatever answers first: a newer turn that holds
+    // only the slot's placeholder may lead, and must not withhold the value it stands for.
+    let query_words = words(query);
+    threads.extend(d.memories().filter_map(|m| m.thread.as_deref()).filter(|t| {
+        let label = words(t.rsplit('/').next().unwrap_or(t));
+        !label.is_empty() && label.iter().all(|w| query_words.contains(w))
+    }));
     if !threads.is_empty() {
         for m in d.memories().filter(|m| m.thread.as_deref().is_some_and(|t| threads.contains(t))) {
             asked.insert(m.id.clone());
@@ -261,7 +268,7 @@ pub(crate) fn asked_ids<'m>(first: &[&str], d: &Derivation<'m>) -> HashSet<Strin
 
 /// Kept secrets (`secrets: "flag"`, `allowSecrets`) answer only the question that asks for them:
 /// the first answer's slot shows its value; any other entry or answer holding one is withheld.
-fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [ContextItem], d: &Derivation) {
+fn keep_secrets_to_their_question(query: &str, answers: &mut Vec<Answer>, items: &mut [ContextItem], d: &Derivation) {
     let flags = ThreadFlags::of(d);
     // Only the memories behind the entries and answers are looked up (one pass, not a map of all).
     let wanted: HashSet<&str> = items.iter().map(|i| i.id.as_str()).chain(answers.iter().flat_map(|a| a.evidence.iter().map(String::as_str))).collect();
@@ -272,7 +279,7 @@ fn keep_secrets_to_their_question(answers: &mut Vec<Answer>, items: &mut [Contex
         }
     }
     let first: Vec<&str> = answers.first().map(|a| a.evidence.iter().map(String::as_str).collect()).unwrap_or_default();
-    let asked = asked_ids(&first, d);
+    let asked = asked_ids(&first, query, d);
     withhold_unasked_secrets(items, &asked);
     let secret = |id: &String| !asked.contains(id) && by_id.get(id.as_str()).is_some_and(|m| holds_secret(&flags.shown(m)));
     let mut first = true;
