@@ -14,6 +14,8 @@ pub enum Form {
     Quantity,
     /// Capitalized words without a digit: a person, a company, a place.
     Name,
+    /// One token of letters and digits: an identifier ("CVH-88213-K", "XK4419203", "4B").
+    Code,
     /// Anything else (lower-case phrases, codes, mixed).
     Phrase,
 }
@@ -28,6 +30,16 @@ pub fn form_of(value: &str) -> Form {
     let number_then_time = lead.starts_with(|c: char| c.is_ascii_digit()) && w.get(skip + 1).is_some_and(|x| is_time(x));
     if is_time(lead) || number_then_time {
         return Form::Time;
+    }
+    let token = value.trim().trim_end_matches(['.', ',', ';', '!']);
+    let code_char = |c: char| c.is_ascii_alphanumeric() || "-_/#.".contains(c);
+    if !token.contains(char::is_whitespace)
+        && token.chars().all(code_char)
+        && token.chars().any(|c| c.is_ascii_digit())
+        && token.chars().any(|c| c.is_ascii_alphabetic())
+        && !is_clock(token)
+    {
+        return Form::Code;
     }
     let first = value.trim().chars().next();
     if first.is_some_and(|c| c.is_ascii_digit() || "$€£¥".contains(c)) && w.len() <= 3 {
@@ -48,10 +60,12 @@ pub fn is_clock(token: &str) -> bool {
     digits && (bare.contains(':') || t.len() > bare.len())
 }
 
-/// Whether two values can fill one slot: a time or an amount never stands where a name did, nor
-/// a name where a time or an amount did. Phrases are never ruled out (too varied to judge).
+/// Whether two values can fill one slot: a time, an amount or an identifier never stands where a
+/// name did, nor a name where one of those did. Phrases are never ruled out (too varied to judge).
 pub fn compatible(a: &str, b: &str) -> bool {
-    !matches!((form_of(a), form_of(b)), (Form::Time, Form::Name) | (Form::Name, Form::Time) | (Form::Quantity, Form::Name) | (Form::Name, Form::Quantity))
+    let (a, b) = (form_of(a), form_of(b));
+    let other = |f: Form| matches!(f, Form::Time | Form::Quantity | Form::Code);
+    !((a == Form::Name && other(b)) || (b == Form::Name && other(a)))
 }
 
 #[cfg(test)]
@@ -71,7 +85,9 @@ mod tests {
         assert_eq!(form_of("14 November at 15:00"), Form::Time);
         assert_eq!(form_of("every Saturday"), Form::Time);
         assert_eq!(form_of("Dr. Okafor"), Form::Name);
-        assert_eq!(form_of("VBL-7713-Q"), Form::Phrase);
+        assert_eq!(form_of("VBL-7713-Q"), Form::Code);
+        assert_eq!(form_of("XK4419203"), Form::Code);
+        assert_eq!(form_of("Route 14"), Form::Phrase, "a name with a number is not one identifier");
         assert_eq!(form_of("oat milk"), Form::Phrase);
     }
 
@@ -83,5 +99,6 @@ mod tests {
         assert!(compatible("Tuesday evening", "Wednesday evening"));
         assert!(compatible("ParcelJet", "Hopwell Freight"));
         assert!(compatible("oat milk", "Hopwell Freight"));
+        assert!(!compatible("CVH-88213-K", "Clayhaus Studio"), "an identifier does not fill a name's slot");
     }
 }

@@ -78,6 +78,8 @@ const ENDING: &[&str] = &[
     "frozen",
     "sunset",
     "deprecated",
+    "done",
+    "away",
 ];
 /// How many words from the old name an ending word may stand.
 const ENDING_REACH: usize = 6;
@@ -300,7 +302,7 @@ pub(super) fn is_ending(word: &str) -> bool {
 
 /// Whether an ending word stands within `ENDING_REACH` words of where `sentence` names `name`
 /// ("no longer" counts by its second word).
-fn ending_near(sentence: &str, name: &str) -> bool {
+pub(super) fn ending_near(sentence: &str, name: &str) -> bool {
     let ws = words(sentence);
     let keys: Vec<String> = name.split_whitespace().map(|w| w.trim_matches(|c: char| !c.is_alphanumeric()).to_lowercase()).filter(|w| w.chars().count() >= 4).collect();
     let at: Vec<usize> = ws.iter().enumerate().filter(|(_, w)| keys.iter().any(|k| w.trim_end_matches("'s") == k)).map(|(i, _)| i).collect();
@@ -313,9 +315,17 @@ fn ends_any(ws: &[String]) -> bool {
     (0..ws.len()).any(|i| ending_at(ws, i))
 }
 
-/// Whether the `i`-th of `ws` (lower-case words) is an ending word ("longer" only after "no").
+/// Whether the `i`-th of `ws` (lower-case words) is an ending word ("longer" only after "no",
+/// "done" only before "with", "away" only before "from").
 fn ending_at(ws: &[String], i: usize) -> bool {
-    ENDING.contains(&ws[i].as_str()) && (ws[i] != "longer" || i > 0 && ws[i - 1] == "no")
+    let next = ws.get(i + 1).map(String::as_str);
+    ENDING.contains(&ws[i].as_str())
+        && match ws[i].as_str() {
+            "longer" => i > 0 && ws[i - 1] == "no",
+            "done" => next == Some("with"),
+            "away" => next == Some("from"),
+            _ => true,
+        }
 }
 
 /// Gives every upstream of `authored` that no thread holds a root: a kept value it names points the

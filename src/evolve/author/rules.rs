@@ -1688,9 +1688,17 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
     // slot's value and exactly one new value of its form.
     // When other statements were read, the change must not restate one of them (their values and
     // threads are what the turn already said).
+    // Nor may another statement of the turn hold the slot's current value: "Ana Lima is our
+    // product owner at Fieldwise" affirms the kept value, it does not replace it by Fieldwise.
     let restates = |c: &frames::Change| {
-        found.iter().any(|(f, _)| {
-            f.retraction || f.fixed_thread.as_deref() == Some(c.thread.as_str()) || f.value.as_deref().is_some_and(|v| v.to_lowercase().contains(&c.value.to_lowercase()))
+        let current = known.iter().find(|k| k.thread == c.thread).and_then(|k| k.values.last()).map(|v| v.to_lowercase());
+        found.iter().any(|(f, said)| {
+            let v = f.value.as_deref().map(str::to_lowercase);
+            let affirms = |cur: &str| v.as_deref().is_some_and(|v| v.contains(cur)) && !roots::ending_near(said, cur);
+            f.retraction
+                || f.fixed_thread.as_deref() == Some(c.thread.as_str())
+                || v.as_deref().is_some_and(|v| v.contains(&c.value.to_lowercase()))
+                || current.as_deref().is_some_and(affirms)
         })
     };
     if !sentences(&rest).iter().any(|s| conditional(s).is_some() || s.trim_end().ends_with('?')) {

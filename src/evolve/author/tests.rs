@@ -639,3 +639,18 @@ fn a_kept_name_given_as_a_reason_is_affirmed_and_what_it_explains_depends_on_it(
     let out = run_with(&k, &["since we left Ironside we train at Quarry Hall"]);
     assert!(out.iter().all(|a| a.depends_on.as_ref().is_none_or(|d| d.thread != "gym")), "{out:#?}");
 }
+
+#[test]
+fn a_turn_that_affirms_a_kept_value_changes_it_to_no_other_name() {
+    // The kept value restated as current: the other names of the turn are no new value for it.
+    for (kept, turn, other) in [
+        (("release-manager", "Oskar Lind"), "Oskar Lind is our release manager at Tidewright", "Tidewright"),
+        (("employer", "Halvard General"), "My partner Leonie works at Halvard General as an ICU nurse", "Leonie"),
+    ] {
+        let out = run_with(&[known(kept.0, &[kept.1])], &[turn]);
+        assert!(out.iter().all(|a| !(a.thread.as_deref() == Some(kept.0) && a.value.as_deref() == Some(other))), "{turn} → {out:#?}");
+    }
+    // Said alongside the end of it, the kept value is no affirmation: the change still reads.
+    let out = run_with(&[known("orm", &["Sequelize"])], &["Heads up: the codebase is away from Sequelize now, we're using Prisma for all new models"]);
+    assert!(out.iter().any(|a| a.thread.as_deref() == Some("orm") && a.value.as_deref() == Some("Prisma")), "{out:#?}");
+}
