@@ -48,6 +48,7 @@
 
 mod antecedent;
 mod confidence;
+mod employment;
 mod forget;
 mod form;
 mod frames;

@@ -7,7 +7,7 @@ use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
-use super::{antecedent, forget, form, frames, keep, labels, relation, roots, schedule, Authored, KnownThread, PastTurn, Turn};
+use super::{antecedent, employment, forget, form, frames, keep, labels, relation, roots, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -526,6 +526,7 @@ fn value_clause(c: &str) -> Option<Found> {
         return None;
     }
     let found = appointed(&sp)
+        .or_else(|| employed(c))
         .or_else(|| apposition(c))
         .or_else(|| change_clause(&sp))
         .or_else(|| first_person_extra(&sp))
@@ -571,6 +572,16 @@ fn bare_value(sentence: &str) -> Option<String> {
 fn labelled(c: &str) -> Option<Found> {
     let l = labels::labelled_code(c)?;
     Some(Found::noted(c, l.label, l.value, "an identifier read after its label, without a verb"))
+}
+
+/// Where someone works ("Leonie is an ICU nurse at Halvard General"): the person's employer.
+fn employed(c: &str) -> Option<Found> {
+    let e = employment::employment(c)?;
+    let mut f = Found::new("value", 0.72);
+    f.owner = Some(if e.team { Owner::Team } else { Owner::User });
+    f.slot = Some(if e.subject.is_empty() { "employer".to_string() } else { format!("{} employer", e.subject) });
+    f.value = Some(e.value);
+    Some(f)
 }
 
 /// A time after the activity it times ("we open at 7:00"): tried last, as it reads no verb.
@@ -1804,7 +1815,10 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
                 Some((k, _)) if slot::slot_words(s).len() > 1 => {
                     // A partial match on a longer phrase: the same slot only if the head word matches.
                     let head = slot::slot_words(s).last().cloned().unwrap_or_default();
-                    if best_thread(&head, speaker_prefix, std::slice::from_ref(k)).is_some() {
+                    // A name among the other words is whose slot it is: "Sam employer" is not
+                    // "partner-leonie-employer", however alike their heads.
+                    let other_name = s.split_whitespace().filter(|w| w.starts_with(char::is_uppercase)).any(|w| !words(&k.thread).contains(&w.to_lowercase()));
+                    if !other_name && best_thread(&head, speaker_prefix, std::slice::from_ref(k)).is_some() {
                         thread = Some(k.thread.clone());
                         f.evidence.doubt(0.1, "matched an earlier slot by its head word");
                     }

@@ -654,3 +654,12 @@ fn a_turn_that_affirms_a_kept_value_changes_it_to_no_other_name() {
     let out = run_with(&[known("orm", &["Sequelize"])], &["Heads up: the codebase is away from Sequelize now, we're using Prisma for all new models"]);
     assert!(out.iter().any(|a| a.thread.as_deref() == Some("orm") && a.value.as_deref() == Some("Prisma")), "{out:#?}");
 }
+
+#[test]
+fn where_someone_works_is_their_employer_and_no_one_elses() {
+    let out = run(&["My partner Leonie is an ICU nurse at Halvard General, mostly nights", "Sam works at Halvard General too"]);
+    let employer = |t: &str| out.iter().find(|a| a.thread.as_deref() == Some(t)).and_then(|a| a.value.as_deref());
+    assert_eq!(employer("partner-leonie-employer"), Some("Halvard General"), "{out:#?}");
+    assert_eq!(employer("sam-employer"), Some("Halvard General"), "another person's workplace is a slot of their own: {out:#?}");
+    assert!(out.iter().all(|a| a.value.as_deref() != Some("Leonie")), "the person is not a value: {out:#?}");
+}
