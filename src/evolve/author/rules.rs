@@ -981,7 +981,8 @@ fn first_person_extra(sp: &Span) -> Option<Found> {
         }
     }
     // A quantity after a verb and its object: "we split utilities 50/50".
-    let subject_end = ["and i", "i", "we"].iter().filter_map(|p| sp.find(p, 0).filter(|&a| a <= 20).map(|a| a + p.len())).min()?;
+    // The subject a whole word: "we're at Calloway Court, unit 4B" has no verb after "we".
+    let subject_end = ["and i", "i", "we"].iter().filter_map(|p| sp.find(p, 0).filter(|&a| a <= 20).map(|a| a + p.len())).filter(|&e| sp.text[e..].starts_with(' ')).min()?;
     let rest = Span::new(sp.slice(subject_end, sp.text.len()));
     let rw = words(rest.text);
     if rw.len() >= 3 && rw.len() <= 8 && rw.last().is_some_and(|x| x.chars().any(|c| c.is_ascii_digit())) && !rw[1].chars().any(|c| c.is_ascii_digit()) {

@@ -663,3 +663,11 @@ fn where_someone_works_is_their_employer_and_no_one_elses() {
     assert_eq!(employer("sam-employer"), Some("Halvard General"), "another person's workplace is a slot of their own: {out:#?}");
     assert!(out.iter().all(|a| a.value.as_deref() != Some("Leonie")), "the person is not a value: {out:#?}");
 }
+
+#[test]
+fn a_contracted_subject_is_no_subject_before_a_verb() {
+    // "we're" is not "we" and a verb "'re": no slot is made of the rest of the clause.
+    let out = run(&["we're at Calloway Court, unit 4B"]);
+    assert!(out.iter().all(|a| a.thread.as_deref().is_none_or(|t| !t.starts_with("e-") && !t.contains("calloway"))), "{out:#?}");
+    assert_eq!(tv(&one("we split utilities 50/50")), (Shape::EvolvingAttribute, Some("utilities-split"), Some("50/50")));
+}
