@@ -250,6 +250,7 @@ const FILLER: &[&str] = &[
     "it",
     "them",
 ];
+const SEASONS: &[&str] = &["spring", "summer", "autumn", "fall", "winter"];
 /// Words that open a clause of their own inside a predicate.
 const SUBORDINATORS: &[&str] = &["because", "since", "when", "while", "so", "which", "who", "whom", "where", "although", "though", "but", "and", "cause", "cuz"];
 /// Prepositions whose object is where a party stands.
@@ -381,7 +382,9 @@ fn with_subject(clause: &str) -> Option<Relation> {
     let si = lw.iter().take(LEAD_MAX + 1).position(|w| USER_SUBJECTS.contains(&w.as_str()) || TEAM_SUBJECTS.contains(&w.as_str()) || KIN.contains(&w.as_str()))?;
     // What leads up to it must be a lead of time or place, opened by a preposition or `every`.
     let the_kin = si == 1 && lw[0] == "the" && KIN.contains(&lw[si].as_str());
-    if si > 0 && !the_kin && !["on", "for", "at", "in", "every", "most", "these", "nowadays", "usually", "also", "and", "so", "btw"].contains(&lw[0].as_str()) {
+    // "Since spring I …" leads with a time; "since we're at X" gives a reason, read by the rules for reasons.
+    let since_when = si == 2 && lw[0] == "since" && (SEASONS.contains(&lw[1].as_str()) || is_time(&lw[1]));
+    if si > 0 && !the_kin && !since_when && !["on", "for", "at", "in", "every", "most", "these", "nowadays", "usually", "also", "and", "so", "btw"].contains(&lw[0].as_str()) {
         return None;
     }
     let team = TEAM_SUBJECTS.contains(&lw[si].as_str());
@@ -592,6 +595,14 @@ mod tests {
         assert_eq!(read("My son Theo does swimming lessons with Aqualine Swim School"), Some(("son swimming lessons".into(), "Aqualine Swim School".into(), false)));
         assert_eq!(read("I'm with Monzo for my current account"), Some(("current account".into(), "Monzo".into(), false)));
         assert_eq!(read("For internet at home we use Comcast"), Some(("internet".into(), "Comcast".into(), true)));
+    }
+
+    #[test]
+    fn a_lead_of_time_before_the_subject() {
+        assert_eq!(read("Since spring I swim at Marlin Pool"), Some(("swim".into(), "Marlin Pool".into(), false)));
+        assert_eq!(read("since March we bank with Harborline"), Some(("bank".into(), "Harborline".into(), true)));
+        // "since" giving a reason is no lead of time.
+        assert_eq!(read("since Pinecrest we rent from Ossory Paddle"), None);
     }
 
     #[test]
