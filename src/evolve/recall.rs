@@ -245,7 +245,8 @@ impl<'m> ThreadFlags<'m> {
 
 /// What a query asks for, as ids: the records `first` names and, for those that are a slot's
 /// memory or a turn a slot was authored from, every memory of that slot and the turns they were
-/// authored from (two passes over the memories, however many records are named).
+/// authored from (three passes over the memories, however many records are named), and every
+/// slot whose label the query names in full.
 pub(crate) fn asked_ids<'m>(first: &[&str], query: &str, d: &Derivation<'m>) -> HashSet<String> {
     let mut asked: HashSet<String> = first.iter().map(|id| id.to_string()).collect();
     let named = |m: &Memory| asked.contains(&m.id) || m.derived_from.iter().any(|t| asked.contains(t));
@@ -253,10 +254,15 @@ pub(crate) fn asked_ids<'m>(first: &[&str], query: &str, d: &Derivation<'m>) -> 
     // A slot the query names in full is asked for, whatever answers first: a newer turn that holds
     // only the slot's placeholder may lead, and must not withhold the value it stands for.
     let query_words = words(query);
-    threads.extend(d.memories().filter_map(|m| m.thread.as_deref()).filter(|t| {
-        let label = words(t.rsplit('/').next().unwrap_or(t));
-        !label.is_empty() && label.iter().all(|w| query_words.contains(w))
-    }));
+    let mut looked: HashSet<&str> = HashSet::new();
+    for t in d.memories().filter_map(|m| m.thread.as_deref()) {
+        if looked.insert(t) {
+            let label = words(t.rsplit('/').next().unwrap_or(t));
+            if !label.is_empty() && label.iter().all(|w| query_words.contains(w)) {
+                threads.insert(t);
+            }
+        }
+    }
     if !threads.is_empty() {
         for m in d.memories().filter(|m| m.thread.as_deref().is_some_and(|t| threads.contains(t))) {
             asked.insert(m.id.clone());
