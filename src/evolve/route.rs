@@ -110,16 +110,22 @@ const TEXT_NOUNS: &str = "line lines command commands cmd snippet code expressio
 /// Verbs that ask for a text back rather than for a value.
 const TEXT_VERBS: &[&str] = &["paste", "copy", "recite", "reproduce"];
 
+/// Words of a kept text's description that say only that it was kept.
+const KEPT_WORDS: &[&str] = &["user", "user's", "kept", "keep", "word", "exactly", "verbatim", "said", "this", "that", "with", "from"];
+
 /// Whether `query` asks for the text a kept (verbatim) memory holds: it names a kind of text, asks to
-/// have one pasted back, or names the kept text's own label. "Which school does Noor go to?" does
-/// none of these, so a lunch label that happens to name Noor does not answer it.
+/// have one pasted back, or names what the text is (its thread label, or its description outside
+/// the text itself: "Grandma's chili ratio"). "Which school does Noor go to?" does none of these,
+/// so a lunch label that happens to name Noor does not answer it.
 pub fn asks_for_text(query: &str, kept: &Memory) -> bool {
     let w = words(query);
     if w.iter().any(|x| TEXT_NOUNS.split_whitespace().any(|n| n == x) || TEXT_VERBS.contains(&x.as_str())) {
         return true;
     }
     let label: Vec<&str> = kept.thread.as_deref().unwrap_or("").split('-').filter(|x| x.len() > 2).collect();
-    w.iter().any(|x| label.contains(&x.as_str()))
+    let description = kept.signature.as_deref().map_or(kept.content.clone(), |sig| kept.content.replace(sig, " "));
+    let described: Vec<String> = words(&description).into_iter().filter(|x| x.len() > 3 && !KEPT_WORDS.contains(&x.as_str())).collect();
+    w.iter().any(|x| label.contains(&x.as_str()) || described.contains(x))
 }
 
 /// The route the best memory hits' shapes call for (best first).
@@ -164,6 +170,10 @@ mod tests {
         for q in ["Which school does Noor go to?", "Who is Noor's teacher?"] {
             assert!(!asks_for_text(q, &kept), "{q}");
         }
+        // Without a label, the description outside the text says what it is.
+        let described = Memory { content: "Grandma's chili ratio, to keep word for word".into(), signature: Some("2 lb chuck".into()), ..Default::default() };
+        assert!(asks_for_text("What is grandma's chili ratio?", &described));
+        assert!(!asks_for_text("What is my chuck roast budget?", &described), "words of the text itself are no description");
     }
 
     #[test]
