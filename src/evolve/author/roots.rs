@@ -295,11 +295,6 @@ fn only_possessive(text: &str, name: &str) -> bool {
     any
 }
 
-/// Whether a word ends a party's part (`ENDING`).
-pub(super) fn is_ending(word: &str) -> bool {
-    ENDING.contains(&word)
-}
-
 /// Whether an ending word stands within `ENDING_REACH` words of where `sentence` names `name`
 /// ("no longer" counts by its second word).
 pub(super) fn ending_near(sentence: &str, name: &str) -> bool {
@@ -311,7 +306,7 @@ pub(super) fn ending_near(sentence: &str, name: &str) -> bool {
 
 /// Whether any of `ws` (lower-case words) is an ending word: most turns end nothing, and are
 /// passed over before anything else is read.
-fn ends_any(ws: &[String]) -> bool {
+pub(super) fn ends_any(ws: &[String]) -> bool {
     (0..ws.len()).any(|i| ending_at(ws, i))
 }
 

@@ -2053,7 +2053,7 @@ fn reason_naming_kept<'s>(sentence: &'s str, known: &[KnownThread]) -> Option<(S
     })?;
     // A reason that ends its value ("since we left Pinecrest") is a change, read elsewhere.
     let reason = &lower[cue..mention];
-    if words(reason).iter().any(|w| roots::is_ending(w)) {
+    if roots::ends_any(&words(reason)) {
         return None;
     }
     // The reason opens the sentence (after a topic and its colon, if any): the statement follows it.
