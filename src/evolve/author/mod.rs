@@ -18,7 +18,9 @@
 //!   `conditional_value` with `consequent` C (attached to the statement it qualifies, in the same
 //!   sentence or the one before; "…, the X will be C" names its own slot);
 //! - **apposition and notation**: "My dentist, Dr. Ferreira, …", "the shop we order from, Inkwell
-//!   Press, …", "standup room = Larch" → the noun's / the left side's value;
+//!   Press, …", "standup room = Larch" → the noun's / the left side's value; a role right before
+//!   its name ("their technician Piotr Wasik", "the agency Viajes Albatros") wherever it stands,
+//!   depending on the party named before it when the role is theirs (`role_name`);
 //! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
 //!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
 //!   the slot from `for` / `as` or the predicate's other words (`relation`);
@@ -56,6 +58,7 @@ pub mod intent;
 mod keep;
 mod labels;
 mod relation;
+mod role_name;
 mod roots;
 mod rules;
 mod schedule;

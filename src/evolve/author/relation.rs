@@ -519,7 +519,7 @@ pub(super) fn word_spans(text: &str) -> Vec<(usize, &str)> {
 }
 
 /// A word that reads as a finite verb after a noun ("my son plays", "our cat sees").
-fn looks_like_verb(w: &str) -> bool {
+pub(super) fn looks_like_verb(w: &str) -> bool {
     ["is", "are", "am", "was", "were", "has", "have", "had", "do", "does", "did", "goes", "go", "gets", "get", "takes", "take", "plays", "play", "uses", "use", "sees", "see"]
         .contains(&w)
         || (w.len() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("'s"))

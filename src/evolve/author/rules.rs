@@ -7,7 +7,7 @@ use super::intent::{self, Intent, Scores};
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
-use super::{antecedent, employment, forget, form, frames, keep, labels, relation, roots, schedule, Authored, KnownThread, PastTurn, Turn};
+use super::{antecedent, employment, forget, form, frames, keep, labels, relation, role_name, roots, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
 /// Pronouns and other words that cannot be a slot or a value on their own.
@@ -313,6 +313,9 @@ struct Found {
     fixed_thread: Option<String>,
     /// Byte offset of its sentence in the turn's text (corrections withdraw what came before them).
     at: usize,
+    /// The slot was said as another party's ("their technician …"): that party, named elsewhere
+    /// in the sentence, is what the value depends on.
+    of_other_party: bool,
 }
 
 impl Found {
@@ -529,6 +532,7 @@ fn value_clause(c: &str) -> Option<Found> {
         .or_else(|| employed(c))
         .or_else(|| apposition(c))
         .or_else(|| change_clause(&sp))
+        .or_else(|| titled(c))
         .or_else(|| first_person_extra(&sp))
         .or_else(|| first_person(&sp))
         .or_else(|| copula_or_light(&sp))
@@ -581,6 +585,21 @@ fn employed(c: &str) -> Option<Found> {
     f.owner = Some(if e.team { Owner::Team } else { Owner::User });
     f.slot = Some(if e.subject.is_empty() { "employer".to_string() } else { format!("{} employer", e.subject) });
     f.value = Some(e.value);
+    Some(f)
+}
+
+/// A role right before the name filling it ("their technician Piotr Wasik").
+fn titled(c: &str) -> Option<Found> {
+    let r = role_name::role_name(c)?;
+    let mut f = Found::new("value", 0.7);
+    f.owner = match r.whose {
+        role_name::Whose::User => Some(Owner::User),
+        role_name::Whose::Team => Some(Owner::Team),
+        role_name::Whose::Theirs | role_name::Whose::Unsaid => None,
+    };
+    f.of_other_party = r.whose == role_name::Whose::Theirs;
+    f.slot = Some(r.role);
+    f.value = Some(r.name);
     Some(f)
 }
 
@@ -1221,6 +1240,16 @@ fn dependency(sentence: &str) -> (Option<String>, Option<String>) {
     (holder, slot)
 }
 
+/// The last name a sentence gives before `value` (the party a "their …" refers back to).
+fn other_party(sentence: &str, value: &str) -> Option<String> {
+    let at = sentence.find(value)?;
+    value_spans(&sentence[..at])
+        .into_iter()
+        .filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone())
+        .max_by_key(|s| s.at)
+        .map(|s| s.text.trim_end_matches("'s").to_string())
+}
+
 /// The value a conditional sentence says would follow ("… then it would be their technician Dana
 /// Kruse"): what a turn states for a change before it happens.
 pub(crate) fn conditional_consequent(sentence: &str) -> Option<String> {
@@ -1639,7 +1668,11 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
                 None => found.push((e, sentence.to_string())),
             }
         }
-        let (holder, mut up_slot) = dependency(sentence);
+        let (mut holder, mut up_slot) = dependency(sentence);
+        // "Tarnow … they send their technician Piotr Wasik": the party the role is said of.
+        if holder.is_none() && up_slot.is_none() {
+            holder = found[start..].iter().find(|(f, _)| f.of_other_party).and_then(|(f, _)| other_party(sentence, f.value.as_deref()?));
+        }
         // A holder named by its role ("my partner picked her") is the upstream slot itself.
         if up_slot.is_none() && holder.as_deref().is_some_and(|h| ["my ", "our ", "the "].iter().any(|p| h.to_ascii_lowercase().starts_with(p))) {
             up_slot = holder.clone();
