@@ -23,7 +23,9 @@
 //!   depending on the party named before it when the role is theirs (`role_name`);
 //! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
 //!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
-//!   the slot from `for` / `as` or the predicate's other words (`relation`);
+//!   the slot from `for` / `as`, a bare noun put before the subject ("Beans we take from X"), the
+//!   predicate's other words, or, when nothing else says it, the name's closing noun ("we're at
+//!   Calloway Court" → court) (`relation`);
 //! - **activity and quantity**: "I've been running 5k loops", "we split the bills 50/50" → a value
 //!   on the activity's / object's thread;
 //! - **event**: "I bought a fern", "Started a pottery class", "The orchid bloomed" → an `event`

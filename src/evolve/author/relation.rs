@@ -384,7 +384,18 @@ fn with_subject(clause: &str) -> Option<Relation> {
     let the_kin = si == 1 && lw[0] == "the" && KIN.contains(&lw[si].as_str());
     // "Since spring I …" leads with a time; "since we're at X" gives a reason, read by the rules for reasons.
     let since_when = si == 2 && lw[0] == "since" && (SEASONS.contains(&lw[1].as_str()) || is_time(&lw[1]));
-    if si > 0 && !the_kin && !since_when && !["on", "for", "at", "in", "every", "most", "these", "nowadays", "usually", "also", "and", "so", "btw"].contains(&lw[0].as_str()) {
+    // "Beans we take from Tarnow Roasters": a bare noun put before `we` / `I` is the topic, the
+    // thing the relation is about, and names the slot.
+    // "Midweek we go to …": a habitual time is a lead, like "on weekends".
+    let habitual = si == 1 && HABITUAL_LEADS.contains(&lw[0].as_str());
+    let topic = !habitual && si > 0 && si <= TOPIC_MAX && ["we", "i"].contains(&lw[si].as_str()) && lw[..si].iter().zip(&ws).all(|(w, (_, raw))| is_topic_word(w, raw));
+    if si > 0
+        && !the_kin
+        && !since_when
+        && !topic
+        && !habitual
+        && !["on", "for", "at", "in", "every", "most", "these", "nowadays", "usually", "also", "and", "so", "btw"].contains(&lw[0].as_str())
+    {
         return None;
     }
     let team = TEAM_SUBJECTS.contains(&lw[si].as_str());
@@ -467,6 +478,7 @@ fn with_subject(clause: &str) -> Option<Relation> {
     // "For internet at home we use Comcast": the lead names the slot.
     let named_for =
         named_for.or_else(|| (si > 0 && lw[0] == "for").then(|| slot_content(cut_at(&clause[ws[1].0..ws[si].0], &["at", "in", "on", "with"]))).filter(|w| !w.is_empty()));
+    let named_for = if topic { Some(lw[..si].to_vec()) } else { named_for };
     let slot_words: Vec<String> = match named_for {
         Some(w) => subject_nouns.iter().filter(|n| !OWNER_NOUNS.contains(&n.as_str())).cloned().chain(w).collect(),
         None => {
@@ -489,11 +501,103 @@ fn with_subject(clause: &str) -> Option<Relation> {
             w
         }
     };
-    let slot_words: Vec<String> = slot_words.into_iter().take(4).collect();
+    let mut slot_words: Vec<String> = slot_words.into_iter().take(4).collect();
+    // "We're at Calloway Court", "I've been with Harborline Credit Union": nothing but the name
+    // says what it is, and a name's closing noun says its kind.
+    if slot_words.is_empty() {
+        slot_words = kind_of_name(&value.text).map(|k| vec![k]).unwrap_or_default();
+    }
     if slot_words.is_empty() {
         return None;
     }
     Some(Relation { slot: slot_words.join(" "), value: value.text.trim_end_matches("'s").to_string(), team })
+}
+
+/// A topic put before the subject is one noun ("Beans we take from …"); two words there are as
+/// often a subject and its verb ("Jonas insists we …").
+const TOPIC_MAX: usize = 1;
+/// Times that say how often, opening a clause before its subject ("Weekends I …").
+const HABITUAL_LEADS: &[&str] = &["midweek", "weekends", "weekdays", "mornings", "evenings", "nights", "afternoons", "sometimes", "often", "usually"];
+/// Nouns that close the names of places and organizations and say what kind of thing they are
+/// ("Calloway Court", "Clayhaus Studio", "Harborline Credit Union"). A person's name closes with
+/// a surname, which says nothing of the kind, so only these name a slot.
+const KIND_NOUNS: &[&str] = &[
+    "academy",
+    "agency",
+    "apartments",
+    "bank",
+    "bakery",
+    "cafe",
+    "café",
+    "center",
+    "centre",
+    "church",
+    "clinic",
+    "club",
+    "college",
+    "court",
+    "daycare",
+    "gallery",
+    "garage",
+    "gym",
+    "hall",
+    "hospital",
+    "hotel",
+    "institute",
+    "library",
+    "market",
+    "office",
+    "pharmacy",
+    "pool",
+    "practice",
+    "school",
+    "shop",
+    "store",
+    "studio",
+    "studios",
+    "surgery",
+    "theatre",
+    "theater",
+    "union",
+    "university",
+    "towers",
+    "tower",
+    "gardens",
+    "residences",
+    "lofts",
+    "house",
+    "lab",
+    "salon",
+    "spa",
+    "dojo",
+    "rink",
+    "stadium",
+    "kindergarten",
+];
+
+/// The kind a name says it is by its closing noun, if it has one ("Harborline Credit Union" →
+/// "union").
+fn kind_of_name(name: &str) -> Option<String> {
+    let ws = words(name);
+    let last = ws.last().filter(|_| ws.len() >= 2)?;
+    KIND_NOUNS.contains(&last.as_str()).then(|| last.clone())
+}
+
+/// A word that can make up a topic put before the subject: a noun in lower case (or opening the
+/// sentence), no filler, no time, no adverb.
+fn is_topic_word(lower: &str, raw: &str) -> bool {
+    let time = ["today", "yesterday", "tomorrow", "tonight", "now", "then", "lately", "recently"];
+    let preps = ["since", "for", "at", "in", "on", "every", "most", "these", "with", "from", "to", "by", "after", "before", "during", "until", "the", "a", "an", "this", "that"];
+    let discourse = ["ok", "okay", "so", "well", "yeah", "yes", "no", "hi", "hey", "hello", "btw", "anyway", "also", "and", "but", "plus", "oh", "honestly", "basically", "here"];
+    lower.chars().all(char::is_alphabetic)
+        && !is_filler(lower)
+        && !time.contains(&lower)
+        && !HABITUAL_LEADS.contains(&lower)
+        && !discourse.contains(&lower)
+        && !preps.contains(&lower)
+        && !MONTHS.contains(&lower)
+        && !WEEKDAYS.contains(&lower)
+        && raw.chars().skip(1).all(|c| !c.is_uppercase())
 }
 
 /// Words with their byte offsets.
@@ -603,6 +707,25 @@ mod tests {
         assert_eq!(read("since March we bank with Harborline"), Some(("bank".into(), "Harborline".into(), true)));
         // "since" giving a reason is no lead of time.
         assert_eq!(read("since Pinecrest we rent from Ossory Paddle"), None);
+    }
+
+    #[test]
+    fn a_topic_before_the_subject_names_the_slot() {
+        assert_eq!(read("Beans we take from Tarnow Roasters"), Some(("beans".into(), "Tarnow Roasters".into(), true)));
+        assert_eq!(read("groceries I get at Lidl Market"), Some(("groceries".into(), "Lidl Market".into(), false)));
+        // A time or a word of talk before the subject is no topic.
+        assert_eq!(read("Yesterday we shop at Lidl Market"), None);
+        assert_eq!(read("honestly I swim at Marlin Pool"), None);
+        // A habitual time is a lead, not the slot.
+        assert_eq!(read("Midweek we swim at Marlin Pool"), Some(("swim".into(), "Marlin Pool".into(), true)));
+    }
+
+    #[test]
+    fn a_name_alone_says_its_kind_by_its_closing_noun() {
+        assert_eq!(read("we're at Calloway Court"), Some(("court".into(), "Calloway Court".into(), true)));
+        assert_eq!(read("I've been with Harborline Credit Union"), Some(("union".into(), "Harborline Credit Union".into(), false)));
+        // A person's name says no kind.
+        assert_eq!(read("I'm with Dana Kruse"), None);
     }
 
     #[test]
