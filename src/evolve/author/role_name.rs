@@ -10,6 +10,7 @@
 //! facts, not a value of the user's.
 
 use super::relation::{looks_like_verb, word_spans};
+use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
 use crate::evolve::pick::{MONTHS, WEEKDAYS};
 
@@ -45,50 +46,19 @@ const NOT_ROLE: &[&str] = &[
     "and", "or", "but", "of", "to", "for", "with", "at", "in", "on", "from", "by", "about", "as", "is", "are", "was", "were", "be", "been", "has", "have", "had", "called",
     "named", "name", "names", "like", "than", "that", "this", "these", "those", "who", "which", "one", "same", "other", "new", "old", "next", "last", "first",
 ];
-/// People and animals named by a relation many can hold at once (kin, friends, colleagues, pets):
-/// each is a subject of their own facts, and a second one named is no change of the first.
-const PEOPLE: &[&str] = &[
-    "sister",
-    "brother",
-    "son",
-    "daughter",
-    "wife",
-    "husband",
-    "partner",
-    "boyfriend",
-    "girlfriend",
-    "friend",
+/// People and animals named by a relation many can hold at once (kin, friends, colleagues, pets,
+/// beyond the rules' `KIN_NOUNS`): each is a subject of their own facts, and a second one named is
+/// no change of the first.
+const MORE_PEOPLE: &[&str] = &[
     "friends",
-    "mom",
-    "mum",
-    "dad",
-    "mother",
-    "father",
-    "kid",
     "kids",
-    "child",
     "children",
-    "cousin",
-    "aunt",
-    "uncle",
-    "niece",
-    "nephew",
-    "grandma",
-    "grandpa",
-    "grandson",
-    "granddaughter",
     "sibling",
     "twin",
     "family",
     "baby",
     "parents",
-    "colleague",
-    "coworker",
     "co-worker",
-    "neighbor",
-    "neighbour",
-    "roommate",
-    "flatmate",
     "classmate",
     "teammate",
     "dog",
@@ -101,6 +71,12 @@ const PEOPLE: &[&str] = &[
     "rabbit",
     "hamster",
 ];
+/// Relations one person holds at a time (a boss, an intern) are roles like any other.
+const ONE_HOLDER: &[&str] = &["boss", "intern"];
+
+fn is_person_noun(w: &str) -> bool {
+    (KIN_NOUNS.contains(&w) && !ONE_HOLDER.contains(&w)) || MORE_PEOPLE.contains(&w)
+}
 /// Prepositions that make the phrase a place or a time, after which a name may open a clause of
 /// its own ("in our house Noor is the boss").
 const PREPS: &[&str] = &["in", "at", "on", "from", "to", "with", "for", "by", "of"];
@@ -139,7 +115,7 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
                     break;
                 }
                 let role: Vec<&str> = lw[d + 1..j].iter().map(String::as_str).collect();
-                if role.iter().any(|r| PEOPLE.contains(r)) {
+                if role.iter().any(|r| is_person_noun(r)) {
                     break;
                 }
                 // After a preposition, a name followed by a verb is the subject of a clause of its own.
