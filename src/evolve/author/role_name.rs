@@ -103,9 +103,9 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
         while j < ws.len() && j <= d + ROLE_MAX {
             let (at, w) = ws[j];
             if let Some(name) = names.iter().find(|s| s.at == at) {
-                let gap = clause[ws[j - 1].0 + ws[j - 1].1.len()..at].trim();
+                let Some(gap) = between(clause, ws[j - 1], at) else { break };
                 let name_end = name.at + name.text.len();
-                let after = clause[name_end..].trim_start();
+                let after = clause.get(name_end..).unwrap_or("").trim_start();
                 let next = ws.iter().find(|(a, _)| *a >= name_end).map(|(_, w)| w.to_lowercase());
                 // "included the hotel, Hostal Brisa, near the port": a comma may set the name off
                 // when the phrase is no preposition's object and the name ends where it stands.
@@ -126,7 +126,7 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
             }
             let lower = w.chars().all(|c| c.is_lowercase() || c == '-');
             // Only spaces between the words: "the cookie :) | love, Mama" is no phrase.
-            let gap = clause[ws[j - 1].0 + ws[j - 1].1.len()..at].trim().is_empty();
+            let gap = between(clause, ws[j - 1], at).is_some_and(str::is_empty);
             if !gap || !lower || NOT_ROLE.contains(&lw[j].as_str()) || !w.chars().any(char::is_alphabetic) {
                 break;
             }
@@ -134,6 +134,12 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
         }
     }
     None
+}
+
+/// What stands between a word and the next offset, trimmed; `None` where the offsets do not fall
+/// on characters (a word whose quote marks were trimmed).
+fn between<'a>(clause: &'a str, word: (usize, &str), next: usize) -> Option<&'a str> {
+    clause.get(word.0 + word.1.len()..next).map(str::trim)
 }
 
 /// "URLs", "IDs": a plural of an acronym is a common noun.
@@ -165,6 +171,13 @@ mod tests {
         assert_eq!(read("our in-house engineer Kit Moravec records the demos"), r(Whose::Team, "in-house engineer", "Kit Moravec"));
         assert_eq!(read("staff is me and my part-timer Wren"), r(Whose::User, "part-timer", "Wren"));
         assert_eq!(read("In the package is included the hotel, Hostal Brisa, near to the port"), r(Whose::Unsaid, "hotel", "Hostal Brisa"));
+    }
+
+    #[test]
+    fn untrusted_text_never_panics() {
+        for s in ["the \u{2019}\u{e9} Omega", "their \u{2019}tech\u{2019} \u{c4}rzte B\u{f6}", "the", "my , , Ab", "our \u{2019}\u{2019} X Y", "the \u{130}\u{130} \u{dc}nal"] {
+            let _ = role_name(s);
+        }
     }
 
     #[test]
