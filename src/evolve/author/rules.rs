@@ -546,18 +546,18 @@ fn value_clause(c: &str) -> Option<Found> {
 }
 
 /// The statement a sentence makes before the question it ends with, when a clause boundary
-/// separates them and the question opens with a question's word.
+/// separates them and the question opens with a question's word; or, for a sentence that opens
+/// as a statement and ends in "??" / "?!" (surprise, not a question of its own: "Leonie is a nurse
+/// at Halvard General, the daycare has a goat??"), everything before its last clause.
 fn statement_before_question(sentence: &str) -> Option<&str> {
     if !sentence.trim_end().ends_with('?') || WH_STARTS.contains(&first_word(sentence).as_str()) {
         return None;
     }
     let lower = sentence.to_ascii_lowercase();
-    let cut = [" — ", " – ", " - ", "; ", ", so ", ", but ", ", and ", ", "]
-        .iter()
-        .flat_map(|sep| lower.match_indices(sep).map(move |(at, _)| (at, at + sep.len())))
-        .filter(|&(_, after)| WH_STARTS.contains(&first_word(&sentence[after..]).as_str()))
-        .map(|(at, _)| at)
-        .min()?;
+    let boundaries = || [" — ", " – ", " - ", "; ", ", so ", ", but ", ", and ", ", "].iter().flat_map(|sep| lower.match_indices(sep).map(move |(at, _)| (at, at + sep.len())));
+    let exclaimed = ["??", "?!", "!?"].iter().any(|e| sentence.trim_end().ends_with(e));
+    let cut = boundaries().filter(|&(_, after)| WH_STARTS.contains(&first_word(&sentence[after..]).as_str())).map(|(at, _)| at).min();
+    let cut = cut.or_else(|| exclaimed.then(|| boundaries().map(|(at, _)| at).max()).flatten())?;
     let before = sentence[..cut].trim();
     (words(before).len() >= 3).then_some(before)
 }

@@ -586,6 +586,15 @@ fn a_writer_in_lower_case_ends_sentences_too() {
 }
 
 #[test]
+fn a_statement_before_a_surprised_ending_is_read() {
+    // "??" is surprise at the last clause, not a question about the sentence.
+    let a = run(&["my gym is Corefit on Bell Road, and the sauna has a goat??"]);
+    assert!(a.iter().any(|a| a.thread.as_deref() == Some("gym") && a.value.as_deref().is_some_and(|v| v.contains("Corefit"))), "{a:#?}");
+    // A plain question is still no statement.
+    assert!(run(&["is my gym Corefit on Bell Road, or was it Pulse??"]).iter().all(|a| a.thread.as_deref() != Some("gym")));
+}
+
+#[test]
 fn a_kept_value_ended_in_one_sentence_and_replaced_in_another() {
     let k = [known("error-tracking", &["Faultline"])];
     let out = run_with(&k, &["We moved the last service over to Crashmere on Friday. The Faultline account is closed."]);
