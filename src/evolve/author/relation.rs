@@ -388,7 +388,8 @@ fn with_subject(clause: &str) -> Option<Relation> {
     // thing the relation is about, and names the slot.
     // "Midweek we go to …": a habitual time is a lead, like "on weekends".
     let habitual = si == 1 && HABITUAL_LEADS.contains(&lw[0].as_str());
-    let topic = !habitual && si > 0 && si <= TOPIC_MAX && ["we", "i"].contains(&lw[si].as_str()) && lw[..si].iter().zip(&ws).all(|(w, (_, raw))| is_topic_word(w, raw));
+    // Only one word: two words there are as often a subject and its verb ("Jonas insists we …").
+    let topic = !habitual && si == 1 && ["we", "i"].contains(&lw[si].as_str()) && is_topic_word(&lw[0], ws[0].1);
     if si > 0
         && !the_kin
         && !since_when
@@ -465,20 +466,27 @@ fn with_subject(clause: &str) -> Option<Relation> {
             *placed.first().copied().or(many.first())?
         }
     };
-    // The slot: `for` / `as` and a noun phrase that is no name, else the clause's other words.
+    // The slot: a topic put before the subject; else `for` / `as` and a noun phrase that is no
+    // name; else a lead opened by `for`; else the clause's other words.
     let sp = Span::new(clause);
-    let named_for =
-        ["for", "as"].iter().filter_map(|p| sp.find(p, pred_start).filter(|i| i + p.len() < pred_end).map(|i| i + p.len() + 1)).filter(|&at| at != value.at).min().and_then(|at| {
-            let phrase = cut_at(&clause[at..pred_end], &["at", "in", "on", "with", "from", "every", "since"]);
-            let phrase = phrase.split(',').next().unwrap_or("");
-            let content = slot_content(phrase);
-            let is_value = value.at >= at && value.at < at + phrase.len();
-            (!content.is_empty() && !is_value && spans.iter().all(|s| s.at < at || s.at >= at + phrase.len())).then_some(content)
-        });
-    // "For internet at home we use Comcast": the lead names the slot.
-    let named_for =
-        named_for.or_else(|| (si > 0 && lw[0] == "for").then(|| slot_content(cut_at(&clause[ws[1].0..ws[si].0], &["at", "in", "on", "with"]))).filter(|w| !w.is_empty()));
-    let named_for = if topic { Some(lw[..si].to_vec()) } else { named_for };
+    let named_for = if topic {
+        Some(lw[..si].to_vec())
+    } else {
+        ["for", "as"]
+            .iter()
+            .filter_map(|p| sp.find(p, pred_start).filter(|i| i + p.len() < pred_end).map(|i| i + p.len() + 1))
+            .filter(|&at| at != value.at)
+            .min()
+            .and_then(|at| {
+                let phrase = cut_at(&clause[at..pred_end], &["at", "in", "on", "with", "from", "every", "since"]);
+                let phrase = phrase.split(',').next().unwrap_or("");
+                let content = slot_content(phrase);
+                let is_value = value.at >= at && value.at < at + phrase.len();
+                (!content.is_empty() && !is_value && spans.iter().all(|s| s.at < at || s.at >= at + phrase.len())).then_some(content)
+            })
+            // "For internet at home we use Comcast": the lead names the slot.
+            .or_else(|| (si > 0 && lw[0] == "for").then(|| slot_content(cut_at(&clause[ws[1].0..ws[si].0], &["at", "in", "on", "with"]))).filter(|w| !w.is_empty()))
+    };
     let slot_words: Vec<String> = match named_for {
         Some(w) => subject_nouns.iter().filter(|n| !OWNER_NOUNS.contains(&n.as_str())).cloned().chain(w).collect(),
         None => {
@@ -513,9 +521,6 @@ fn with_subject(clause: &str) -> Option<Relation> {
     Some(Relation { slot: slot_words.join(" "), value: value.text.trim_end_matches("'s").to_string(), team })
 }
 
-/// A topic put before the subject is one noun ("Beans we take from …"); two words there are as
-/// often a subject and its verb ("Jonas insists we …").
-const TOPIC_MAX: usize = 1;
 /// Times that say how often, opening a clause before its subject ("Weekends I …").
 const HABITUAL_LEADS: &[&str] = &["midweek", "weekends", "weekdays", "mornings", "evenings", "nights", "afternoons", "sometimes", "often", "usually"];
 /// Nouns that close the names of places and organizations and say what kind of thing they are
@@ -595,8 +600,7 @@ fn is_topic_word(lower: &str, raw: &str) -> bool {
         && !HABITUAL_LEADS.contains(&lower)
         && !discourse.contains(&lower)
         && !preps.contains(&lower)
-        && !MONTHS.contains(&lower)
-        && !WEEKDAYS.contains(&lower)
+        && !is_time(lower)
         && raw.chars().skip(1).all(|c| !c.is_uppercase())
 }
 
@@ -639,7 +643,7 @@ fn after_prep(clause: &str, s: &ValueSpan) -> bool {
 
 /// A name that is a time, not a party ("Saturdays", "March"); short forms ("Jan", "Sun") may be
 /// names of their own.
-fn is_time(name: &str) -> bool {
+pub(super) fn is_time(name: &str) -> bool {
     words(name).iter().all(|w| (w.len() > 3 || w == "may") && (MONTHS.contains(&w.as_str()) || WEEKDAYS.contains(&w.as_str())))
 }
 

@@ -9,10 +9,9 @@
 //! on. Kin nouns are left out: "my sister Carmen" names a person who is the subject of her own
 //! facts, not a value of the user's.
 
-use super::relation::{looks_like_verb, word_spans};
+use super::relation::{is_time, looks_like_verb, word_spans};
 use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
-use crate::evolve::pick::{MONTHS, WEEKDAYS};
 
 /// Whose the role is, as the determiner says.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +88,7 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
         return None;
     }
     let names: Vec<_> =
-        value_spans(clause).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone() && !is_date_word(&s.text) && !is_plural_acronym(&s.text)).collect();
+        value_spans(clause).into_iter().filter(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone() && !is_time(&s.text) && !is_plural_acronym(&s.text)).collect();
     for (d, det) in lw.iter().enumerate() {
         let whose = match det.as_str() {
             "my" => Whose::User,
@@ -145,14 +144,6 @@ fn between<'a>(clause: &'a str, word: (usize, &str), next: usize) -> Option<&'a 
 /// "URLs", "IDs": a plural of an acronym is a common noun.
 fn is_plural_acronym(name: &str) -> bool {
     name.len() > 2 && name.ends_with('s') && name[..name.len() - 1].chars().all(|c| c.is_ascii_uppercase())
-}
-
-/// A weekday or a month is a date, not a name filling a role ("the meeting Friday").
-fn is_date_word(name: &str) -> bool {
-    name.split_whitespace().all(|w| {
-        let w = w.to_lowercase();
-        MONTHS.contains(&w.as_str()) || WEEKDAYS.contains(&w.as_str())
-    })
 }
 
 #[cfg(test)]
