@@ -249,6 +249,17 @@ impl Chains {
         let holding = |value: &str| -> Vec<&AuthoredSlot> { slots.iter().filter(|s| s.value.contains(value)).collect() };
         let root_threads: Vec<&str> = holding(first_root).iter().map(|s| s.thread.as_str()).collect();
         let changed: Vec<&str> = holding(later_root).iter().map(|s| s.thread.as_str()).filter(|t| root_threads.contains(t)).collect();
+        if list && changed.is_empty() {
+            let said = sessions
+                .iter()
+                .flat_map(|s| s["gold_facts"].as_array().into_iter().flatten())
+                .filter(|f| f["entity"].as_str() == Some(root))
+                .nth(1)
+                .and_then(|f| f["fact_text"].as_str())
+                .unwrap_or_default();
+            let on: Vec<&str> = holding(later_root).iter().map(|s| s.thread.as_str()).collect();
+            println!("UNCHANGED {} {root}:{root_threads:?} later {later_root:?} on {on:?} in {said:?}", ep["episode_id"].as_str().unwrap_or("?"));
+        }
         let asked = ["before_questions", "after_questions"]
             .iter()
             .filter_map(|k| ep[*k]["questions"].as_array())
@@ -276,6 +287,21 @@ impl Chains {
             self.root_changed += usize::from(!changed.is_empty());
             self.whole += usize::from(linked.iter().any(|t| changed.contains(t)));
         }
+    }
+}
+
+/// A stated value's form, coarsely: a time, an amount or code (digits), a name (capitalized), a
+/// phrase in lower case.
+fn value_form(lower: &str, said: &str) -> &'static str {
+    let time_words = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "am", "pm", "morning", "evening", "afternoon", "night"];
+    if lower.split(|c: char| !c.is_alphanumeric()).any(|w| time_words.contains(&w.trim_end_matches('s'))) || lower.contains(':') {
+        "time"
+    } else if lower.chars().any(|c| c.is_ascii_digit()) {
+        "digits"
+    } else if said.split_whitespace().any(|w| w.chars().next().is_some_and(char::is_uppercase)) {
+        "name"
+    } else {
+        "phrase"
     }
 }
 
@@ -311,6 +337,8 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
     // Facts the episodes state, held as an authored memory's value / stated: (first statements of
     // a slot, later ones).
     let mut facts: ((usize, usize), (usize, usize)) = ((0, 0), (0, 0));
+    // The same counts by the stated value's form: which kinds of value the author misses.
+    let mut by_form: BTreeMap<&'static str, (usize, usize)> = BTreeMap::new();
     let mut chains = Chains::default();
     let padding = if args.pad { fillers(episodes) } else { Vec::new() };
     #[cfg(feature = "internals")]
@@ -435,11 +463,18 @@ pub fn run(args: impl Iterator<Item = String>) -> AnyResult<()> {
                 let t = if first { &mut facts.0 } else { &mut facts.1 };
                 t.0 += usize::from(held);
                 t.1 += 1;
+                let by = by_form.entry(value_form(&value, f["value"].as_str().unwrap_or_default())).or_insert((0, 0));
+                by.0 += usize::from(held);
+                by.1 += 1;
             }
         }
     }
     if facts.0 .1 + facts.1 .1 > 0 {
         println!("authored facts first={}/{} change={}/{}", facts.0 .0, facts.0 .1, facts.1 .0, facts.1 .1);
+    }
+    if !by_form.is_empty() {
+        let parts: Vec<String> = by_form.iter().map(|(k, (h, n))| format!("{k}={h}/{n}")).collect();
+        println!("authored facts by value form {}", parts.join(" "));
     }
     if chains.n > 0 {
         let c = &chains;

@@ -25,7 +25,9 @@ pub enum Form {
 pub fn form_of(value: &str) -> Form {
     let w: Vec<String> = value.split_whitespace().map(|t| t.trim_matches(|c: char| !c.is_alphanumeric() && c != ':').to_lowercase()).filter(|t| !t.is_empty()).collect();
     let skip = w.iter().take_while(|x| ["every", "each", "on", "at", "the", "from", "by", "around"].contains(&x.as_str())).count();
-    let is_time = |x: &str| is_clock(x) || x == "am" || x == "pm" || WEEKDAYS.contains(&x) || (x != "may" && MONTHS.contains(&x));
+    // "Jun Park", "Sat Nam": a short month or day form is a time only beside a number ("Jun 5").
+    let digit = value.chars().any(|c| c.is_ascii_digit());
+    let is_time = |x: &str| is_clock(x) || x == "am" || x == "pm" || ((WEEKDAYS.contains(&x) || (x != "may" && MONTHS.contains(&x))) && (x.len() > 3 || digit));
     let lead = w.get(skip).map(String::as_str).unwrap_or_default();
     let number_then_time = lead.starts_with(|c: char| c.is_ascii_digit()) && w.get(skip + 1).is_some_and(|x| is_time(x));
     if is_time(lead) || number_then_time {
@@ -45,7 +47,6 @@ pub fn form_of(value: &str) -> Form {
     if first.is_some_and(|c| c.is_ascii_digit() || "$€£¥".contains(c)) && w.len() <= 3 {
         return Form::Quantity;
     }
-    let digit = value.chars().any(|c| c.is_ascii_digit());
     if !digit && value.split_whitespace().any(|t| t.chars().next().is_some_and(char::is_uppercase)) {
         return Form::Name;
     }
@@ -78,6 +79,8 @@ mod tests {
         assert_eq!(form_of("Tuesday evening"), Form::Time);
         assert_eq!(form_of("Aug 22-25"), Form::Time);
         assert_eq!(form_of("11am"), Form::Time);
+        assert_eq!(form_of("Jun 5"), Form::Time);
+        assert_eq!(form_of("Jun Park"), Form::Name);
         assert_eq!(form_of("$11 a week"), Form::Quantity);
         assert_eq!(form_of("38 euro"), Form::Quantity);
         assert_eq!(form_of("Hopwell Freight"), Form::Name);

@@ -59,6 +59,7 @@ mod frames;
 pub mod intent;
 mod keep;
 mod labels;
+mod realized;
 mod relation;
 mod role_name;
 mod roots;
@@ -167,6 +168,9 @@ pub fn author_in<'a>(turns: &[Turn<'a>], known: &[KnownThread], history: &[PastT
                 !(fresh_thread && a.depends_on.is_none() && a.shape == Shape::EvolvingAttribute && a.value.as_deref().is_some_and(|v| names_value(v, &new)))
             });
             authored.push(change);
+        } else if !authored.iter().any(|a| a.rule == "change" || a.shape == Shape::Retraction) {
+            // An alternative an earlier condition named, now come true.
+            authored.extend(realized::realized_alternative(turn, &known, &history, &authored));
         }
         for a in authored.iter_mut().filter(|a| a.rule == "change") {
             if let Some(v) = a.value.as_deref().and_then(|v| fullest_in(turn.text, v)) {

@@ -145,6 +145,8 @@ const LEADS: &[&str] = &[
     "oh and",
     "and also",
 ];
+/// Particles that complete a verb before its preposition ("go out with", "signed up with").
+const VERB_PARTICLES: &[&str] = &["out", "off", "up", "back", "over", "along", "around", "down"];
 const PREPS: &[&str] = &["on", "in", "at", "with", "through", "via", "to", "from", "by", "for", "under", "within", "inside", "into", "after", "every"];
 const LIGHT_VERBS: &[&str] = &[
     "live",
@@ -779,7 +781,18 @@ fn copula_or_light(sp: &Span) -> Option<Found> {
         return f.value.is_some().then_some(f);
     }
     let past = ["was", "were"].contains(&&sp.lower[at..end]);
-    let (prep, mut rest) = after_prep(sp, end);
+    let (mut prep, mut rest) = after_prep(sp, end);
+    // "orders go out with ParcelJet", "we signed up with X": a particle between a light verb and
+    // its preposition belongs to the verb; the value is the preposition's object.
+    if kind == 1 && prep.is_none() {
+        let particle = first_word(rest);
+        if VERB_PARTICLES.contains(&particle.as_str()) {
+            let after_particle = end + (sp.lower[end..].find(&particle).unwrap_or(0) + particle.len());
+            if let (Some(p), r) = after_prep(sp, after_particle) {
+                (prep, rest) = (Some(p), r);
+            }
+        }
+    }
     // Adverbs between the verb and what it says.
     loop {
         let lower = rest.to_ascii_lowercase();
@@ -1256,6 +1269,12 @@ pub(crate) fn conditional_consequent(sentence: &str) -> Option<String> {
     conditional(sentence).map(|(_, consequent, _)| consequent)
 }
 
+/// The condition's own words ("Noor ever went to Brookhollow Academy"), when a sentence is a
+/// conditional: what an earlier turn said would change.
+pub(super) fn conditional_upstream(sentence: &str) -> Option<String> {
+    conditional(sentence).map(|(upstream, _, _)| upstream)
+}
+
 /// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
 /// Vaultline" → ("Nimbara", "Vaultline")).
 fn conditional(sentence: &str) -> Option<(String, String, String)> {
@@ -1679,6 +1698,24 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         }
         // Attach to the statement of this sentence, or the previous one ("… it'd be C instead").
         let mut target = if found.len() > start { Some(start) } else { found.len().checked_sub(1).filter(|&i| found[i].0.value.is_some() && !found[i].0.retraction) };
+        // What a condition says would follow replaces a value of its own form: "… Tuesdays at 8pm.
+        // if we ever ended up at the Rattle Room it'd be Sunday afternoons" replaces the time, not
+        // the room named before it. The nearest statement of the turn whose value can take the
+        // consequent's place, or none (a consequent on the wrong slot would mark that slot as
+        // depending on something it does not).
+        if let Some((_, consequent, _)) = cond.as_ref() {
+            // Only a name against a time or an amount is told apart: "S3" after "Buildkite's
+            // cache" is a name with a digit, not an identifier.
+            let fits = |f: &Found| {
+                f.value.as_deref().is_none_or(|v| {
+                    use form::Form::{Name, Quantity, Time};
+                    !matches!((form::form_of(v), form::form_of(consequent)), (Name, Time | Quantity) | (Time | Quantity, Name))
+                })
+            };
+            if target.is_some_and(|i| !fits(&found[i].0)) {
+                target = (start..found.len()).chain((0..start).rev()).find(|&i| found[i].0.value.is_some() && !found[i].0.retraction && fits(&found[i].0));
+            }
+        }
         if target.is_none() {
             // "If the lead changes, the report recipient will be C": the slot's current value is
             // whatever the thread holds (filled in on resolve).

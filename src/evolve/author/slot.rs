@@ -320,9 +320,12 @@ pub fn clean_value(raw: &str) -> Option<String> {
         }
     }
     // "… and she's obsessed with fishing": a new clause with its own subject starts after "and".
+    // "… and that would wreck my mornings": a demonstrative before an auxiliary is a subject too.
     if let Some(at) = v.to_ascii_lowercase().match_indices(" and ").map(|(i, _)| i).find(|&i| {
-        let next = v[i + 5..].split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-        CLAUSE_SUBJECTS.contains(&next.trim_end_matches([',', '.']))
+        let mut next = v[i + 5..].split_whitespace().map(|w| w.to_ascii_lowercase());
+        let (first, second) = (next.next().unwrap_or_default(), next.next().unwrap_or_default());
+        CLAUSE_SUBJECTS.contains(&first.trim_end_matches([',', '.']))
+            || (["that", "this"].contains(&first.as_str()) && ["would", "will", "is", "was", "means", "could", "might", "makes", "has"].contains(&second.as_str()))
     }) {
         v = &v[..at];
     }

@@ -680,3 +680,21 @@ fn a_contracted_subject_is_no_subject_before_a_verb() {
     assert!(out.iter().all(|a| a.thread.as_deref().is_none_or(|t| !t.starts_with("e-") && !t.contains("calloway"))), "{out:#?}");
     assert_eq!(tv(&one("we split utilities 50/50")), (Shape::EvolvingAttribute, Some("utilities-split"), Some("50/50")));
 }
+
+#[test]
+fn a_particle_before_the_preposition_belongs_to_the_verb() {
+    let a = one("our parcels go out with Swiftline, they were cheapest");
+    assert_eq!(a.value.as_deref(), Some("Swiftline"), "{a:#?}");
+}
+
+#[test]
+fn a_consequent_is_its_value_and_replaces_a_value_of_its_own_form() {
+    // The clause after "and that" is a remark on the consequent, not part of it.
+    let out = run(&["The courier comes for the daily pickup at 4:30pm. if we ever went with Norrow Post it'd be 10:15am and that would ruin my mornings"]);
+    assert!(out.iter().any(|a| a.consequent.as_deref() == Some("10:15am")), "{out:#?}");
+    // A time that would follow is no value for the hall named before it: the hall stays
+    // independent, with no consequent.
+    let out = run(&["we practise at Elm Hall, and the slot we got was Mondays at 7pm. if we ever ended up at the Brick Shed it'd be Saturday mornings"]);
+    let hall = out.iter().find(|a| a.value.as_deref() == Some("Elm Hall")).expect("the hall");
+    assert_eq!((hall.depends_on.as_ref(), hall.consequent.as_deref()), (None, None), "{out:#?}");
+}

@@ -93,6 +93,19 @@ pub fn sentences(text: &str) -> Vec<&str> {
                 let dotted = word.contains('.') && word.split('.').all(|part| (1..=2).contains(&part.len()) && part.bytes().all(|c| c.is_ascii_alphabetic()));
                 next_ws && !abbreviation && !initial && !next_lower && !dotted
             }
+            // "they are too many 😅 Since spring I am …": an emoji closes what it follows when a new
+            // sentence opens after it (a capital, or any word from a writer who never capitalizes).
+            _ if b >= 0xE2 && text.is_char_boundary(i) => {
+                let run: usize = text[i..].chars().take_while(|&c| is_pictograph(c) || c == '\u{FE0F}' || c == '\u{200D}').map(char::len_utf8).sum();
+                let next = text[i + run..].chars().next();
+                let opens = text[i + run..].trim_start().chars().next().is_some_and(|c| c.is_uppercase() || (!capitalizes && c.is_alphabetic()));
+                if run > 0 && next.is_some_and(char::is_whitespace) && opens {
+                    i += run - 1;
+                    true
+                } else {
+                    false
+                }
+            }
             _ => false,
         };
         if ends {
@@ -103,6 +116,11 @@ pub fn sentences(text: &str) -> Vec<&str> {
     }
     push_piece(&mut out, &text[start..]);
     out
+}
+
+/// An emoji or a pictographic symbol (not a letter, a digit or punctuation).
+fn is_pictograph(c: char) -> bool {
+    matches!(c as u32, 0x1F000..=0x1FAFF | 0x2600..=0x27BF | 0x2B00..=0x2BFF)
 }
 
 fn push_piece<'a>(out: &mut Vec<&'a str>, piece: &'a str) {
@@ -190,6 +208,18 @@ mod tests {
         assert_eq!(sentences("my bank is Monzo. how much per week?"), vec!["my bank is Monzo", "how much per week?"]);
         assert_eq!(sentences("We meet at approx. ten. Fine"), vec!["We meet at approx. ten", "Fine"]);
         assert_eq!(sentences("standup at 9 a.m. sharp. ok"), vec!["standup at 9 a.m. sharp", "ok"]);
+    }
+
+    #[test]
+    fn an_emoji_before_a_new_sentence_ends_the_one_before() {
+        assert_eq!(sentences("they are too many 😅 Since spring I am a member"), vec!["they are too many 😅", "Since spring I am a member"]);
+        assert_eq!(sentences("we bought it 🙈🏡 We got out of the lease"), vec!["we bought it 🙈🏡", "We got out of the lease"]);
+        assert_eq!(sentences("Morning ☕️ House stuff"), vec!["Morning ☕️", "House stuff"]);
+        // Inside a sentence (a lower-case word after it from a capitalizing writer) it ends nothing.
+        assert_eq!(sentences("I love it 😂 and so does Jonas"), vec!["I love it 😂 and so does Jonas"]);
+        // A writer who never capitalizes opens sentences in lower case.
+        assert_eq!(sentences("knee still bad 😩 physio twice a week"), vec!["knee still bad 😩", "physio twice a week"]);
+        assert_eq!(sentences("😅"), Vec::<&str>::new());
     }
 
     #[test]
