@@ -11,12 +11,12 @@
 
 use super::confidence::HEDGES;
 use super::form::{form_of, Form};
+use super::roots::change_on;
 use super::rules::conditional_upstream;
 use super::slot::{areas, mentions_value, names_value};
 use super::spans::{value_spans, without_possessive, SpanKind, ValueSpan};
 use super::text::{find_word, sentences, starts_in_lower_case, words};
 use super::{Authored, KnownThread, PastTurn, Turn};
-use crate::model::Shape;
 
 /// How sure a change read this way is: the condition said what would come, this turn says it came;
 /// the old value is inferred from the condition's turn.
@@ -58,22 +58,9 @@ pub(super) fn realized_alternative(turn: &Turn, known: &[KnownThread], history: 
         return None;
     }
     let area = areas(&thread.thread.replace('-', " "), None);
-    Some(Authored {
-        content: format!("The user said: \"{}\"", sentence.trim()),
-        shape: Shape::EvolvingAttribute,
-        thread: Some(thread.thread.clone()),
-        value: Some(new.clone()),
-        depends_on: None,
-        consequent: None,
-        area: if area.is_empty() { vec![thread.thread.clone()] } else { area },
-        signature: None,
-        confidence: REALIZED_CONFIDENCE,
-        doubts: vec![format!("{new} was named earlier as what would follow a change; taken as replacing {old}")],
-        event_at: turn.date,
-        derived_from: vec![turn.id.to_string()],
-        rule: "change",
-        forget: Vec::new(),
-    })
+    let area = if area.is_empty() { vec![thread.thread.clone()] } else { area };
+    let doubt = format!("{new} was named earlier as what would follow a change; taken as replacing {old}");
+    Some(change_on(turn, sentence, thread.thread.clone(), new, area, REALIZED_CONFIDENCE, doubt))
 }
 
 /// A sentence that reports what is: no condition, plan, hedge or negation in it.

@@ -210,17 +210,24 @@ pub(super) fn replaced_unkept(turn: &Turn, known: &[KnownThread], history: &[Pas
 
 /// The change to `new` on `thread`, read when this turn ended `old` (said with that doubt).
 fn replaced_by(turn: &Turn, sentence: &str, thread: String, old: &str, new: &str, area: Vec<String>) -> Authored {
+    let doubt = format!("{old} was said to end here; {new} was taken as what replaced it");
+    change_on(turn, sentence, thread, without_possessive(new), area, REPLACED_CONFIDENCE, doubt)
+}
+
+/// A change read from `sentence` of this turn: `value` on `thread`, as sure as `confidence`, with
+/// the doubt in words.
+pub(super) fn change_on(turn: &Turn, sentence: &str, thread: String, value: &str, area: Vec<String>, confidence: f64, doubt: String) -> Authored {
     Authored {
         content: format!("The user said: \"{}\"", sentence.trim()),
         shape: Shape::EvolvingAttribute,
         thread: Some(thread),
-        value: Some(without_possessive(new).to_string()),
+        value: Some(value.to_string()),
         depends_on: None,
         consequent: None,
         area,
         signature: None,
-        confidence: REPLACED_CONFIDENCE,
-        doubts: vec![format!("{old} was said to end here; {new} was taken as what replaced it")],
+        confidence,
+        doubts: vec![doubt],
         event_at: turn.date,
         derived_from: vec![turn.id.to_string()],
         rule: "change",
