@@ -21,6 +21,9 @@ use super::{Authored, KnownThread, PastTurn, Turn};
 /// How sure a change read this way is: the condition said what would come, this turn says it came;
 /// the old value is inferred from the condition's turn.
 const REALIZED_CONFIDENCE: f64 = 0.55;
+/// How many earlier user turns a name is looked up in (newest first): the cost of a turn stays
+/// bounded however long the conversation grows.
+const LOOK_BACK: usize = 400;
 /// Prepositions whose object is where the subject now is or goes.
 const ARRIVAL: &[&str] = &["at", "to", "into", "in", "with", "on", "onto"];
 /// Words that may stand between the preposition and the name.
@@ -82,8 +85,8 @@ fn after_arrival(sentence: &str, name: &ValueSpan) -> bool {
 /// condition was about is often named in one turn and called "she" or "my dad" in another.
 fn said_of_another(sentence: &str, name: &ValueSpan) -> bool {
     let before = sentence.get(..name.at).unwrap_or("");
-    let clause_at = before.rfind([',', ';', '—', '(', ')']).map_or(0, |i| i + 1);
-    let pronoun = words(&before[clause_at..]).into_iter().find(|w| ["i", "we", "he", "she", "they", "you", "i'm", "we're", "they're", "you're"].contains(&w.as_str()));
+    let clause = before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before);
+    let pronoun = words(clause).into_iter().find(|w| ["i", "we", "he", "she", "they", "you", "i'm", "we're", "they're", "you're"].contains(&w.as_str()));
     pronoun.is_some_and(|w| ["they", "you", "they're", "you're"].contains(&w.as_str()))
 }
 
@@ -91,7 +94,11 @@ fn said_of_another(sentence: &str, name: &ValueSpan) -> bool {
 /// for each earlier user turn (newest first) with a condition whose own words name `new`, the
 /// independent kept values of a name's form that turn named besides it. The first such turn decides.
 fn replaced_by_condition<'k>(new: &str, known: &'k [KnownThread], history: &[PastTurn]) -> Option<Vec<(&'k KnownThread, String)>> {
-    for past in history.iter().rev() {
+    for past in history.iter().rev().take(LOOK_BACK) {
+        // Most turns never name it: a plain search first, the sentence reading only where it does.
+        if !names_alternative(past.text, new) {
+            continue;
+        }
         if !sentences(past.text).into_iter().any(|s| conditional_upstream(s).is_some_and(|c| names_alternative(&c, new))) {
             continue;
         }
@@ -169,6 +176,8 @@ mod tests {
         for text in ["Noor might start at Brookhollow Academy next year", "Should Noor move to Brookhollow Academy?", "Noor didn't get into Brookhollow Academy"] {
             assert_eq!(realized_alternative(&turn(text), &known, &condition, &[]), None, "{text}");
         }
+        // A wide dash before the name is no trouble for the clause's reading.
+        assert_eq!(realized_alternative(&turn("Big news — they started at Brookhollow Academy"), &known, &condition, &[]), None);
         // Said of others ("they started at …").
         for text in ["My neighbours' kids go there, they started at Brookhollow Academy", "you went to Brookhollow Academy"] {
             assert_eq!(realized_alternative(&turn(text), &known, &condition, &[]), None, "{text}");
