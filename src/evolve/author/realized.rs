@@ -120,12 +120,7 @@ fn replaced_by_condition<'k>(new: &str, known: &'k [KnownThread], history: &[Pas
 /// Whether a condition's words name the alternative: the whole name, or its first word when that
 /// word is long enough to be its own ("the Willowmere thing" for Willowmere Academy).
 fn names_alternative(condition: &str, name: &str) -> bool {
-    let lower = condition.to_lowercase();
-    if mentions_value(&lower, name).is_some_and(|s| s >= 0.7) {
-        return true;
-    }
-    let first = words(name).into_iter().next().unwrap_or_default();
-    first.chars().count() >= 5 && find_word(&lower, &first, 0).is_some()
+    names_kept(&condition.to_lowercase(), name)
 }
 
 /// Whether a turn (in lower case) names a kept value: the whole, or its first word.
