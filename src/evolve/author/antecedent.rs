@@ -6,6 +6,7 @@
 //! A person is a name (capitalized words, from `spans`) or a relative the user names by role ("my
 //! daughter"). Without one in the turn the statement is left as it was said.
 
+use super::person_slot::of_kind;
 use super::relation::word_spans;
 use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
@@ -28,6 +29,24 @@ pub fn resolved(sentence: &str, before: &str, earlier: &[&str]) -> Option<String
     }
     let who = salient_person(before, earlier)?;
     Some(format!("{who}'s{}", &sentence[first.len()..]))
+}
+
+/// A clause opening with "he" / "she" that says where the person belongs by a kind of its own
+/// ("she's in third grade at Larkspur Elementary", "He's on the Payments squad"), with the pronoun
+/// replaced by the person the talk is about. Only then: "she's 12" says nothing a slot can hold.
+pub fn subject_resolved(clause: &str, before: &str, earlier: &[&str]) -> Option<String> {
+    let trimmed = clause.trim_start();
+    let first = trimmed.split_whitespace().next()?;
+    let lower = first.to_lowercase().replace('’', "'");
+    let rest = &trimmed[first.len()..];
+    let tail = match lower.as_str() {
+        "he's" | "she's" => format!(" is{rest}"),
+        "he" | "she" => rest.to_string(),
+        _ => return None,
+    };
+    of_kind(&tail)?;
+    let who = salient_person(before, earlier)?;
+    Some(format!("{who}{tail}"))
 }
 
 /// The person named most in `before` and `earlier` (a mention in this turn counts double), ties to
@@ -83,7 +102,7 @@ fn people_in(text: &str) -> Vec<(usize, String)> {
 
 #[cfg(test)]
 mod tests {
-    use super::resolved;
+    use super::{resolved, subject_resolved};
 
     #[test]
     fn a_possessive_takes_the_person_the_talk_is_about() {
@@ -97,6 +116,16 @@ mod tests {
         // Whom the talk is about, not the last capitalized word.
         let earlier = ["Dario moved to Ibis this week.", "Dario's first PR got merged.", "Our intern is Dario Mendez."];
         assert_eq!(resolved("His end date is August 29", "", &earlier), Some("Dario Mendez's end date is August 29".into()));
+    }
+
+    #[test]
+    fn he_or_she_belonging_somewhere_takes_the_person_the_talk_is_about() {
+        let r = |s: &str, before: &str| subject_resolved(s, before, &[]);
+        assert_eq!(r("she's in third grade at Larkspur Elementary", "my daughter Noor is 8 and").as_deref(), Some("Noor is in third grade at Larkspur Elementary"));
+        assert_eq!(r("He's on the Payments squad", "our summer intern, Dario Mendez.").as_deref(), Some("Dario Mendez is on the Payments squad"));
+        // Nothing of a person's kind: left as said.
+        assert_eq!(r("She's 12 and negotiating", "Emi Sato gets an allowance."), None);
+        assert_eq!(r("she's at Larkspur Elementary", "long day."), None);
     }
 
     #[test]

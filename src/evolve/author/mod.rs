@@ -21,6 +21,9 @@
 //!   Press, …", "standup room = Larch" → the noun's / the left side's value; a role right before
 //!   its name ("their technician Piotr Wasik", "the agency Viajes Albatros") wherever it stands,
 //!   depending on the party named before it when the role is theirs (`role_name`);
+//! - **a person's slot**: a person is whose slot it is, never the slot ("Noor goes to Larchmont
+//!   Elementary" → Noor's school; "… and she's on the Payments squad" → the person the talk is
+//!   about, their team) (`person_slot`);
 //! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
 //!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
 //!   the slot from `for` / `as`, a bare noun put before the subject ("Beans we take from X"), the
@@ -59,6 +62,7 @@ mod frames;
 pub mod intent;
 mod keep;
 mod labels;
+mod person_slot;
 mod realized;
 mod relation;
 mod role_name;

@@ -11,6 +11,7 @@
 
 use super::confidence::HEDGES;
 use super::form::{form_of, Form};
+use super::person_slot::is_people;
 use super::roots::change_on;
 use super::rules::conditional_upstream;
 use super::slot::{areas, mentions_value, names_value};
@@ -49,6 +50,9 @@ pub(super) fn realized_alternative(turn: &Turn, known: &[KnownThread], history: 
                 continue;
             }
             for (thread, old) in replaced {
+                if said_of_another_person(sentence, &name, &thread.thread, history) {
+                    continue;
+                }
                 if !found.iter().any(|(n, k, _, _)| *n == new && k.thread == thread.thread) {
                     found.push((new.clone(), thread, old, sentence.to_string()));
                 }
@@ -88,6 +92,37 @@ fn said_of_another(sentence: &str, name: &ValueSpan) -> bool {
     let clause = before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before);
     let pronoun = words(clause).into_iter().find(|w| ["i", "we", "he", "she", "they", "you", "i'm", "we're", "they're", "you're"].contains(&w.as_str()));
     pronoun.is_some_and(|w| ["they", "you", "they're", "you're"].contains(&w.as_str()))
+}
+
+/// Whether the clause placing the name is about someone other than the person whose slot the
+/// thread is: "(My sister's boy Callum is already at Brookhollow Academy …)" is no change of
+/// `noor-school`. A thread is a person's when its first word is a name the user wrote capitalized
+/// inside a sentence; the clause is another's when it names a person (a relative, or a name
+/// besides the placed one) and never that one.
+fn said_of_another_person(sentence: &str, name: &ValueSpan, thread: &str, history: &[PastTurn]) -> bool {
+    let Some(owner) = thread.split('-').next().filter(|o| thread.contains('-') && o.chars().count() >= 2) else { return false };
+    let before = sentence.get(..name.at).unwrap_or("");
+    let clause = before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before);
+    let clause_words = words(clause);
+    if clause_words.iter().any(|w| w == owner) {
+        return false;
+    }
+    let names_person = clause_words.iter().any(|w| is_people(w)) || value_spans(clause).iter().any(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone());
+    names_person && history.iter().rev().take(LOOK_BACK).any(|p| capitalized_inside(p.text, owner))
+}
+
+/// Whether `text` writes `word` (lower case) capitalized somewhere other than a sentence's start.
+fn capitalized_inside(text: &str, word: &str) -> bool {
+    let mut prev_ends = true;
+    for w in text.split_whitespace() {
+        let bare = w.trim_matches(|c: char| !c.is_alphanumeric());
+        let bare = bare.strip_suffix("'s").unwrap_or(bare);
+        if !prev_ends && bare.starts_with(char::is_uppercase) && bare.to_lowercase() == word {
+            return true;
+        }
+        prev_ends = w.ends_with(['.', '!', '?', ':']);
+    }
+    false
 }
 
 /// The kept values an earlier condition naming `new` was about:
@@ -177,6 +212,12 @@ mod tests {
         for text in ["My neighbours' kids go there, they started at Brookhollow Academy", "you went to Brookhollow Academy"] {
             assert_eq!(realized_alternative(&turn(text), &known, &condition, &[]), None, "{text}");
         }
+        // Said of another person than the one whose slot it is: Noor's school is not Callum's.
+        let hers = vec![kept("noor-school", "Larkspur Elementary")];
+        let aside = "(My sister's boy Callum is already at Brookhollow Academy and he loves it)";
+        assert_eq!(realized_alternative(&turn(aside), &hers, &condition, &[]), None);
+        let a = realized_alternative(&turn("Noor started at Brookhollow Academy!"), &hers, &condition, &[]);
+        assert_eq!(a.and_then(|a| a.thread), Some("noor-school".into()), "her own change still is one");
         // Not where a value goes ("Brookhollow Academy called").
         assert_eq!(realized_alternative(&turn("Brookhollow Academy called about the waitlist"), &known, &condition, &[]), None);
         // Two kept values named by the condition's turn: which one is replaced is not said.

@@ -73,7 +73,7 @@ const MORE_PEOPLE: &[&str] = &[
 /// Relations one person holds at a time (a boss, an intern) are roles like any other.
 const ONE_HOLDER: &[&str] = &["boss", "intern"];
 
-fn is_person_noun(w: &str) -> bool {
+pub(super) fn is_person_noun(w: &str) -> bool {
     (KIN_NOUNS.contains(&w) && !ONE_HOLDER.contains(&w)) || MORE_PEOPLE.contains(&w)
 }
 /// Prepositions that make the phrase a place or a time, after which a name may open a clause of

@@ -4,6 +4,7 @@
 
 use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
+use super::person_slot::person_slot;
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
 use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
@@ -547,6 +548,14 @@ fn value_clause(c: &str) -> Option<Found> {
     }
 }
 
+/// A clause about "he" / "she" belonging somewhere ("… and she's in third grade at Larkspur
+/// Elementary"), read with the person the talk is about in the pronoun's place.
+fn person_clause(clause: &str, sentence: &str, said_before: &str, earlier: &[&str]) -> Option<Found> {
+    let at = (clause.as_ptr() as usize).checked_sub(sentence.as_ptr() as usize).filter(|&i| i <= sentence.len()).unwrap_or(0);
+    let before = format!("{said_before} {}", sentence.get(..at).unwrap_or(""));
+    value_clause(&antecedent::subject_resolved(clause, &before, earlier)?)
+}
+
 /// The statement a sentence makes before the question it ends with, when a clause boundary
 /// separates them and the question opens with a question's word; or, for a sentence that opens
 /// as a statement and ends in "??" / "?!" (surprise, not a question of its own: "Leonie is a nurse
@@ -855,8 +864,13 @@ fn copula_or_light(sp: &Span) -> Option<Found> {
     if rw.is_empty() {
         return None;
     }
-    f.slot = Some(subject.to_string());
     f.value = value_of(rest);
+    // A person owns the slot, they are not it ("Noor goes to Larchmont Elementary" → Noor's school).
+    let verb = &sp.lower[at..end];
+    match f.value.as_deref().and_then(|v| person_slot(subject, verb, kind == 0, v)) {
+        Some((slot, value)) => (f.slot, f.value) = (Some(slot), value_of(&value)),
+        None => f.slot = Some(subject.to_string()),
+    }
     // "The rota follows Theo's schedule, kitchen on Sundays": the upstream, then the value.
     if kind == 1 && ["follows", "follow"].contains(&&sp.lower[at..end]) {
         if let Some((_, after)) = rest.split_once(", ") {
@@ -1673,7 +1687,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             }
             if let Some(f) = ended_clause(c) {
                 ended.push(f);
-            } else if let Some(f) = value_clause(c) {
+            } else if let Some(f) = person_clause(c, sentence, said_before, &earlier).or_else(|| value_clause(c)) {
                 found.push((f, sentence.to_string()));
             }
         }

@@ -674,6 +674,20 @@ fn where_someone_works_is_their_employer_and_no_one_elses() {
 }
 
 #[test]
+fn a_person_owns_their_slots_and_is_none_of_them() {
+    let out = run(&[
+        "My daughter Noor is 8 and she's in third grade at Larkspur Elementary.",
+        "Dad lives at Birchwood Manor.",
+        "I'm mentoring our intern, Dario Mendez. He's on the Payments squad.",
+    ]);
+    let value = |t: &str| out.iter().find(|a| a.thread.as_deref() == Some(t)).and_then(|a| a.value.as_deref());
+    assert_eq!(value("noor-school"), Some("Larkspur Elementary"), "{out:#?}");
+    assert_eq!(value("dad-home"), Some("Birchwood Manor"), "{out:#?}");
+    assert_eq!(value("dario-mendez-team"), Some("Payments squad"), "{out:#?}");
+    assert!(out.iter().all(|a| !matches!(a.thread.as_deref(), Some("noor" | "dad" | "he"))), "a person is never the slot: {out:#?}");
+}
+
+#[test]
 fn a_contracted_subject_is_no_subject_before_a_verb() {
     // "we're" is not "we" and a verb "'re": no slot is made of the rest of the clause.
     let out = run(&["we're at Calloway Court, unit 4B"]);

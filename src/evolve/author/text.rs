@@ -135,7 +135,11 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
     let mut out = Vec::new();
     let mut rest = sentence;
     loop {
-        let cut = [";", " — ", "—", " – ", " - ", ", but ", ", so ", ", and "].iter().filter_map(|sep| rest.find(sep).map(|at| (at, sep.len()))).min_by_key(|c| c.0);
+        let cut = [";", " — ", "—", " – ", " - ", ", but ", ", so ", ", and "]
+            .iter()
+            .filter_map(|sep| rest.find(sep).map(|at| (at, sep.len())))
+            .chain(and_then_subject(rest))
+            .min_by_key(|c| c.0);
         match cut {
             Some((at, len)) => {
                 push_piece(&mut out, &rest[..at]);
@@ -147,6 +151,24 @@ pub fn clauses(sentence: &str) -> Vec<&str> {
             }
         }
     }
+}
+
+/// Subjects that open a clause of their own after a bare "and" ("Noor is 8 and she's in third
+/// grade at …"): without the split, the second clause is read as the first one's value.
+const CLAUSE_SUBJECTS: &[&str] = &["i", "i'm", "we", "we're", "he", "he's", "she", "she's", "they", "they're"];
+
+/// The first " and " of `text` that a subject pronoun follows, as (offset, length).
+fn and_then_subject(text: &str) -> Option<(usize, usize)> {
+    let mut from = 0;
+    while let Some(i) = text.get(from..)?.find(" and ") {
+        let at = from + i;
+        let next = text[at + 5..].split_whitespace().next().unwrap_or("").to_lowercase().replace('’', "'");
+        if CLAUSE_SUBJECTS.contains(&next.trim_end_matches([',', '.'])) {
+            return Some((at, 5));
+        }
+        from = at + 5;
+    }
+    None
 }
 
 /// Arrows written for "is" or "then" ("bounce webhook → /hooks/pw", "if X ever goes → Y"),
@@ -226,6 +248,9 @@ mod tests {
     fn clauses_split_at_semicolons_and_dashes() {
         assert_eq!(clauses("A is B; C is D — E, F"), vec!["A is B", "C is D", "E, F"]);
         assert_eq!(clauses("a-b stays"), vec!["a-b stays"]);
+        // A bare "and" opens a clause when a subject follows it, not between two objects.
+        assert_eq!(clauses("Noor is 8 and she's in third grade"), vec!["Noor is 8", "she's in third grade"]);
+        assert_eq!(clauses("I drink tea and coffee and I run"), vec!["I drink tea and coffee", "I run"]);
     }
 
     #[test]
