@@ -34,7 +34,8 @@ pub fn resolved(sentence: &str, before: &str, earlier: &[&str]) -> Option<String
 /// A clause opening with "he" / "she" that says where the person belongs by a kind of its own
 /// ("she's in third grade at Larkspur Elementary", "He's on the Payments squad"), with the pronoun
 /// replaced by the person the talk is about. Only then: "she's 12" says nothing a slot can hold.
-pub fn subject_resolved(clause: &str, before: &str, earlier: &[&str]) -> Option<String> {
+/// `before` gives the text said before the clause, built only when the clause qualifies.
+pub fn subject_resolved(clause: &str, before: impl FnOnce() -> String, earlier: &[&str]) -> Option<String> {
     let trimmed = clause.trim_start();
     let first = trimmed.split_whitespace().next()?;
     let lower = first.to_lowercase().replace('’', "'");
@@ -45,7 +46,7 @@ pub fn subject_resolved(clause: &str, before: &str, earlier: &[&str]) -> Option<
         _ => return None,
     };
     of_kind(&tail)?;
-    let who = salient_person(before, earlier)?;
+    let who = salient_person(&before(), earlier)?;
     Some(format!("{who}{tail}"))
 }
 
@@ -120,7 +121,7 @@ mod tests {
 
     #[test]
     fn he_or_she_belonging_somewhere_takes_the_person_the_talk_is_about() {
-        let r = |s: &str, before: &str| subject_resolved(s, before, &[]);
+        let r = |s: &str, before: &str| subject_resolved(s, || before.to_string(), &[]);
         assert_eq!(r("she's in third grade at Larkspur Elementary", "my daughter Noor is 8 and").as_deref(), Some("Noor is in third grade at Larkspur Elementary"));
         assert_eq!(r("He's on the Payments squad", "our summer intern, Dario Mendez.").as_deref(), Some("Dario Mendez is on the Payments squad"));
         // Nothing of a person's kind: left as said.

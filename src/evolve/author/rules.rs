@@ -552,8 +552,8 @@ fn value_clause(c: &str) -> Option<Found> {
 /// Elementary"), read with the person the talk is about in the pronoun's place.
 fn person_clause(clause: &str, sentence: &str, said_before: &str, earlier: &[&str]) -> Option<Found> {
     let at = (clause.as_ptr() as usize).checked_sub(sentence.as_ptr() as usize).filter(|&i| i <= sentence.len()).unwrap_or(0);
-    let before = format!("{said_before} {}", sentence.get(..at).unwrap_or(""));
-    value_clause(&antecedent::subject_resolved(clause, &before, earlier)?)
+    let before = || format!("{said_before} {}", sentence.get(..at).unwrap_or(""));
+    value_clause(&antecedent::subject_resolved(clause, before, earlier)?)
 }
 
 /// The statement a sentence makes before the question it ends with, when a clause boundary
