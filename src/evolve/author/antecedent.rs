@@ -6,17 +6,14 @@
 //! A person is a name (capitalized words, from `spans`) or a relative the user names by role ("my
 //! daughter"). Without one in the turn the statement is left as it was said.
 
+use super::people::is_person_noun;
 use super::person_slot::of_kind;
 use super::relation::word_spans;
-use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
 use super::text::words;
 
 /// Possessive pronouns that may open a statement about someone else.
 const POSSESSIVES: &[&str] = &["his", "her", "their"];
-
-/// Roles a person of the user's is named by, beside their relatives (`rules::KIN_NOUNS`).
-const ROLES: &[&str] = &["manager", "mentor", "teacher", "tutor", "landlord", "landlady", "doctor", "nanny", "babysitter", "assistant", "teammate", "lead"];
 
 /// `sentence` with an opening possessive pronoun replaced by the person the conversation is most
 /// about just before it: `before` (this turn's earlier text) and `earlier` (the user's previous
@@ -94,7 +91,7 @@ fn people_in(text: &str) -> Vec<(usize, String)> {
     for pair in ws.windows(2) {
         let owner = pair[0].1.to_ascii_lowercase();
         let noun = words(pair[1].1).into_iter().next().unwrap_or_default();
-        if ["my", "our"].contains(&owner.as_str()) && (KIN_NOUNS.contains(&noun.as_str()) || ROLES.contains(&noun.as_str())) {
+        if ["my", "our"].contains(&owner.as_str()) && is_person_noun(&noun) {
             out.push((pair[0].0, format!("{} {}", pair[0].1, noun)));
         }
     }

@@ -23,7 +23,7 @@
 //!   depending on the party named before it when the role is theirs (`role_name`);
 //! - **a person's slot**: a person is whose slot it is, never the slot ("Noor goes to Larchmont
 //!   Elementary" → Noor's school; "… and she's on the Payments squad" → the person the talk is
-//!   about, their team) (`person_slot`);
+//!   about, their team) (`person_slot`; which nouns name a person: `people`);
 //! - **relation** (last tried): any verb between an owner and a name ("I swim at X", "our team
 //!   uses X for chat", "Dad does his physio at X", "Car insurance: X") → an `evolving_attribute`,
 //!   the slot from `for` / `as`, a bare noun put before the subject ("Beans we take from X"), the
@@ -62,6 +62,7 @@ mod frames;
 pub mod intent;
 mod keep;
 mod labels;
+mod people;
 mod person_slot;
 mod realized;
 mod relation;

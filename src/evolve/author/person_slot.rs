@@ -6,8 +6,7 @@
 //! home, "works" → employer, "goes" → go). A bare copula with nothing naming the slot is left as
 //! it was said: there is no word to name it by.
 
-use super::role_name::is_person_noun;
-use super::rules::KIN_NOUNS;
+use super::people::is_person_noun;
 use super::spans::{value_spans, SpanKind};
 use super::text::words;
 
@@ -35,9 +34,9 @@ pub fn is_person(subject: &str) -> bool {
     if rest.is_empty() {
         return false;
     }
-    if rest.iter().any(|w| is_people(w)) {
+    if rest.iter().any(|w| is_person_noun(w)) {
         // "my son Theo", "dad": the noun first, a name after it at most.
-        return is_people(&rest[0]) && raw[start + 1..].iter().all(|w| w.starts_with(char::is_uppercase));
+        return is_person_noun(&rest[0]) && raw[start + 1..].iter().all(|w| w.starts_with(char::is_uppercase));
     }
     // A bare name of one or two capitalized words that says no kind ("Noor", "Jun Park", not
     // "Larchmont Elementary").
@@ -85,12 +84,7 @@ pub fn of_kind(value: &str) -> Option<(&'static str, String)> {
 /// A person beyond doubt: a relative or role ("my dad"), or a name of two words ("Jun Park").
 fn surely_person(subject: &str) -> bool {
     let ws = words(subject);
-    ws.iter().any(|w| is_people(w)) || ws.len() == 2
-}
-
-/// A relative, a role held by one person, or a pet.
-pub(super) fn is_people(w: &str) -> bool {
-    KIN_NOUNS.contains(&w) || is_person_noun(w)
+    ws.iter().any(|w| is_person_noun(w)) || ws.len() == 2
 }
 
 /// The person's words without an opening determiner ("my son Theo" → "son Theo").
@@ -111,14 +105,7 @@ fn verb_noun(verb: &str) -> Option<String> {
         v if v.ends_with('s') && !v.ends_with("ss") => &v[..v.len() - 1],
         v => v,
     };
-    Some(
-        match base {
-            "live" | "lived" => "home",
-            "work" | "worked" => "employer",
-            b => b,
-        }
-        .to_string(),
-    )
+    Some(super::rules::verb_slot(base))
 }
 
 #[cfg(test)]

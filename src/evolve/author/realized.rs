@@ -11,7 +11,7 @@
 
 use super::confidence::HEDGES;
 use super::form::{form_of, Form};
-use super::person_slot::is_people;
+use super::people::is_person_noun;
 use super::roots::change_on;
 use super::rules::conditional_upstream;
 use super::slot::{areas, mentions_value, names_value};
@@ -88,10 +88,14 @@ fn after_arrival(sentence: &str, name: &ValueSpan) -> bool {
 /// pronoun is its subject; `they` and `you` are others. A name there is not judged: the person a
 /// condition was about is often named in one turn and called "she" or "my dad" in another.
 fn said_of_another(sentence: &str, name: &ValueSpan) -> bool {
-    let before = sentence.get(..name.at).unwrap_or("");
-    let clause = before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before);
-    let pronoun = words(clause).into_iter().find(|w| ["i", "we", "he", "she", "they", "you", "i'm", "we're", "they're", "you're"].contains(&w.as_str()));
+    let pronoun = words(placing_clause(sentence, name)).into_iter().find(|w| ["i", "we", "he", "she", "they", "you", "i'm", "we're", "they're", "you're"].contains(&w.as_str()));
     pronoun.is_some_and(|w| ["they", "you", "they're", "you're"].contains(&w.as_str()))
+}
+
+/// The words of the sentence's clause up to the name, the part that says whose value it is.
+fn placing_clause<'s>(sentence: &'s str, name: &ValueSpan) -> &'s str {
+    let before = sentence.get(..name.at).unwrap_or("");
+    before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before)
 }
 
 /// Whether the clause placing the name is about someone other than the person whose slot the
@@ -101,13 +105,12 @@ fn said_of_another(sentence: &str, name: &ValueSpan) -> bool {
 /// besides the placed one) and never that one.
 fn said_of_another_person(sentence: &str, name: &ValueSpan, thread: &str, history: &[PastTurn]) -> bool {
     let Some(owner) = thread.split('-').next().filter(|o| thread.contains('-') && o.chars().count() >= 2) else { return false };
-    let before = sentence.get(..name.at).unwrap_or("");
-    let clause = before.rsplit([',', ';', '—', '(', ')']).next().unwrap_or(before);
+    let clause = placing_clause(sentence, name);
     let clause_words = words(clause);
     if clause_words.iter().any(|w| w == owner) {
         return false;
     }
-    let names_person = clause_words.iter().any(|w| is_people(w)) || value_spans(clause).iter().any(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone());
+    let names_person = clause_words.iter().any(|w| is_person_noun(w)) || value_spans(clause).iter().any(|s| s.kind == SpanKind::Name && !s.opens_sentence_alone());
     names_person && history.iter().rev().take(LOOK_BACK).any(|p| capitalized_inside(p.text, owner))
 }
 

@@ -9,8 +9,8 @@
 //! on. Kin nouns are left out: "my sister Carmen" names a person who is the subject of her own
 //! facts, not a value of the user's.
 
+use super::people::held_by_many;
 use super::relation::{is_time, looks_like_verb, word_spans};
-use super::rules::KIN_NOUNS;
 use super::spans::{value_spans, SpanKind};
 
 /// Whose the role is, as the determiner says.
@@ -45,37 +45,6 @@ const NOT_ROLE: &[&str] = &[
     "and", "or", "but", "of", "to", "for", "with", "at", "in", "on", "from", "by", "about", "as", "is", "are", "was", "were", "be", "been", "has", "have", "had", "called",
     "named", "name", "names", "like", "than", "that", "this", "these", "those", "who", "which", "one", "same", "other", "new", "old", "next", "last", "first",
 ];
-/// People and animals named by a relation many can hold at once (kin, friends, colleagues, pets,
-/// beyond the rules' `KIN_NOUNS`): each is a subject of their own facts, and a second one named is
-/// no change of the first.
-const MORE_PEOPLE: &[&str] = &[
-    "friends",
-    "kids",
-    "children",
-    "sibling",
-    "twin",
-    "family",
-    "baby",
-    "parents",
-    "co-worker",
-    "classmate",
-    "teammate",
-    "dog",
-    "cat",
-    "puppy",
-    "kitten",
-    "pet",
-    "horse",
-    "bird",
-    "rabbit",
-    "hamster",
-];
-/// Relations one person holds at a time (a boss, an intern) are roles like any other.
-const ONE_HOLDER: &[&str] = &["boss", "intern"];
-
-pub(super) fn is_person_noun(w: &str) -> bool {
-    (KIN_NOUNS.contains(&w) && !ONE_HOLDER.contains(&w)) || MORE_PEOPLE.contains(&w)
-}
 /// Prepositions that make the phrase a place or a time, after which a name may open a clause of
 /// its own ("in our house Noor is the boss").
 const PREPS: &[&str] = &["in", "at", "on", "from", "to", "with", "for", "by", "of"];
@@ -114,7 +83,7 @@ pub fn role_name(clause: &str) -> Option<RoleName> {
                     break;
                 }
                 let role: Vec<&str> = lw[d + 1..j].iter().map(String::as_str).collect();
-                if role.iter().any(|r| is_person_noun(r)) {
+                if role.iter().any(|r| held_by_many(r)) {
                     break;
                 }
                 // After a preposition, a name followed by a verb is the subject of a clause of its own.

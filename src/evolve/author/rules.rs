@@ -4,6 +4,7 @@
 
 use super::confidence::{Evidence, HEDGES};
 use super::intent::{self, Intent, Scores};
+use super::people::is_kin;
 use super::person_slot::person_slot;
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
@@ -632,44 +633,6 @@ fn related(c: &str) -> Option<Found> {
     Some(f)
 }
 
-/// People by their relation to the user: named beside the noun, they are a subject, not a value.
-pub(super) const KIN_NOUNS: &[&str] = &[
-    "sister",
-    "brother",
-    "son",
-    "daughter",
-    "wife",
-    "husband",
-    "partner",
-    "boyfriend",
-    "girlfriend",
-    "friend",
-    "mom",
-    "mum",
-    "dad",
-    "mother",
-    "father",
-    "kid",
-    "child",
-    "cousin",
-    "aunt",
-    "uncle",
-    "niece",
-    "nephew",
-    "grandma",
-    "grandpa",
-    "grandson",
-    "granddaughter",
-    "neighbor",
-    "neighbour",
-    "roommate",
-    "flatmate",
-    "colleague",
-    "coworker",
-    "boss",
-    "intern",
-];
-
 /// Subjects of a relative clause that makes a noun the user's or the team's ("the agency we work
 /// with", "the hairdresser I've gone to for years").
 const RELATIVE_OWNERS: &[(&str, Owner)] = &[("i", Owner::User), ("i've", Owner::User), ("i'm", Owner::User), ("we", Owner::Team), ("we've", Owner::Team), ("we're", Owner::Team)];
@@ -705,7 +668,7 @@ fn apposition(c: &str) -> Option<Found> {
     }
     // "My sister, Hana, lives in Oslo": a relative named is the subject of what follows, whose
     // facts are hers (read by the rules for other subjects), not the user's slot "sister".
-    if slot.iter().any(|w| KIN_NOUNS.contains(&w.as_str())) {
+    if slot.iter().any(|w| is_kin(w)) {
         return None;
     }
     // The head is a noun phrase in lower case: a capitalized word there makes it a name ("my
@@ -1100,7 +1063,7 @@ fn did_event(sp: &Span) -> Option<Found> {
 }
 
 /// The slot a first-person verb speaks of ("live" → "home").
-fn verb_slot(verb: &str) -> String {
+pub(super) fn verb_slot(verb: &str) -> String {
     match verb {
         "live" | "lived" => "home".into(),
         "work" | "worked" => "employer".into(),
