@@ -257,7 +257,8 @@ pub(super) fn replaced_kept(turn: &Turn, known: &[KnownThread], authored: &[Auth
             let first = without_possessive(v.text.split_whitespace().next().unwrap_or_default()).to_string();
             names.extend([v.text.trim_end_matches("'s").to_string(), first].into_iter().filter(|n| n.chars().count() >= 4));
         }
-        if let Some(named) = names.into_iter().find(|n| sentences_now.iter().any(|s| names_value(s, n) && ending_near(s, n))) {
+        // "if we ever left Maplewood …" supposes the ending; it does not say it.
+        if let Some(named) = names.into_iter().find(|n| sentences_now.iter().any(|s| !super::rules::supposes(s) && names_value(s, n) && ending_near(s, n))) {
             ended.push((k, named));
         }
     }

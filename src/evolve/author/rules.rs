@@ -1252,6 +1252,16 @@ pub(super) fn conditional_upstream(sentence: &str) -> Option<String> {
     conditional(sentence).map(|(upstream, _, _)| upstream)
 }
 
+/// Words that open a sentence supposing rather than stating: what follows is what would be.
+const SUPPOSING: &[&str] = &["if", "unless", "suppose", "supposing"];
+
+/// Whether `sentence` supposes rather than states: a conditional with its consequent, or one that
+/// opens with a condition however the rest is joined ("if we ever left Maplewood she'd board at
+/// Barkwell Inn" has no comma before what would follow). Nothing in it is true now.
+pub(super) fn supposes(sentence: &str) -> bool {
+    SUPPOSING.contains(&first_word(sentence).as_str()) || conditional(sentence).is_some()
+}
+
 /// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
 /// Vaultline" → ("Nimbara", "Vaultline")).
 fn conditional(sentence: &str) -> Option<(String, String, String)> {
@@ -1633,9 +1643,13 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         let start = found.len();
         let mut ended: Vec<Found> = Vec::new();
         let cond = conditional(sentence);
+        let supposing = supposes(sentence);
         for c in clauses(sentence) {
             let cl = c.to_ascii_lowercase();
             // The conditional clause is read by `conditional`, not as a statement of its own.
+            if supposing && SUPPOSING.contains(&first_word(c).as_str()) {
+                continue;
+            }
             if cond.is_some()
                 && ["if ", "with a different", "with a new", "with another", "should ", "in case", "otherwise"]
                     .iter()
@@ -1648,7 +1662,8 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
                 }
                 continue;
             }
-            if let Some(f) = ended_clause(c) {
+            // "if we ever left Maplewood …": the condition ends nothing.
+            if let Some(f) = ended_clause(c).filter(|_| !supposing) {
                 ended.push(f);
             } else if let Some(f) = person_clause(c, sentence, said_before, &earlier).or_else(|| value_clause(c)) {
                 found.push((f, sentence.to_string()));
@@ -1760,7 +1775,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
                 || current.as_deref().is_some_and(affirms)
         })
     };
-    if !sentences(&rest).iter().any(|s| conditional(s).is_some() || s.trim_end().ends_with('?')) {
+    if !sentences(&rest).iter().any(|s| supposes(s) || s.trim_end().ends_with('?')) {
         if let Some(c) = frames::change_by_mention(&rest, known).filter(|c| c.by_old_value && !restates(c)) {
             let mut f = Found::new("change", 0.55);
             f.change = true;
@@ -2156,7 +2171,7 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
         return;
     }
     // A conditional states what would be, not what is now.
-    if conditional(sentence).is_some() {
+    if supposes(sentence) {
         return;
     }
     if let Some(c) = frames::change_by_mention(sentence, known) {

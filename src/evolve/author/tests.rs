@@ -203,6 +203,17 @@ fn conditionals_carry_their_consequent() {
     let out = run_with(&k, &["Payroll questions go to Priya. If the accountant ever changes, it'd be the finance desk instead."]);
     assert_eq!(out.len(), 1, "{out:#?}");
     assert_eq!((out[0].shape, out[0].consequent.as_deref()), (Shape::ConditionalValue, Some("the finance desk")));
+    // A sentence that opens with its condition supposes an ending, however the rest is joined;
+    // the kept value stands.
+    let k = [known("bike-storage", &["Kestrel Self Storage"])];
+    for text in [
+        "if we ever quit kestrel the bikes go in Halvorsen Depot",
+        "Unless the rent drops we leave Kestrel in spring and the bikes sit at Halvorsen Depot",
+        "If the rent rises again we're done with Kestrel. Halvorsen Depot quoted us last week.",
+    ] {
+        let out = run_with(&k, &[text]);
+        assert!(out.iter().all(|a| a.thread.as_deref() != Some("bike-storage")), "{text} → {out:#?}");
+    }
 }
 
 #[test]
