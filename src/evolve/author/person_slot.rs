@@ -17,6 +17,9 @@ const SCHOOL_WORDS: &[&str] =
 /// Closing words of a value that make it a group someone belongs to.
 const GROUP_WORDS: &[&str] = &["team", "squad", "crew", "group", "department", "unit", "band", "league", "choir"];
 
+/// Closing words of a value that make it where someone lives.
+const HOME_WORDS: &[&str] = &["house", "manor", "home", "apartments", "residence", "residences", "towers", "lofts"];
+
 /// Determiners that may open a person's phrase ("my son Theo", "our intern").
 const OPENERS: &[&str] = &["my", "our", "the"];
 
@@ -43,7 +46,7 @@ pub fn is_person(subject: &str) -> bool {
     start == 0
         && rest.len() <= 2
         && raw.iter().all(|w| w.starts_with(char::is_uppercase) && w.chars().skip(1).all(|c| c.is_lowercase() || c == '\'' || c == '-'))
-        && !rest.iter().any(|w| SCHOOL_WORDS.contains(&w.as_str()) || GROUP_WORDS.contains(&w.as_str()))
+        && !rest.iter().any(|w| [SCHOOL_WORDS, GROUP_WORDS, HOME_WORDS].iter().any(|kind| kind.contains(&w.as_str())))
 }
 
 /// The slot a person's fact fills, and its value: the person and the kind of the value, or the
@@ -73,6 +76,8 @@ pub fn of_kind(value: &str) -> Option<(&'static str, String)> {
             Some("school")
         } else if GROUP_WORDS.contains(&w) {
             Some("team")
+        } else if HOME_WORDS.contains(&w) {
+            Some("home")
         } else {
             None
         }
@@ -129,6 +134,7 @@ mod tests {
         assert_eq!(slot("Theo", "is", true, "third grade at Brookfield Primary").as_deref(), Some("Theo school = Brookfield Primary"));
         assert_eq!(slot("Maud", "is", true, "the platform team").as_deref(), Some("Maud team = the platform team"));
         assert_eq!(slot("my dad", "lives", false, "Birchwood Manor").as_deref(), Some("dad home = Birchwood Manor"));
+        assert_eq!(slot("grandpa", "is", true, "at Linden Court Residences now").as_deref(), Some("grandpa home = Linden Court Residences"));
         assert_eq!(slot("Jun Park", "goes", false, "Maplewood Animal Hospital").as_deref(), Some("Jun Park go = Maplewood Animal Hospital"));
         // A lone capitalized word by its verb alone may be a noun opening the sentence.
         assert_eq!(person_slot("Orders", "go", false, "ParcelJet"), None);

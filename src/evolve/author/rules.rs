@@ -8,7 +8,7 @@ use super::people::is_kin;
 use super::person_slot::person_slot;
 use super::slot::{self, best_thread, clean_value, thread_by_value, thread_label};
 use super::spans::{value_spans, SpanKind};
-use super::text::{clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
+use super::text::{self, clauses, find_word, sentences, spell_out_arrows, words, Span, IRREGULAR_PAST};
 use super::{antecedent, employment, forget, form, frames, keep, labels, relation, role_name, roots, schedule, Authored, KnownThread, PastTurn, Turn};
 use crate::model::{DependsOn, Shape};
 
@@ -1631,6 +1631,9 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
             }
             None => sentence,
         };
+        // "dad (Anselm, 81) is at Birchwood Manor": the aside parts the subject from its verb.
+        let without_aside = text::without_subject_aside(sentence);
+        let sentence = without_aside.as_deref().unwrap_or(sentence);
         // "I get my flour from Hollins Mill — will that confuse people?": the statement before
         // the question is read.
         let sentence = statement_before_question(sentence).unwrap_or(sentence);

@@ -212,9 +212,43 @@ pub fn words(text: &str) -> Vec<String> {
     text.split(|c: char| !c.is_alphanumeric() && c != '\'').map(|w| w.trim_matches('\'').to_lowercase()).filter(|w| !w.is_empty()).collect()
 }
 
+/// `sentence` without an aside in parentheses between a short subject and its verb: "dad
+/// (Anselm, 81) is at Birchwood Manor" → "dad is at Birchwood Manor". The aside describes the
+/// subject (a name with an age, a breed); read in place it parts the subject from what is said of
+/// it. Kept when the aside is a name alone ("our PM (Hester Lyle) owns …"): that says who fills the
+/// role, which the rules for roles read. None when there is no such aside.
+pub fn without_subject_aside(sentence: &str) -> Option<String> {
+    let open = sentence.find('(')?;
+    let close = open + sentence[open..].find(')')?;
+    let subject = sentence[..open].trim();
+    let n = subject.split_whitespace().count();
+    if n == 0 || n > 3 || subject.contains([',', ';', ':', '—']) {
+        return None;
+    }
+    let aside = &sentence[open + 1..close];
+    let name_alone = !aside.contains(',') && !aside.chars().any(|c| c.is_ascii_digit()) && aside.split_whitespace().all(|w| w.starts_with(char::is_uppercase));
+    // The verb follows the aside: what comes next opens in lower case.
+    let after = sentence[close + 1..].trim_start();
+    if name_alone || !after.starts_with(char::is_lowercase) {
+        return None;
+    }
+    Some(format!("{subject} {after}"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_aside_between_a_subject_and_its_verb_is_set_aside() {
+        let cut = |s: &str| without_subject_aside(s);
+        assert_eq!(cut("grandpa (Osric, 88) is at Linden Court now").as_deref(), Some("grandpa is at Linden Court now"));
+        assert_eq!(cut("Our dog (a lurcher, 6) stays with Pawsome Kennels").as_deref(), Some("Our dog stays with Pawsome Kennels"));
+        // A name alone says who fills the role; a subject too long to be one; no verb after.
+        assert_eq!(cut("our PM (Hester Lyle) owns the roadmap"), None);
+        assert_eq!(cut("we moved the whole team last spring (finally) to Brightwater"), None);
+        assert_eq!(cut("Lunch (12:30) Tuesday"), None);
+    }
 
     #[test]
     fn sentences_respect_abbreviations_numbers_and_initials() {
