@@ -258,7 +258,32 @@ pub fn set_by(sentence: &str, known: &[KnownThread]) -> Option<SetBy> {
 /// The byte offset just after a correction cue in `text`, if there is one.
 pub fn correction_at(text: &str) -> Option<usize> {
     let lower = text.to_ascii_lowercase();
-    CORRECTIONS.iter().filter_map(|c| find_word(&lower, c, 0).map(|at| at + c.len())).min().filter(|&at| text.is_char_boundary(at))
+    let listed = CORRECTIONS.iter().filter_map(|c| find_word(&lower, c, 0).map(|at| at + c.len()));
+    listed.chain(said_wrong(&lower)).min().filter(|&at| text.is_char_boundary(at))
+}
+
+/// Verbs of telling whose object, said "wrong", is withdrawn.
+const TOLD: &[&str] = &["typed", "said", "wrote", "gave", "told", "put", "entered", "got", "listed", "quoted"];
+/// Words that may follow such a "wrong" and still close it ("I typed the dates wrong earlier").
+const WRONG_CLOSERS: &[&str] = &["earlier", "before", "above", "yesterday", "last", "sorry", "oops"];
+
+/// The end of "<told> (… up to four words) wrong" in `lower` when "wrong" closes the phrase: "I
+/// typed the dates wrong, it's …", "said his name wrong earlier". "You gave me the wrong number"
+/// names what was wrong instead; it withdraws nothing the user said.
+fn said_wrong(lower: &str) -> Option<usize> {
+    let mut from = 0;
+    while let Some(at) = find_word(lower, "wrong", from) {
+        let end = at + "wrong".len();
+        let told = lower[..at].split_whitespace().rev().take(5).any(|w| TOLD.contains(&w));
+        let next = lower[end..].trim_start();
+        let closes = !next.starts_with(char::is_alphanumeric)
+            || WRONG_CLOSERS.iter().any(|c| next.split_whitespace().next().is_some_and(|w| w.trim_end_matches(|c: char| !c.is_alphanumeric()) == *c));
+        if told && closes {
+            return Some(end);
+        }
+        from = end;
+    }
+    None
 }
 
 #[cfg(test)]

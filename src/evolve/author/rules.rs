@@ -378,6 +378,11 @@ fn strip_lead(s: &str) -> &str {
 /// A noun phrase as a subject: short, not a pronoun, not a clause of its own.
 fn np_subject(s: &str) -> Option<&str> {
     let s = strip_lead(s).trim();
+    // "for the weekends we have Ines, she is from …": a lone pronoun after the last comma is the
+    // verb's subject; the words before the comma are a clause of their own.
+    if s.contains(',') && s.rsplit(',').next().is_some_and(|last| matches!(words(last).as_slice(), [w] if is_pronoun(w))) {
+        return None;
+    }
     // "the gym I go to": the relative clause is not part of the slot.
     let lower = s.to_ascii_lowercase();
     let s = match [" i ", " we ", " that i ", " which ", " you "].iter().filter_map(|m| lower.find(m)).min() {
@@ -1759,7 +1764,7 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
     for (f, _) in found[marked..].iter_mut() {
         f.at = last_at;
     }
-    correct(&rest, &mut found);
+    correct(&rest, &mut found, known);
     // A change told across sentences ("vendor review done. Everyone agreed on Beaconly. Pingfire's
     // contract ends Friday"): when no sentence stated a value, the turn as a whole names a kept
     // slot's value and exactly one new value of its form.
@@ -2213,13 +2218,18 @@ fn read_against_known(sentence: &str, known: &[KnownThread], found: &mut Vec<(Fo
 /// "Beepwise — actually no, I misspoke, paging is on Sirenhub": the value stated last before a
 /// correction is withdrawn; a value stated after it takes its slot, or, when none is read, the first
 /// value after the cue replaces it in place.
-fn correct(text: &str, found: &mut Vec<(Found, String)>) {
+/// With no value before the cue in this turn, what it withdraws was said in an earlier one
+/// (`correct_earlier`).
+fn correct(text: &str, found: &mut Vec<(Found, String)>, known: &[KnownThread]) {
     let Some(cue_end) = frames::correction_at(text) else { return };
     let cue_start = text[..cue_end].rfind(|c: char| c.is_whitespace() || matches!(c, ',' | '—' | '-' | '.')).unwrap_or(0);
     // Where each statement's value stands: statements of one sentence share its start, and the
     // cue may stand between them ("… is August 29 — I misspoke, it's September 5").
     let value_at = |f: &Found| f.value.as_deref().map(|v| text.get(f.at..).and_then(|rest| rest.find(v)).map_or(f.at, |p| f.at + p));
-    let Some(pre) = found.iter().rposition(|(f, _)| value_at(f).is_some_and(|at| at <= cue_start) && !f.retraction && f.signature.is_none()) else { return };
+    let Some(pre) = found.iter().rposition(|(f, _)| value_at(f).is_some_and(|at| at <= cue_start) && !f.retraction && f.signature.is_none()) else {
+        correct_earlier(text, cue_end, found, known);
+        return;
+    };
     let post = found.iter().enumerate().skip(pre + 1).find(|(_, (f, _))| value_at(f).is_some_and(|at| at > cue_start) && !f.retraction).map(|(i, _)| i);
     match post {
         Some(i) => {
@@ -2248,6 +2258,43 @@ fn correct(text: &str, found: &mut Vec<(Found, String)>) {
             }
         }
     }
+}
+
+/// How many of the most recently set threads a correction in a later turn may reach back to: a
+/// correction is about what was just said.
+const CORRECTION_REACH: usize = 3;
+
+/// "Sorry, I typed that wrong — it's the 14th": a correction whose turn says no value of the
+/// corrected form before it withdraws a value an earlier turn set. The first value after the cue replaces the current value of the most recently
+/// set thread whose value has its form, when that thread is among the last few set; a value the
+/// turn already gave a kept thread of its own is left there. Anything less certain changes nothing.
+fn correct_earlier(text: &str, cue_end: usize, found: &mut Vec<(Found, String)>, known: &[KnownThread]) {
+    let after = text.get(cue_end..).unwrap_or("");
+    let Some(fresh) = value_spans(after).into_iter().find(|s| s.kind != SpanKind::Quoted) else { return };
+    // "we're on 7.3.0-rc2 — no wait, 7.3.0-rc4": the withdrawn value is this turn's, though no
+    // statement of it was read; an earlier thread is not what it corrects.
+    let before = text.get(..cue_end).unwrap_or("");
+    if value_spans(before).iter().any(|s| s.kind != SpanKind::Quoted && frames::same_form(&fresh.text, s)) {
+        return;
+    }
+    let newest = known.iter().map(|k| k.order).max().unwrap_or(0);
+    let target = known
+        .iter()
+        .filter(|k| !k.dependent && k.order + CORRECTION_REACH > newest)
+        .filter(|k| k.values.last().is_some_and(|v| !v.eq_ignore_ascii_case(&fresh.text) && frames::same_form(v, &fresh)))
+        .max_by_key(|k| k.order);
+    let Some(target) = target else { return };
+    let same_value = |f: &Found| f.value.as_deref().is_some_and(|v| v.eq_ignore_ascii_case(&fresh.text));
+    if found.iter().any(|(f, _)| same_value(f) && f.fixed_thread.as_deref().is_some_and(|t| t != target.thread)) {
+        return;
+    }
+    found.retain(|(f, _)| !same_value(f));
+    let mut f = Found::new("change", 0.6);
+    f.change = true;
+    f.value = Some(fresh.text);
+    f.fixed_thread = Some(target.thread.clone());
+    f.evidence.doubt(0.1, "a correction of the value an earlier turn set, read as that slot's");
+    found.push((f, text.to_string()));
 }
 
 /// Which patterns match a sentence, as features for the intent model (`intent`).

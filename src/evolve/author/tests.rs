@@ -723,3 +723,22 @@ fn a_consequent_is_its_value_and_replaces_a_value_of_its_own_form() {
     let hall = out.iter().find(|a| a.value.as_deref() == Some("Elm Hall")).expect("the hall");
     assert_eq!((hall.depends_on.as_ref(), hall.consequent.as_deref()), (None, None), "{out:#?}");
 }
+
+#[test]
+fn a_correction_in_a_later_turn_replaces_the_value_just_set() {
+    let changed = |texts: &[&str]| run(texts).into_iter().filter(|a| a.rule == "change").map(|a| (a.thread.unwrap_or_default(), a.value.unwrap_or_default())).collect::<Vec<_>>();
+    let pair = |t: &str, v: &str| vec![(t.to_string(), v.to_string())];
+    assert_eq!(changed(&["Our standup is at 9:30 in the Larch room.", "wait I typed that wrong, it's 10:15"]), pair("standup", "10:15"));
+    // The most recent thread whose value has the corrected form, not the most recent thread.
+    assert_eq!(changed(&["my dentist appointment is on March 3", "the gym is Ironside", "sorry, I misspoke earlier: March 5"]), pair("dentist-appointment", "March 5"));
+    // The withdrawn value is this turn's own, though nothing read it: no earlier thread moves.
+    assert!(changed(&["beta invite code TF-INV-88KQZ, hold onto it", "we're on 7.3.0-rc2 — no wait, misread it, 7.3.0-rc4"]).is_empty());
+    // Someone else's mistake withdraws nothing the user said.
+    assert!(changed(&["The rent is 1450 a month", "You gave me the wrong number for the tax, it's 38"]).is_empty());
+}
+
+#[test]
+fn a_lone_pronoun_after_a_comma_is_the_subject_of_its_own_clause() {
+    let out = run(&["On weekends behind the bar is Joanna Bielska.", "For the weekends we have Tomasz Wrona, he is from Gdansk."]);
+    assert!(out.iter().all(|a| a.value.as_deref() != Some("Gdansk")), "{out:#?}");
+}
