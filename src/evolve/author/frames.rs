@@ -267,9 +267,9 @@ const TOLD: &[&str] = &["typed", "said", "wrote", "gave", "told", "put", "entere
 /// Words that may follow such a "wrong" and still close it ("I typed the dates wrong earlier").
 const WRONG_CLOSERS: &[&str] = &["earlier", "before", "above", "yesterday", "last", "sorry", "oops"];
 
-/// The end of "<told> (… up to four words) wrong" in `lower` when "wrong" closes the phrase: "I
-/// typed the dates wrong, it's …", "said his name wrong earlier". "You gave me the wrong number"
-/// names what was wrong instead; it withdraws nothing the user said.
+/// The end of "wrong" in `lower` when a verb of telling stands within the five words before it and
+/// "wrong" closes the phrase: "I typed the dates wrong, it's …", "said his name wrong earlier".
+/// "You gave me the wrong number" names what was wrong instead; it withdraws nothing the user said.
 fn said_wrong(lower: &str) -> Option<usize> {
     let mut from = 0;
     while let Some(at) = find_word(lower, "wrong", from) {

@@ -2265,9 +2265,10 @@ fn correct(text: &str, found: &mut Vec<(Found, String)>, known: &[KnownThread]) 
 const CORRECTION_REACH: usize = 3;
 
 /// "Sorry, I typed that wrong — it's the 14th": a correction whose turn says no value of the
-/// corrected form before it withdraws a value an earlier turn set. The first value after the cue replaces the current value of the most recently
-/// set thread whose value has its form, when that thread is among the last few set; a value the
-/// turn already gave a kept thread of its own is left there. Anything less certain changes nothing.
+/// corrected form before it withdraws a value an earlier turn set. The first value after the cue
+/// replaces the current value of the most recently set thread whose value has its form, when that
+/// thread is among the last few set; a value the turn already gave another kept thread is left
+/// there. Anything less certain changes nothing.
 fn correct_earlier(text: &str, cue_end: usize, found: &mut Vec<(Found, String)>, known: &[KnownThread]) {
     let after = text.get(cue_end..).unwrap_or("");
     let Some(fresh) = value_spans(after).into_iter().find(|s| s.kind != SpanKind::Quoted) else { return };
