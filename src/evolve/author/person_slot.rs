@@ -20,6 +20,14 @@ const GROUP_WORDS: &[&str] = &["team", "squad", "crew", "group", "department", "
 /// Closing words of a value that make it where someone lives.
 const HOME_WORDS: &[&str] = &["house", "manor", "home", "apartments", "residence", "residences", "towers", "lofts"];
 
+/// The kinds of a person's slot, each with the closing words that say it.
+const KINDS: &[(&str, &[&str])] = &[("school", SCHOOL_WORDS), ("team", GROUP_WORDS), ("home", HOME_WORDS)];
+
+/// The kind a value's closing word says ("academy" → school).
+fn kind_of_word(w: &str) -> Option<&'static str> {
+    KINDS.iter().find(|(_, closing)| closing.contains(&w)).map(|(kind, _)| *kind)
+}
+
 /// Determiners that may open a person's phrase ("my son Theo", "our intern").
 const OPENERS: &[&str] = &["my", "our", "the"];
 
@@ -46,7 +54,7 @@ pub fn is_person(subject: &str) -> bool {
     start == 0
         && rest.len() <= 2
         && raw.iter().all(|w| w.starts_with(char::is_uppercase) && w.chars().skip(1).all(|c| c.is_lowercase() || c == '\'' || c == '-'))
-        && !rest.iter().any(|w| [SCHOOL_WORDS, GROUP_WORDS, HOME_WORDS].iter().any(|kind| kind.contains(&w.as_str())))
+        && !rest.iter().any(|w| kind_of_word(w).is_some())
 }
 
 /// The slot a person's fact fills, and its value: the person and the kind of the value, or the
@@ -71,19 +79,8 @@ pub fn person_slot(subject: &str, verb: &str, copula: bool, value: &str) -> Opti
 /// The kind of slot a value says it fills (school, team), with the words that say it: a name
 /// closing with the kind's word, or the value itself when it closes so ("the platform team").
 pub fn of_kind(value: &str) -> Option<(&'static str, String)> {
-    let kind = |w: &str| {
-        if SCHOOL_WORDS.contains(&w) {
-            Some("school")
-        } else if GROUP_WORDS.contains(&w) {
-            Some("team")
-        } else if HOME_WORDS.contains(&w) {
-            Some("home")
-        } else {
-            None
-        }
-    };
-    let named = value_spans(value).into_iter().filter(|s| s.kind == SpanKind::Name).find_map(|s| Some((kind(words(&s.text).last()?)?, s.text)));
-    named.or_else(|| Some((kind(words(value).last()?)?, value.to_string())))
+    let named = value_spans(value).into_iter().filter(|s| s.kind == SpanKind::Name).find_map(|s| Some((kind_of_word(words(&s.text).last()?)?, s.text)));
+    named.or_else(|| Some((kind_of_word(words(value).last()?)?, value.to_string())))
 }
 
 /// A person beyond doubt: a relative or role ("my dad"), or a name of two words ("Jun Park").
@@ -102,15 +99,15 @@ fn person_words(subject: &str) -> String {
 /// What a verb says the slot is: its base form, or the thing it names ("lives" → home).
 fn verb_noun(verb: &str) -> Option<String> {
     let base = match verb {
-        "goes" | "went" | "go" => "go",
+        "goes" | "went" | "go" => "go".to_string(),
         "does" | "did" => return None,
         "has" | "had" | "have" => return None,
-        v if v.ends_with("ies") => return Some(format!("{}y", &v[..v.len() - 3])),
-        v if v.ends_with("ches") || v.ends_with("shes") || v.ends_with("sses") => &v[..v.len() - 2],
-        v if v.ends_with('s') && !v.ends_with("ss") => &v[..v.len() - 1],
-        v => v,
+        v if v.ends_with("ies") => format!("{}y", &v[..v.len() - 3]),
+        v if v.ends_with("ches") || v.ends_with("shes") || v.ends_with("sses") => v[..v.len() - 2].to_string(),
+        v if v.ends_with('s') && !v.ends_with("ss") => v[..v.len() - 1].to_string(),
+        v => v.to_string(),
     };
-    Some(super::rules::verb_slot(base))
+    Some(super::rules::verb_slot(&base))
 }
 
 #[cfg(test)]

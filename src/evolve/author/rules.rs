@@ -1264,7 +1264,12 @@ const SUPPOSING: &[&str] = &["if", "unless", "suppose", "supposing"];
 /// opens with a condition however the rest is joined ("if we ever left Maplewood she'd board at
 /// Barkwell Inn" has no comma before what would follow). Nothing in it is true now.
 pub(super) fn supposes(sentence: &str) -> bool {
-    SUPPOSING.contains(&first_word(sentence).as_str()) || conditional(sentence).is_some()
+    opens_supposing(sentence) || conditional(sentence).is_some()
+}
+
+/// Whether `sentence` (or a clause) opens with a word of supposing.
+fn opens_supposing(sentence: &str) -> bool {
+    SUPPOSING.contains(&first_word(sentence).as_str())
 }
 
 /// A conditional: the upstream phrase and the consequent ("if we leave Nimbara, backups move to
@@ -1651,11 +1656,12 @@ pub(super) fn turn(turn: &Turn, known: &[KnownThread], history: &[PastTurn]) -> 
         let start = found.len();
         let mut ended: Vec<Found> = Vec::new();
         let cond = conditional(sentence);
-        let supposing = supposes(sentence);
+        // `supposes`, with the conditional already read.
+        let supposing = cond.is_some() || opens_supposing(sentence);
         for c in clauses(sentence) {
             let cl = c.to_ascii_lowercase();
             // The conditional clause is read by `conditional`, not as a statement of its own.
-            if supposing && SUPPOSING.contains(&first_word(c).as_str()) {
+            if supposing && opens_supposing(c) {
                 continue;
             }
             if cond.is_some()
