@@ -27,10 +27,11 @@ fn main() {
         let history: Vec<PastTurn> = turns[..i].iter().map(|t| PastTurn { id: t.id.to_string(), text: t.text, date: t.date }).collect();
         for a in author_in(std::slice::from_ref(turn), &known, &history) {
             println!(
-                "  {:?} thread={:?} value={:?} dep={:?} cons={:?} conf={} rule={} forget={:?} doubts={:?}\n    {}",
+                "  {:?} thread={:?} value={:?} corrects={:?} dep={:?} cons={:?} conf={} rule={} forget={:?} doubts={:?}\n    {}",
                 a.shape,
                 a.thread,
                 a.value,
+                a.corrects,
                 a.depends_on.as_ref().map(|d| (&d.thread, &d.value)),
                 a.consequent,
                 a.confidence,

@@ -6,7 +6,7 @@
 //! cargo run --release --example eval -- longmemeval PATH [--limit N] [--mode bm25|hybrid] [--misses]
 //! ... [--consolidate N]   run N consolidation epochs (no LLM) after ingesting, before the questions
 //! cargo run --release --example eval -- evolving PATH [--author offline|llm] [--max-tokens N] [--limit EPISODES] [--show]
-//!     --llm-url http://HOST:PORT/v1 --model M   the LLM author (`author@2`) through any OpenAI-compatible server
+//!     --llm-url http://HOST:PORT/v1 --model M   the LLM author (`author@3`) through any OpenAI-compatible server
 //! ```
 //! PATH may be `.json` or `.json.gz`. `--mode hybrid` needs `--features embedder` and the model files
 //! (`scripts/fetch-models.sh`); embeddings are cached under `.cache/embeddings/` by model id and text.

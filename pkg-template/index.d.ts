@@ -49,6 +49,12 @@ export interface EvolvingFields {
   thread?: string;
   /** The slot's value as stated (1..1000 characters). */
   value?: string;
+  /**
+   * A value on the same thread that was stated by mistake and this one corrects ("sorry, I
+   * misspoke"; 1..1000 characters). When it is the thread's latest value, it leaves the thread's
+   * history: it was never held, so it is neither a former value nor current.
+   */
+  corrects?: string;
   dependsOn?: DependsOn;
   /** The value this one becomes if its upstream changes (1..1000 characters). */
   consequent?: string;
@@ -604,7 +610,7 @@ export class Engram {
    * Authors typed, dated memories (shape, thread, value, dependsOn, consequent, area, signature,
    * confidence, eventAt, derivedFrom) from the session's turns not yet authored, and marks them.
    * `llmLevel` "off" / "auto": the offline rules for explicit English statements; "on": the
-   * `author@2` prompt through the host LLM, with the rules as fallback for failed calls. An authored
+   * `author@3` prompt through the host LLM, with the rules as fallback for failed calls. An authored
    * retraction removes the thread's values everywhere (see `retract`).
    */
   author(sessionId: string, options?: AuthorOptions): Promise<AuthorReport>;

@@ -186,6 +186,10 @@ export type MemoryItem = {
    * The slot's value as stated.
    */
   value?: string;
+  /**
+   * The value on the same thread this one corrects: stated by mistake, never held.
+   */
+  corrects?: string;
   dependsOn?: DependsOn;
   /**
    * The value this one becomes if its upstream changes (conditional values).
@@ -254,7 +258,7 @@ export type RawEntry = {
    */
   extractedBy?: string;
   /**
-   * The author that read this turn (`author-rules@1` for the offline rules, `author@2` for the
+   * The author that read this turn (`author-rules@1` for the offline rules, `author@3` for the
    * LLM prompt); absent: not authored yet.
    */
   authoredBy?: string;
@@ -420,7 +424,7 @@ export type Retracted = {
 export type AuthorReport = {
   sessionId: string;
   /**
-   * `author-rules@1` (offline) or `author@2` (LLM).
+   * `author-rules@1` (offline) or `author@3` (LLM).
    */
   author: string;
   /**

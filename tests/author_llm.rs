@@ -1,5 +1,5 @@
 //! Authoring through the native `Llm` trait with a scripted double (tests only): a valid reply is
-//! stored with its typed fields and history naming `author@2`; hostile replies (malformed JSON,
+//! stored with its typed fields and history naming `author@3`; hostile replies (malformed JSON,
 //! unknown fields, ids never offered, a memory citing only an assistant turn, labels that are not
 //! labels, a retraction smuggling its value) apply nothing; stored injection text stays data; a
 //! failed call falls back to the offline rules when asked.
@@ -31,7 +31,7 @@ fn session(id: &str, turns: &[(&str, &str)]) -> SessionInput {
 fn memory(shape: &str, thread: &str, value: &str, cites: &str) -> String {
     let value = if value.is_empty() { "null".to_string() } else { format!("\"{value}\"") };
     format!(
-        r#"{{"content":"Kai's {thread} is set","shape":"{shape}","thread":"{thread}","value":{value},"dependsOn":null,"consequent":null,"area":["health"],"signature":null,"confidence":0.8,"eventAt":"2023-11-14","derivedFrom":[{cites}]}}"#
+        r#"{{"content":"Kai's {thread} is set","shape":"{shape}","thread":"{thread}","value":{value},"corrects":null,"dependsOn":null,"consequent":null,"area":["health"],"signature":null,"confidence":0.8,"eventAt":"2023-11-14","derivedFrom":[{cites}]}}"#
     )
 }
 
@@ -57,14 +57,14 @@ fn a_valid_reply_is_stored_typed_and_the_turns_marked() {
     let llm =
         ScriptedLlm::new(vec![Ok(reply(&[memory("evolving_attribute", "pharmacy", "Greenleaf Chemists", "\"s1#0\""), memory("evolving_attribute", "gym", "FitHub", "\"s1#2\"")]))]);
     let report = e.author_with(&llm, "s1", &ExtractOptions::default(), false).unwrap();
-    assert_eq!((report.author.as_str(), report.added.len(), report.authored_turns.len()), ("author@2", 2, 3), "{report:?}");
+    assert_eq!((report.author.as_str(), report.added.len(), report.authored_turns.len()), ("author@3", 2, 3), "{report:?}");
     let m = e.get(&report.added[0]).unwrap();
     assert_eq!((m.shape, m.thread.as_deref(), m.value.as_deref(), m.confidence), (Some(Shape::EvolvingAttribute), Some("pharmacy"), Some("Greenleaf Chemists"), Some(0.8)));
-    assert_eq!(e.history(&m.id).unwrap()[0].prompt_id.as_deref(), Some("author@2"));
-    assert!(e.session("s1").unwrap().iter().all(|t| t.authored_by.as_deref() == Some("author@2")));
+    assert_eq!(e.history(&m.id).unwrap()[0].prompt_id.as_deref(), Some("author@3"));
+    assert!(e.session("s1").unwrap().iter().all(|t| t.authored_by.as_deref() == Some("author@3")));
     // The request: purpose, versioned prompt, ids offered, stored text escaped as data.
     let seen = llm.seen.borrow();
-    assert_eq!((seen[0].purpose, seen[0].prompt_id.as_str()), (Purpose::Author, "author@2"));
+    assert_eq!((seen[0].purpose, seen[0].prompt_id.as_str()), (Purpose::Author, "author@3"));
     let text = &seen[0].messages[0].content;
     assert_eq!(text.matches("</conversation>").count(), 1, "stored text cannot close the block");
     assert!(text.contains("&lt;/entry>"));

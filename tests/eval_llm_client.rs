@@ -78,7 +78,7 @@ fn client(url: &str, structured: Structured) -> OpenAiCompatible {
 fn request() -> LlmRequest {
     LlmRequest {
         purpose: Purpose::Author,
-        prompt_id: "author@2".into(),
+        prompt_id: "author@3".into(),
         system: "You author memories.".into(),
         messages: vec![LlmMessage { role: Role::User, content: "<conversation>…</conversation>".into() }],
         schema: json!({ "type": "object", "required": ["memories"] }),
@@ -95,7 +95,7 @@ fn the_body_is_the_packages_openai_compatible_body() {
     assert_eq!(body["messages"], json!([{ "role": "system", "content": "You author memories." }, { "role": "user", "content": "<conversation>…</conversation>" }]));
     assert_eq!((body["max_tokens"].as_u64(), body["temperature"].as_f64()), (Some(4000), Some(0.0)));
     // The prompt id as a schema name ('@' is not allowed there), the schema strict.
-    assert_eq!(body["response_format"], json!({ "type": "json_schema", "json_schema": { "name": "author_2", "schema": request().schema, "strict": true } }));
+    assert_eq!(body["response_format"], json!({ "type": "json_schema", "json_schema": { "name": "author_3", "schema": request().schema, "strict": true } }));
     // Without structured output the schema goes to the system prompt.
     let plain = client("http://127.0.0.1:9/v1", Structured::None).body(&request());
     assert!(plain.get("response_format").is_none());
@@ -152,17 +152,17 @@ fn engine() -> Engram {
 #[test]
 fn the_llm_author_runs_through_a_server_and_the_rules_cover_a_dead_one() {
     let memory = json!({ "content": "Kai's pharmacy is Greenleaf Chemists.", "shape": "evolving_attribute", "thread": "pharmacy", "value": "Greenleaf Chemists",
-        "dependsOn": null, "consequent": null, "area": ["health"], "signature": null, "confidence": 0.9, "eventAt": null, "derivedFrom": ["s1#0"] });
+        "corrects": null, "dependsOn": null, "consequent": null, "area": ["health"], "signature": null, "confidence": 0.9, "eventAt": null, "derivedFrom": ["s1#0"] });
     // An invalid first reply is retried once, as the package does; the retry is stored.
     let (url, sent) = serve(vec![(200, false, completion("not json")), (200, true, completion(&json!({ "memories": [memory] }).to_string()))]);
     let mut e = engine();
     e.ingest(session()).unwrap();
     let report = e.author_with(&client(&url, Structured::JsonSchema), "s1", &ExtractOptions::default(), true).unwrap();
-    assert_eq!((report.author.as_str(), report.added.len(), report.offline_turns.len()), ("author@2", 1, 0), "{report:?}");
+    assert_eq!((report.author.as_str(), report.added.len(), report.offline_turns.len()), ("author@3", 1, 0), "{report:?}");
     assert_eq!(report.calls[0].outcome.as_str(), "retried");
     assert_eq!(e.get(&report.added[0]).unwrap().value.as_deref(), Some("Greenleaf Chemists"));
     let (_, first) = sent.recv().unwrap();
-    assert_eq!(first["response_format"]["json_schema"]["name"], "author_2");
+    assert_eq!(first["response_format"]["json_schema"]["name"], "author_3");
     assert!(first["messages"][1]["content"].as_str().unwrap().contains("Greenleaf Chemists"));
 
     // Nothing listens on the port any more: the call fails and the offline rules author the turns.

@@ -23,13 +23,14 @@ struct Fact<'a> {
     shape: Shape,
     thread: &'a str,
     value: Option<&'a str>,
+    corrects: Option<&'a str>,
     depends: Option<(&'a str, Option<&'a str>)>,
     consequent: Option<&'a str>,
     area: &'a [&'a str],
 }
 
 fn fact<'a>(day: i64, content: &'a str, shape: Shape, thread: &'a str, value: Option<&'a str>) -> Fact<'a> {
-    Fact { day, content, shape, thread, value, depends: None, consequent: None, area: &[] }
+    Fact { day, content, shape, thread, value, corrects: None, depends: None, consequent: None, area: &[] }
 }
 
 fn add(e: &mut Engram, f: Fact) -> String {
@@ -37,6 +38,7 @@ fn add(e: &mut Engram, f: Fact) -> String {
         shape: Some(f.shape),
         thread: Some(f.thread.into()),
         value: f.value.map(Into::into),
+        corrects: f.corrects.map(Into::into),
         depends_on: f.depends.map(|(t, v)| DependsOn { thread: t.into(), value: v.map(Into::into) }),
         consequent: f.consequent.map(Into::into),
         area: f.area.iter().map(|a| a.to_string()).collect(),
@@ -107,6 +109,36 @@ fn retraction_withholds_the_value_everywhere_and_a_past_cutoff_still_sees_it() {
     // Stated again after the retraction: live again.
     add(&mut e, fact(6, "My pharmacy is Greenway on 5th again", Shape::EvolvingAttribute, "health/pharmacy", Some("Greenway on 5th")));
     assert_eq!(e.thread("health/pharmacy", None, None).unwrap().state.unwrap().state, State::Current);
+}
+
+#[test]
+fn a_value_said_by_mistake_leaves_the_history_and_forgetting_the_slot_withholds_it_too() {
+    let mut e = engine();
+    add(&mut e, fact(1, "Our standup is at 9:15", Shape::EvolvingAttribute, "team/standup", Some("9:15")));
+    let wrong = add(&mut e, fact(5, "The standup moved to 10:00", Shape::EvolvingAttribute, "team/standup", Some("10:00")));
+    let right = add(&mut e, Fact { corrects: Some("10:00"), ..fact(6, "I misspoke: the standup moved to 10:30", Shape::EvolvingAttribute, "team/standup", Some("10:30")) });
+    let t = e.thread("team/standup", None, None).unwrap();
+    let states: Vec<(State, Option<&str>)> = t.values.iter().map(|v| (v.state, v.value.as_deref())).collect();
+    assert_eq!(states, [(State::Superseded, Some("9:15")), (State::Current, Some("10:30"))], "10:00 was never held");
+    assert_eq!(t.values[0].replaced_by.as_ref().unwrap().id, right);
+    let r = e.recall("What times has the standup been at over time?", None, 600, None).unwrap();
+    assert!(r.context.text.contains("9:15") && r.context.text.contains("10:30"), "{}", r.context.text);
+    assert!(!r.context.text.contains("10:00"), "{}", r.context.text);
+    // Before the correction, the mistaken value was what had been said.
+    assert_eq!(e.thread("team/standup", None, at(5)).unwrap().state.unwrap().value.as_deref(), Some("10:00"));
+    // A correction naming a value the thread does not hold now is an ordinary change.
+    add(&mut e, Fact { corrects: Some("8:00"), ..fact(7, "Standup is at 11:00", Shape::EvolvingAttribute, "team/standup", Some("11:00")) });
+    let values: Vec<String> = e.thread("team/standup", None, None).unwrap().values.iter().filter_map(|v| v.value.clone()).collect();
+    assert_eq!(values, ["9:15", "10:30", "11:00"]);
+    // Forgetting the slot forgets what was said by mistake on it.
+    add(&mut e, fact(8, "The user asked to forget the standup time", Shape::Retraction, "team/standup", None));
+    let got = e.recall("When is the standup?", None, 600, None).unwrap();
+    let all = serde_json::to_string(&(&got.answers, &got.context)).unwrap();
+    assert_eq!(got.answers[0].state, State::Deleted);
+    for v in ["10:00", "10:30", "9:15"] {
+        assert!(!all.contains(v), "{v} in {all}");
+    }
+    assert!(e.get(&wrong).is_some(), "the mistaken memory is kept: its state is derived, never stored");
 }
 
 fn team(e: &mut Engram) {

@@ -36,6 +36,10 @@ const EVOLVING = {
   },
   thread: { ...LABEL, description: 'The slot the value lives on, e.g. "user/home-city" or "team/package-manager". A later value on the same thread supersedes this one.' },
   value: { ...VALUE, description: 'The slot\'s value as stated, e.g. "Lisbon".' },
+  corrects: {
+    ...VALUE,
+    description: "The thread's latest value when the user says it was a mistake (misspoke, mistyped): it leaves the thread's history instead of reading as a former value.",
+  },
   dependsOn: {
     type: "object",
     properties: { thread: LABEL, value: VALUE },

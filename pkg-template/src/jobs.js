@@ -90,7 +90,7 @@ export async function runJob(store, job, { target, options = {}, progress, ownEp
 }
 
 /**
- * Authoring: the offline rules, or (`llmLevel: "on"`) the `author@2` job through the host LLM with
+ * Authoring: the offline rules, or (`llmLevel: "on"`) the `author@3` job through the host LLM with
  * the rules authoring the turns whose call failed or was invalid (`offlineTurns`).
  */
 export async function author(store, sessionId, given) {

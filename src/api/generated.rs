@@ -223,7 +223,7 @@ fn views_show_exactly_the_declared_members() {
     let base = json!({"id": "m1", "namespace": "default", "content": "c", "importance": 0.5, "createdAt": 1, "modifiedAt": 2, "lastAccessed": 3});
     let mut full = base.clone();
     for (k, v) in json!({
-        "source": "s", "eventAt": 4, "derivedFrom": ["r"], "links": ["m0"], "shape": "evolving_attribute", "thread": "t", "value": "v",
+        "source": "s", "eventAt": 4, "derivedFrom": ["r"], "links": ["m0"], "shape": "evolving_attribute", "thread": "t", "value": "v", "corrects": "w",
         "dependsOn": {"thread": "u"}, "consequent": "c2", "area": ["a"], "signature": "sig", "pin": "pinned", "confidence": 0.9,
         "cites": ["m2"], "lifecycle": {"layerEpoch": 1}, "flags": ["secret:key"], "quarantined": true,
     })
@@ -234,7 +234,7 @@ fn views_show_exactly_the_declared_members() {
     }
     let raw_base = json!({"id": "s#0", "namespace": "default", "sessionId": "s", "turnIndex": 0, "role": "user", "content": "hi", "createdAt": 1});
     let mut raw_full = raw_base.clone();
-    for (k, v) in json!({"speaker": "Ann", "turnId": "x", "date": 5, "extractedBy": "extract@1", "authoredBy": "author@2", "flags": ["f"], "quarantined": true})
+    for (k, v) in json!({"speaker": "Ann", "turnId": "x", "date": 5, "extractedBy": "extract@1", "authoredBy": "author@3", "flags": ["f"], "quarantined": true})
         .as_object()
         .expect("an object")
     {

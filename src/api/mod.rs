@@ -51,7 +51,7 @@ fn kinds_or_layers<T>(f: &Fields, key: &str, parse: fn(&str) -> Option<T>, names
 }
 
 /// `add`'s own fields, then the evolving ones (`model::evolve::FIELDS`), then its switch.
-pub const ADD_FIELDS: &[&str] = &with_evolving::<10, 20>(["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"]);
+pub const ADD_FIELDS: &[&str] = &with_evolving::<10, 21>(["content", "namespace", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt", "derivedFrom"]);
 
 fn shape(f: &Fields, key: &str) -> Result<Option<Shape>> {
     f.str(key)?
@@ -84,6 +84,7 @@ fn evolving(f: &Fields) -> Result<Evolving> {
         shape: shape(f, "shape")?,
         thread: f.str("thread")?.map(str::to_string),
         value: f.str("value")?.map(str::to_string),
+        corrects: f.str("corrects")?.map(str::to_string),
         depends_on: depends_on(f)?,
         consequent: f.str("consequent")?.map(str::to_string),
         area: f.str_list("area")?.unwrap_or_default(),
@@ -101,6 +102,7 @@ fn evolving_patch(f: &Fields) -> Result<EvolvingPatch> {
         shape: if f.is_null("shape") { Some(None) } else { shape(f, "shape")?.map(Some) },
         thread: text("thread")?,
         value: text("value")?,
+        corrects: text("corrects")?,
         depends_on: if f.is_null("dependsOn") { Some(None) } else { depends_on(f)?.map(Some) },
         consequent: text("consequent")?,
         area: if f.is_null("area") { Some(Vec::new()) } else { f.str_list("area")? },
@@ -129,7 +131,7 @@ pub fn parse_add(v: &Value) -> Result<NewMemory> {
     })
 }
 
-pub const PATCH_FIELDS: &[&str] = &with_evolving::<8, 18>(["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"]);
+pub const PATCH_FIELDS: &[&str] = &with_evolving::<8, 19>(["content", "kind", "importance", "tags", "source", "metadata", "embedding", "eventAt"]);
 
 /// `own`, the evolving fields, and `allowSecrets`: one list of the keys a write takes, so a field
 /// added to the evolving record is accepted by `add` and `update` without being named here.
@@ -423,7 +425,7 @@ mod tests {
             json!({
                 "content": "likes tea", "namespace": "work", "kind": "episodic", "importance": 0.9, "tags": ["t"], "source": "chat",
                 "metadata": {"a": 1}, "embedding": [1.0], "eventAt": 5, "derivedFrom": ["s#0"], "shape": "retraction", "thread": "home/pharmacy",
-                "value": "Greenway", "dependsOn": {"thread": "home/city"}, "consequent": "Northside", "area": ["health"], "signature": "Greenway on 5th",
+                "value": "Greenway", "corrects": "Greenwey", "dependsOn": {"thread": "home/city"}, "consequent": "Northside", "area": ["health"], "signature": "Greenway on 5th",
                 "pin": "pinned", "confidence": 0.5, "allowSecrets": true,
             }),
             ADD_FIELDS,
@@ -432,7 +434,7 @@ mod tests {
         every_allowed_key_is_read(
             json!({
                 "content": "x", "kind": "procedural", "importance": 0.2, "tags": [], "source": null, "metadata": {}, "embedding": [1.0], "eventAt": null,
-                "shape": "event", "thread": null, "value": "v", "dependsOn": null, "consequent": "c", "area": ["a"], "signature": null, "pin": "deprecated",
+                "shape": "event", "thread": null, "value": "v", "corrects": null, "dependsOn": null, "consequent": "c", "area": ["a"], "signature": null, "pin": "deprecated",
                 "confidence": null, "allowSecrets": true,
             }),
             PATCH_FIELDS,

@@ -4,7 +4,7 @@
 //!   namespace's known threads; each memory goes through `add_by` (journaled, history naming the rule
 //!   set `author-rules@1`), the turns are marked `authoredBy`.
 //! - `plan_author` / `apply_author` / `author_with`: the same through the host LLM with the
-//!   `author@2` prompt, plan → calls → apply exactly like extraction (see `engine/extract.rs`).
+//!   `author@3` prompt, plan → calls → apply exactly like extraction (see `engine/extract.rs`).
 //! - `retract`: a thread's values leave every place Engram keeps text (below). An authored
 //!   retraction runs it too.
 //!
@@ -66,7 +66,7 @@ pub struct Retracted {
 #[serde(rename_all = "camelCase")]
 pub struct AuthorReport {
     pub session_id: String,
-    /// `author-rules@1` (offline) or `author@2` (LLM).
+    /// `author-rules@1` (offline) or `author@3` (LLM).
     pub author: String,
     /// Ids of the memories stored.
     pub added: Vec<String>,
@@ -188,6 +188,10 @@ impl Engram {
             if m.shape == Some(Shape::Retraction) {
                 k.values.clear();
             }
+            // A value said by mistake was never the thread's (as the derivation reads it).
+            if m.corrects.as_ref().is_some_and(|c| k.values.last().is_some_and(|v| crate::evolve::derive::same_value(v, c))) {
+                k.values.pop();
+            }
             if let Some(v) = &m.value {
                 k.values.push(v.clone());
             }
@@ -282,6 +286,7 @@ impl Engram {
                     shape: Some(a.shape),
                     thread: a.thread.clone(),
                     value: a.value.clone(),
+                    corrects: a.corrects.clone(),
                     depends_on: a.depends_on.clone(),
                     consequent: a.consequent.clone(),
                     area: a.area.clone(),

@@ -1,5 +1,5 @@
 //! Authoring through the host LLM, as plan → calls → apply exactly like extraction
-//! (`engine/extract.rs`): `plan_author` (pure) builds the `author@2` requests for a session's turns
+//! (`engine/extract.rs`): `plan_author` (pure) builds the `author@3` requests for a session's turns
 //! not yet authored, chunked to an input budget, with the namespace's known threads; the host runs
 //! them; `apply_author` validates each reply again, checks that the turns it was planned over are
 //! unchanged and that every memory cites a user turn, and stores the memories through the same path
@@ -41,7 +41,7 @@ impl Engram {
         Ok(slots.into_iter().filter_map(|s| self.tables.raw().get(s)).filter(|e| e.authored_by.is_none()).collect())
     }
 
-    /// Plans the `author@2` requests for a session's turns not yet authored (none when all are).
+    /// Plans the `author@3` requests for a session's turns not yet authored (none when all are).
     pub fn plan_author(&self, session_id: &str, options: &ExtractOptions) -> Result<AuthorPlan> {
         let turns = self.turns_to_author(session_id)?;
         let namespace = self.tables.raw().session_namespace(session_id).unwrap_or_default().to_string();
@@ -143,6 +143,7 @@ impl TurnJob for Authoring {
                 shape: m.shape,
                 thread: m.thread,
                 value: m.value,
+                corrects: m.corrects,
                 depends_on: m.depends_on,
                 consequent: m.consequent,
                 area: m.area,

@@ -35,6 +35,8 @@ pub struct Trail {
     pub head: Option<Answer>,
     /// Every memory on the thread (ids), for evidence.
     pub members: Vec<String>,
+    /// Values stated by mistake and corrected: superseded by their correction, in no history.
+    pub corrected: Vec<Answer>,
     /// Values withdrawn and not stated again since: never to appear in any output.
     pub withheld: Vec<String>,
     /// The value the slot has now (`None`: withheld or uncertain), since when, and the memory that
@@ -65,7 +67,8 @@ fn value_of(m: &Memory) -> String {
     m.value.clone().unwrap_or_else(|| m.content.clone())
 }
 
-fn same_value(a: &str, b: &str) -> bool {
+/// The same value however it was cased or spaced.
+pub(crate) fn same_value(a: &str, b: &str) -> bool {
     normalize(a) == normalize(b)
 }
 
@@ -166,7 +169,7 @@ impl<'a> Derivation<'a> {
         if m.shape == Some(Shape::Retraction) || is_modifier(m) {
             return trail.head.clone();
         }
-        trail.values.iter().find(|a| a.evidence.first() == Some(&m.id) || (a.state == State::Deleted && a.evidence.contains(&m.id))).cloned()
+        trail.values.iter().chain(&trail.corrected).find(|a| a.evidence.first() == Some(&m.id) || (a.state == State::Deleted && a.evidence.contains(&m.id))).cloned()
     }
 
     fn loose_answer(&self, m: &Memory) -> Answer {
@@ -287,11 +290,17 @@ impl<'a> Derivation<'a> {
         let mut withheld: Vec<String> = Vec::new();
         let mut last_retraction: Option<&Memory> = None;
         let mut held: Vec<(String, Millis)> = Vec::new();
+        let mut corrected: Vec<Answer> = Vec::new();
         // Modifiers (consequent / dependsOn stated on their own) after the latest value.
         let mut qualifiers: Vec<&Memory> = Vec::new();
         for &m in entries {
             if m.shape == Some(Shape::Retraction) {
-                let withdrawn: Vec<String> = live.iter().map(|(_, v)| v.id.clone()).collect();
+                let mut withdrawn: Vec<String> = live.iter().map(|(_, v)| v.id.clone()).collect();
+                // A value said by mistake was said of this slot: forgetting the slot forgets it too.
+                for a in corrected.drain(..) {
+                    withheld.extend(a.value);
+                    withdrawn.extend(a.evidence.first().cloned());
+                }
                 for (_, v) in live.drain(..) {
                     withheld.push(value_of(v));
                     if let Some(s) = &v.signature {
@@ -328,6 +337,17 @@ impl<'a> Derivation<'a> {
             }
             qualifiers.clear();
             let value = value_of(m);
+            // A correction of the latest value: that value was never the slot's.
+            let corrects_latest = live.last().is_some_and(|(i, v)| *i + 1 == values.len() && m.corrects.as_deref().is_some_and(|c| same_value(c, &value_of(v))));
+            if corrects_latest {
+                live.pop();
+                held.pop();
+                if let Some(mut a) = values.pop() {
+                    a.state = State::Superseded;
+                    a.replaced_by = Some(Replacement { id: m.id.clone(), value: value.clone(), at: m.event_time() });
+                    corrected.push(a);
+                }
+            }
             if let Some((i, _)) = live.last() {
                 let prev = &mut values[*i];
                 prev.state = State::Superseded;
@@ -355,7 +375,7 @@ impl<'a> Derivation<'a> {
         let Some(&(i, head_memory)) = live.last() else {
             let head = values.last().filter(|a| a.state == State::Deleted).cloned();
             let (changed_at, cause) = last_retraction.map(|r| (r.event_time(), r.id.clone())).unwrap_or_default();
-            return Trail { thread: thread.to_string(), values, head, members, withheld, effective: None, changed_at, cause, held };
+            return Trail { thread: thread.to_string(), values, head, members, corrected, withheld, effective: None, changed_at, cause, held };
         };
         // The latest value's dependency and consequent: its own, else the latest stated after it.
         let depends_on = head_memory.depends_on.clone().or_else(|| qualifiers.iter().rev().find_map(|q| q.depends_on.clone()));
@@ -382,6 +402,6 @@ impl<'a> Derivation<'a> {
             None => (head.value.clone(), head_memory.event_time(), head_memory.id.clone()),
         };
         values[i] = head.clone();
-        Trail { thread: thread.to_string(), values, head: Some(head), members, withheld, effective, changed_at, cause, held }
+        Trail { thread: thread.to_string(), values, head: Some(head), members, corrected, withheld, effective, changed_at, cause, held }
     }
 }

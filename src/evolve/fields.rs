@@ -160,6 +160,9 @@ pub fn apply_patch(m: &mut Memory, p: &EvolvingPatch) -> Result<()> {
     if let Some(v) = &p.value {
         m.value = v.clone();
     }
+    if let Some(v) = &p.corrects {
+        m.corrects = v.clone();
+    }
     if let Some(d) = &p.depends_on {
         m.depends_on = d.clone();
     }

@@ -10,7 +10,7 @@
 //! - `prompt`: stored text inside prompts, escaped and delimited as data.
 //! - `extract`: the `extract@1` prompt, its schema and the typed memories of its reply.
 //! - `consolidate`: the lifecycle's prompts (`triage@1`, `gate@1`, `merge@1`, `reconcile@1`, `distill@1`).
-//! - `author`: the `author@2` prompt: typed evolving memories (shape, thread, value, dependsOn, …).
+//! - `author`: the `author@3` prompt: typed evolving memories (shape, thread, value, dependsOn, …).
 
 pub(crate) mod author;
 mod call;

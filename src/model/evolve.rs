@@ -18,7 +18,7 @@ pub const VALUE_MAX_CHARS: usize = 1000;
 pub const SIGNATURE_MAX_CHARS: usize = 4000;
 
 /// The evolving fields' names as `add`, `update`, imports and the package's types spell them.
-pub const FIELDS: [&str; 9] = ["shape", "thread", "value", "dependsOn", "consequent", "area", "signature", "pin", "confidence"];
+pub const FIELDS: [&str; 10] = ["shape", "thread", "value", "corrects", "dependsOn", "consequent", "area", "signature", "pin", "confidence"];
 
 /// The evolving fields that hold free text (stated values, a verbatim phrase): quoted, never
 /// rewritten, bounded, and guarded for secrets as the content is. Labels are not here: they are
@@ -26,17 +26,19 @@ pub const FIELDS: [&str; 9] = ["shape", "thread", "value", "dependsOn", "consequ
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextField {
     Value,
+    Corrects,
     Consequent,
     Signature,
 }
 
 impl TextField {
-    pub const ALL: [TextField; 3] = [TextField::Value, TextField::Consequent, TextField::Signature];
+    pub const ALL: [TextField; 4] = [TextField::Value, TextField::Corrects, TextField::Consequent, TextField::Signature];
 
     /// The wire name (one of `FIELDS`).
     pub fn name(self) -> &'static str {
         match self {
             TextField::Value => "value",
+            TextField::Corrects => "corrects",
             TextField::Consequent => "consequent",
             TextField::Signature => "signature",
         }
@@ -44,7 +46,7 @@ impl TextField {
 
     pub fn max_chars(self) -> usize {
         match self {
-            TextField::Value | TextField::Consequent => VALUE_MAX_CHARS,
+            TextField::Value | TextField::Corrects | TextField::Consequent => VALUE_MAX_CHARS,
             TextField::Signature => SIGNATURE_MAX_CHARS,
         }
     }
@@ -56,6 +58,9 @@ pub struct Evolving {
     pub shape: Option<Shape>,
     pub thread: Option<String>,
     pub value: Option<String>,
+    /// A value on the same thread stated by mistake ("sorry, I misspoke"): never held, it leaves
+    /// the thread's history (see `crate::evolve::derive`).
+    pub corrects: Option<String>,
     pub depends_on: Option<DependsOn>,
     pub consequent: Option<String>,
     pub area: Vec<String>,
@@ -68,6 +73,7 @@ impl Evolving {
     pub fn text_mut(&mut self, field: TextField) -> &mut Option<String> {
         match field {
             TextField::Value => &mut self.value,
+            TextField::Corrects => &mut self.corrects,
             TextField::Consequent => &mut self.consequent,
             TextField::Signature => &mut self.signature,
         }
@@ -75,10 +81,11 @@ impl Evolving {
 
     /// Sets these fields on a memory being created (`pin` left out: active).
     pub fn set_on(self, m: &mut Memory) {
-        let Evolving { shape, thread, value, depends_on, consequent, area, signature, pin, confidence } = self;
+        let Evolving { shape, thread, value, corrects, depends_on, consequent, area, signature, pin, confidence } = self;
         m.shape = shape;
         m.thread = thread;
         m.value = value;
+        m.corrects = corrects;
         m.depends_on = depends_on;
         m.consequent = consequent;
         m.area = area;
@@ -94,6 +101,7 @@ pub struct EvolvingPatch {
     pub shape: Option<Option<Shape>>,
     pub thread: Option<Option<String>>,
     pub value: Option<Option<String>>,
+    pub corrects: Option<Option<String>>,
     pub depends_on: Option<Option<DependsOn>>,
     pub consequent: Option<Option<String>>,
     pub area: Option<Vec<String>>,
@@ -106,6 +114,7 @@ impl EvolvingPatch {
     pub fn text_mut(&mut self, field: TextField) -> &mut Option<Option<String>> {
         match field {
             TextField::Value => &mut self.value,
+            TextField::Corrects => &mut self.corrects,
             TextField::Consequent => &mut self.consequent,
             TextField::Signature => &mut self.signature,
         }
@@ -116,6 +125,7 @@ impl Memory {
     pub fn evolving_text(&self, field: TextField) -> Option<&str> {
         match field {
             TextField::Value => self.value.as_deref(),
+            TextField::Corrects => self.corrects.as_deref(),
             TextField::Consequent => self.consequent.as_deref(),
             TextField::Signature => self.signature.as_deref(),
         }
@@ -124,6 +134,7 @@ impl Memory {
     pub fn evolving_text_mut(&mut self, field: TextField) -> &mut Option<String> {
         match field {
             TextField::Value => &mut self.value,
+            TextField::Corrects => &mut self.corrects,
             TextField::Consequent => &mut self.consequent,
             TextField::Signature => &mut self.signature,
         }
@@ -216,6 +227,7 @@ mod tests {
             shape: Some(Shape::ConditionalValue),
             thread: Some("home/city".into()),
             value: Some("Lisbon".into()),
+            corrects: Some("Lisbob".into()),
             depends_on: Some(DependsOn { thread: "work/employer".into(), value: Some("Acme".into()) }),
             consequent: Some("Porto".into()),
             area: vec!["home".into()],
@@ -253,6 +265,9 @@ mod tests {
             assert_eq!(m.evolving_text_mut(f).clone(), stored, "{}", f.name());
             *p.text_mut(f) = Some(stored.clone());
         }
-        assert_eq!((p.value.clone(), p.consequent.clone(), p.signature.clone()), (Some(e.value.clone()), Some(e.consequent.clone()), Some(e.signature.clone())));
+        assert_eq!(
+            (p.value.clone(), p.corrects.clone(), p.consequent.clone(), p.signature.clone()),
+            (Some(e.value.clone()), Some(e.corrects.clone()), Some(e.consequent.clone()), Some(e.signature.clone()))
+        );
     }
 }

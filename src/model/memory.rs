@@ -110,6 +110,9 @@ pub struct Memory {
     /// The slot's value as stated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub value: Option<String>,
+    /// The value on the same thread this one corrects: stated by mistake, never held.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub corrects: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub depends_on: Option<DependsOn>,
     /// The value this one becomes if its upstream changes (conditional values).

@@ -31,7 +31,7 @@ pub struct RawEntry {
     /// turn is a new entry, so it is extracted again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub extracted_by: Option<String>,
-    /// The author that read this turn (`author-rules@1` for the offline rules, `author@2` for the
+    /// The author that read this turn (`author-rules@1` for the offline rules, `author@3` for the
     /// LLM prompt); absent: not authored yet.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub authored_by: Option<String>,

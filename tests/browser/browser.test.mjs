@@ -148,8 +148,8 @@ test("a worker store authors through the page's LLM function; a timeout aborts t
   await browser.goto(`${server.origin}/tests/browser/worker-llm.html`);
   const r = await browser.result();
   assert.equal(r.ok, true, r.failure);
-  assert.deepEqual(r.first, { author: "author@2", outcome: ["ok"], thread: "pharmacy", value: "Greenleaf Chemists", offline: [], usage: 120 });
-  assert.deepEqual(r.seen, [{ purpose: "author", promptId: "author@2", hasSignal: true, mentions: true }]);
+  assert.deepEqual(r.first, { author: "author@3", outcome: ["ok"], thread: "pharmacy", value: "Greenleaf Chemists", offline: [], usage: 120 });
+  assert.deepEqual(r.seen, [{ purpose: "author", promptId: "author@3", hasSignal: true, mentions: true }]);
   assert.deepEqual(r.timeout, { outcome: ["timeout"], offline: ["s2#0"], abortedInPage: true, dentist: "Dr. Ortega" });
   assert.equal(r.badLlm, "InvalidInput");
 });

@@ -178,7 +178,7 @@ test("the demo page: first load with progress, authoring, recall, lifecycle, fil
     document.getElementById("llm-model").value = "scripted"; document.getElementById("llm-key").value = "test-key";
     document.getElementById("settings-form").requestSubmit(); done(true);`);
   await until(`document.getElementById("llm-status").textContent.startsWith("Authoring through scripted")`, "the LLM settings");
-  assert.match(await say("My gym is Iron Temple."), /Noted: gym = Iron Temple[\s\S]*author@2: 1 LLM call\(s\); offline rules for chat-/);
+  assert.match(await say("My gym is Iron Temple."), /Noted: gym = Iron Temple[\s\S]*author@3: 1 LLM call\(s\); offline rules for chat-/);
   assert.ok(llmRequests.length >= 1 && llmRequests.every((r) => r.auth === "Bearer test-key" && r.body.model === "scripted"));
   assert.ok(JSON.stringify(llmRequests[0].body.messages).includes("Iron Temple"));
   assert.equal(await browser.evalAsync(`done(localStorage.getItem("engram-www-llm"))`), null, "the key is not kept unless asked");

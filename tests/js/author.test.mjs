@@ -1,5 +1,5 @@
 // Authoring through the package: ingest({author: true}) and author() with the offline rules (no llm,
-// llmLevel "auto"), the author@2 prompt with llmLevel "on" and a scripted double (tests only) with
+// llmLevel "auto"), the author@3 prompt with llmLevel "on" and a scripted double (tests only) with
 // the rules as fallback, and retract(): the value gone from memories, turns and exports.
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -56,7 +56,7 @@ test("retract() and authored retractions remove the value from memories, turns a
   await memory.close();
 });
 
-test("llmLevel on: author@2 through the host LLM, hostile replies skipped, the rules as fallback", async () => {
+test("llmLevel on: author@3 through the host LLM, hostile replies skipped, the rules as fallback", async () => {
   const good = (req) => {
     const ids = [...req.messages[0].content.matchAll(/<entry id="(s1#\d+)"/g)].map((m) => m[1]);
     return JSON.stringify({
@@ -66,6 +66,7 @@ test("llmLevel on: author@2 through the host LLM, hostile replies skipped, the r
           shape: "evolving_attribute",
           thread: "gym",
           value: "FitHub",
+          corrects: null,
           dependsOn: null,
           consequent: null,
           area: ["fitness"],
@@ -80,9 +81,9 @@ test("llmLevel on: author@2 through the host LLM, hostile replies skipped, the r
   const seen = [];
   const memory = await Engram.open({ embedder: null, llmLevel: "on", llm: async (req) => (seen.push(req), good(req)) });
   const r = await memory.ingest(session("s1", "2024-03-01", "My gym is FitHub."), { author: true });
-  assert.equal(r.authored.author, "author@2");
+  assert.equal(r.authored.author, "author@3");
   assert.equal(seen[0].purpose, "author");
-  assert.equal(seen[0].promptId, "author@2");
+  assert.equal(seen[0].promptId, "author@3");
   assert.equal((await memory.get(r.authored.added[0])).value, "FitHub");
   await memory.close();
 

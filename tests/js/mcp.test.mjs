@@ -386,7 +386,7 @@ test("--llm-url: ingest_conversation extracts typed memories through the endpoin
   assert.match((await call(client, "stats", {})).structuredContent.llm, /^openai-compatible /);
 });
 
-test("--llm-level on: ingest_conversation authors through the endpoint (author@2) and extracts nothing", async (t) => {
+test("--llm-level on: ingest_conversation authors through the endpoint (author@3) and extracts nothing", async (t) => {
   const authored = JSON.stringify({
     memories: [
       {
@@ -394,6 +394,7 @@ test("--llm-level on: ingest_conversation authors through the endpoint (author@2
         shape: "evolving_attribute",
         thread: "user/cat-name",
         value: "Miso",
+        corrects: null,
         dependsOn: null,
         consequent: null,
         area: ["pets"],
@@ -407,7 +408,7 @@ test("--llm-level on: ingest_conversation authors through the endpoint (author@2
   const llm = await chatServer(t, authored);
   const { client } = await connect(t, tempDir(t), { args: ["--llm-url", llm.url, "--llm-model", "test-model", "--llm-level", "on"] });
   const out = await call(client, "ingest_conversation", { sessionId: "pets-1", turns: chat, date: "2025-05-02" });
-  assert.equal(out.structuredContent.authored.author, "author@2", textOf(out));
+  assert.equal(out.structuredContent.authored.author, "author@3", textOf(out));
   assert.equal(out.structuredContent.extracted, undefined);
   assert.match(textOf(out), /authored 1 new memories \(the language model\)/);
   assert.equal(llm.requests.length, 1);

@@ -124,6 +124,8 @@ pub struct Authored {
     pub shape: Shape,
     pub thread: Option<String>,
     pub value: Option<String>,
+    /// The thread's value this one corrects: said by mistake, never held.
+    pub corrects: Option<String>,
     pub depends_on: Option<DependsOn>,
     pub consequent: Option<String>,
     pub area: Vec<String>,
@@ -225,6 +227,10 @@ pub fn remember(known: &mut Vec<KnownThread>, a: &Authored) {
         Some(k) => {
             if a.shape == Shape::Retraction {
                 k.values.clear();
+            }
+            // A value said by mistake was never the thread's (as the derivation reads it).
+            if a.corrects.as_ref().is_some_and(|c| k.values.last().is_some_and(|v| crate::evolve::derive::same_value(v, c))) {
+                k.values.pop();
             }
             k.values.extend(a.value.clone());
             k.order = next;

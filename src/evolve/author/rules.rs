@@ -315,6 +315,8 @@ struct Found {
     owner: Option<Owner>,
     /// The thread already decided (a request to forget resolved by `forget`, a change by mention).
     fixed_thread: Option<String>,
+    /// The fixed thread's value this one corrects (said by mistake in an earlier turn).
+    corrects: Option<String>,
     /// Byte offset of its sentence in the turn's text (corrections withdraw what came before them).
     at: usize,
     /// The slot was said as another party's ("their technician …"): that party, named elsewhere
@@ -1990,6 +1992,7 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
             shape: Shape::Event,
             thread: None,
             value: None,
+            corrects: None,
             depends_on: None,
             consequent: None,
             area: slot::areas(f.slot.as_deref().unwrap_or(""), None),
@@ -2055,6 +2058,7 @@ fn resolve(mut f: Found, sentence: &str, turn: &Turn, known: &[KnownThread]) -> 
         shape,
         thread,
         value,
+        corrects: f.corrects,
         depends_on,
         consequent: f.consequent,
         area,
@@ -2300,6 +2304,13 @@ fn correct_earlier(text: &str, cue_end: usize, found: &mut Vec<(Found, String)>,
     f.change = true;
     f.value = Some(fresh.text);
     f.fixed_thread = Some(target.thread.clone());
+    // The withdrawn value is marked as never held only when the turn says which slot it corrects,
+    // by its name or by the mistaken value: a correction placed by the value's form alone may have
+    // reached the wrong thread, whose history then stays whole.
+    let lower = text.to_lowercase();
+    let mistaken = target.values.last().cloned();
+    let named = slot::slot_words(&target.thread.replace(['-', '/'], " ")).iter().any(|w| w.len() >= 3 && find_word(&lower, w, 0).is_some());
+    f.corrects = mistaken.filter(|old| named || slot::names_value(text, old));
     f.evidence.doubt(0.1, "a correction of the value an earlier turn set, read as that slot's");
     found.push((f, text.to_string()));
 }

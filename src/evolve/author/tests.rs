@@ -738,6 +738,16 @@ fn a_correction_in_a_later_turn_replaces_the_value_just_set() {
 }
 
 #[test]
+fn a_correction_that_names_its_slot_or_the_mistaken_value_marks_that_value_as_never_held() {
+    let corrects = |texts: &[&str]| run(texts).into_iter().find(|a| a.rule == "change").map(|a| a.corrects);
+    assert_eq!(corrects(&["The ferry leaves at 9:30.", "And the ferry, I misspoke before, is at 8:30."]), Some(Some("9:30".to_string())));
+    assert_eq!(corrects(&["The ferry leaves at 9:30.", "Sorry, I typed it wrong, it's 8:30 not 9:30."]), Some(Some("9:30".to_string())));
+    // Placed by the value's form alone, the correction may have reached the wrong slot: it changes
+    // the value, and the earlier one stays in the slot's history.
+    assert_eq!(corrects(&["The ferry leaves at 9:30.", "wait I typed that wrong, it's 8:30"]), Some(None));
+}
+
+#[test]
 fn a_lone_pronoun_after_a_comma_is_the_subject_of_its_own_clause() {
     let out = run(&["On weekends behind the bar is Joanna Bielska.", "For the weekends we have Tomasz Wrona, he is from Gdansk."]);
     assert!(out.iter().all(|a| a.value.as_deref() != Some("Gdansk")), "{out:#?}");
