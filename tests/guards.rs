@@ -296,6 +296,22 @@ fn unchanged_turns_compares_as_the_ingest_stores_redacted_text_included() {
     assert_eq!(e.unchanged_turns(session("Bring the slides", Some("other"))), Vec::<u32>::new());
 }
 
+/// The evolving fields that hold text (a value, the value it corrects, a consequent, a verbatim
+/// phrase) are guarded as the content is: a secret in any of them is redacted on `add`.
+#[test]
+fn every_evolving_text_field_is_redacted_as_the_content_is() {
+    use engram::model::{Shape, TextField};
+    use engram::Evolving;
+    let mut e = engine_with(GuardOptions::default());
+    let key = openai_key();
+    for f in TextField::ALL {
+        let mut evolving = Evolving { shape: Some(Shape::EvolvingAttribute), thread: Some("bot/key".into()), value: Some("rotated".into()), ..Evolving::default() };
+        *evolving.text_mut(f) = Some(format!("key {key}"));
+        let m = e.add(NewMemory { content: format!("The staging bot's key, noted in {}", f.name()), evolving, ..Default::default() }).unwrap().memory;
+        assert_eq!(m.evolving_text(f), Some("key [secret:openai-key]"), "{}", f.name());
+    }
+}
+
 /// A secret the host chose to keep (`secrets: "flag"`) answers the question that asks for it, and
 /// only that one: every other recall, context block or session start shows the entry withheld.
 #[test]

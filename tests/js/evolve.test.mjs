@@ -115,6 +115,27 @@ test("recall derives cascade, uncertainty and deletion; thread and gather expose
   );
 });
 
+test("a value that corrects a mistaken one takes its place; the mistaken value leaves the history", async () => {
+  const db = await Engram.open({ embedder: null });
+  const at = (day) => `2024-05-${String(day).padStart(2, "0")}T09:00:00Z`;
+  const slot = { shape: "evolving_attribute", thread: "trip/ferry-time" };
+  await db.add({ ...slot, content: "The ferry leaves at 9:30", value: "9:30", eventAt: at(1) });
+  const wrong = await db.add({ ...slot, content: "The ferry now leaves at 9:00", value: "9:00", eventAt: at(3) });
+  await db.add({ ...slot, content: "I misspoke: the ferry now leaves at 8:30", value: "8:30", corrects: "9:00", eventAt: at(4) });
+  const t = await db.thread("trip/ferry-time");
+  assert.deepEqual(
+    t.values.map((v) => [v.state, v.value]),
+    [
+      ["superseded", "9:30"],
+      ["current", "8:30"],
+    ],
+  );
+  assert.equal((await db.get(wrong.id)).value, "9:00", "the mistaken memory is kept as written");
+  const r = await db.recall("When does the ferry leave?");
+  assert.equal(r.answers[0].value, "8:30");
+  assert.ok(!r.context.text.includes("9:00"), r.context.text);
+});
+
 test("bad input is a typed error naming the field, and changes nothing", async () => {
   const { db, ns } = await team();
   const before = (await db.stats()).memories;
@@ -129,6 +150,8 @@ test("bad input is a typed error naming the field, and changes nothing", async (
     { content: "x", pin: "sticky" },
     { content: "x", value: "" },
     { content: "x", signature: 5 },
+    { content: "x", thread: "t", value: "v", corrects: "" },
+    { content: "x", thread: "t", value: "v", corrects: 5 },
   ];
   for (const input of bad) await rejectsWith(db.add({ namespace: ns, ...input }), "InvalidInput", EngramError);
   assert.equal((await db.stats()).memories, before);
