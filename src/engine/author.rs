@@ -185,16 +185,7 @@ impl Engram {
                 }
             };
             k.order = i;
-            if m.shape == Some(Shape::Retraction) {
-                k.values.clear();
-            }
-            // A value said by mistake was never the thread's (as the derivation reads it).
-            if m.corrects.as_ref().is_some_and(|c| k.values.last().is_some_and(|v| crate::evolve::derive::same_value(v, c))) {
-                k.values.pop();
-            }
-            if let Some(v) = &m.value {
-                k.values.push(v.clone());
-            }
+            k.record(m.shape == Some(Shape::Retraction), m.corrects.as_deref(), m.value.as_deref());
             k.dependent = m.depends_on.is_some();
         }
         out

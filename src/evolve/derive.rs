@@ -341,7 +341,9 @@ impl<'a> Derivation<'a> {
             let corrects_latest = live.last().is_some_and(|(i, v)| *i + 1 == values.len() && m.corrects.as_deref().is_some_and(|c| same_value(c, &value_of(v))));
             if corrects_latest {
                 live.pop();
-                held.pop();
+                if held.last().is_some_and(|(v, _)| m.corrects.as_deref().is_some_and(|c| same_value(v, c))) {
+                    held.pop();
+                }
                 if let Some(mut a) = values.pop() {
                     a.state = State::Superseded;
                     a.replaced_by = Some(Replacement { id: m.id.clone(), value: value.clone(), at: m.event_time() });

@@ -117,6 +117,20 @@ pub struct KnownThread {
     pub order: usize,
 }
 
+impl KnownThread {
+    /// The thread after a memory on it: a retraction empties it, a value said by mistake leaves it
+    /// (it was never the thread's, as the derivation reads it), and a value joins it.
+    pub fn record(&mut self, retraction: bool, corrects: Option<&str>, value: Option<&str>) {
+        if retraction {
+            self.values.clear();
+        }
+        if corrects.is_some_and(|c| self.values.last().is_some_and(|v| crate::evolve::derive::same_value(v, c))) {
+            self.values.pop();
+        }
+        self.values.extend(value.map(str::to_string));
+    }
+}
+
 /// A memory the rules authored.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Authored {
@@ -225,14 +239,7 @@ pub fn remember(known: &mut Vec<KnownThread>, a: &Authored) {
     let next = known.iter().map(|k| k.order + 1).max().unwrap_or(0);
     match known.iter_mut().find(|k| k.thread == *t) {
         Some(k) => {
-            if a.shape == Shape::Retraction {
-                k.values.clear();
-            }
-            // A value said by mistake was never the thread's (as the derivation reads it).
-            if a.corrects.as_ref().is_some_and(|c| k.values.last().is_some_and(|v| crate::evolve::derive::same_value(v, c))) {
-                k.values.pop();
-            }
-            k.values.extend(a.value.clone());
+            k.record(a.shape == Shape::Retraction, a.corrects.as_deref(), a.value.as_deref());
             k.order = next;
             k.dependent = a.depends_on.is_some();
         }
