@@ -43,6 +43,9 @@ struct Args {
     /// A fixed half of the data: `tune` (LoCoMo conversations 1–3, LongMemEval's even questions) to
     /// fit levers on, `held` (the rest) to report them on. Unset: all of it.
     part: Option<Part>,
+    /// Write each question's raw candidates with their re-ranking features here (JSON lines), the
+    /// training data of `train_turn_rank`. LongMemEval's evidence is its turns marked `has_answer`.
+    turn_features: Option<String>,
 }
 
 #[derive(Clone, Copy, PartialEq)]
@@ -65,10 +68,10 @@ impl Part {
 
 fn parse_args() -> AnyResult<Args> {
     let mut it = std::env::args().skip(1);
-    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses] [--consolidate N] [--part tune|held]";
+    let usage = "usage: eval <locomo|longmemeval> PATH [--limit N] [--mode bm25|hybrid] [--neighbors N] [--misses] [--consolidate N] [--part tune|held] [--turn-features FILE]";
     let dataset = it.next().ok_or(usage)?;
     let path = it.next().ok_or(usage)?;
-    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false, consolidate: 0, part: None };
+    let mut args = Args { dataset, path, limit: None, mode: "bm25".into(), neighbors: 0, misses: false, consolidate: 0, part: None, turn_features: None };
     while let Some(flag) = it.next() {
         if flag == "--misses" {
             args.misses = true;
@@ -80,6 +83,7 @@ fn parse_args() -> AnyResult<Args> {
             "--mode" => args.mode = value,
             "--neighbors" => args.neighbors = value.parse()?,
             "--consolidate" => args.consolidate = value.parse()?,
+            "--turn-features" => args.turn_features = Some(value),
             "--part" => {
                 args.part = Some(match value.as_str() {
                     "tune" => Part::Tune,
@@ -264,12 +268,49 @@ fn search_raw(e: &mut Engram, question: &str, limit: usize, neighbors: u32) -> V
     }
 }
 
+/// The re-ranker's training data: each question's first raw candidates by the fused score, their
+/// features, and which are evidence.
+mod turn_features {
+    use super::*;
+    use std::io::Write;
+
+    pub fn search(e: &mut Engram, question: &str, limit: usize, out: &mut impl Write, item: usize, category: &str, gold: &HashSet<String>) -> AnyResult<Vec<String>> {
+        Ok(search_raw(e, question, limit, out, item, category, gold)?.into_iter().filter_map(|r| r.turn_id).collect())
+    }
+
+    #[cfg(feature = "internals")]
+    pub fn search_raw(e: &mut Engram, question: &str, limit: usize, out: &mut impl Write, item: usize, category: &str, gold: &HashSet<String>) -> AnyResult<Vec<engram::RawEntry>> {
+        use engram::internals::turn_rank::RERANKED;
+        let req = SearchRequest { query: Some(question.to_string()), scope: Scope::Raw, limit: Some(limit), dry_run: true, ..Default::default() };
+        let (hits, features) = e.search_with_turn_features(&req)?;
+        let window = &features[..features.len().min(RERANKED)];
+        let line = serde_json::json!({
+            "item": item,
+            "category": category,
+            "gold": gold.len(),
+            "right": window.iter().map(|(id, _)| gold.contains(id)).collect::<Vec<_>>(),
+            "candidates": window.iter().map(|(_, f)| f.to_vec()).collect::<Vec<_>>(),
+        });
+        writeln!(out, "{line}")?;
+        Ok(hits.into_iter().filter_map(|h| h.raw().cloned()).collect())
+    }
+
+    #[cfg(not(feature = "internals"))]
+    pub fn search_raw(_: &mut Engram, _: &str, _: usize, _: &mut impl Write, _: usize, _: &str, _: &HashSet<String>) -> AnyResult<Vec<engram::RawEntry>> {
+        Err("--turn-features needs the `internals` feature".into())
+    }
+}
+
 fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> AnyResult<()> {
     const KS: [usize; 3] = [5, 10, 20];
     let names = ["", "multi-hop", "temporal", "open-domain", "single-hop", "adversarial"];
     let mut per_cat: BTreeMap<u64, (usize, [f64; 3])> = BTreeMap::new();
     let mut total = (0usize, [0f64; 3]);
     let mut questions_seen = 0usize;
+    let mut features_out = match &args.turn_features {
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        None => None,
+    };
     for (i, conv) in data.as_array().ok_or("LoCoMo: expected an array")?.iter().enumerate() {
         if !Part::holds(args.part, i, true) {
             continue;
@@ -321,7 +362,10 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
             questions_seen += 1;
             let question = qa["question"].as_str().unwrap_or_default();
             let cat = qa["category"].as_u64().unwrap_or(0);
-            let ranked: Vec<String> = search_raw(&mut engine, question, 20, args.neighbors).into_iter().filter_map(|r| r.turn_id).collect();
+            let ranked: Vec<String> = match features_out.as_mut() {
+                Some(out) => turn_features::search(&mut engine, question, 20, out, i, names.get(cat as usize).copied().unwrap_or("other"), &gold)?,
+                None => search_raw(&mut engine, question, 20, args.neighbors).into_iter().filter_map(|r| r.turn_id).collect(),
+            };
             let entry = per_cat.entry(cat).or_default();
             entry.0 += 1;
             total.0 += 1;
@@ -348,6 +392,10 @@ fn locomo(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> A
 fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>) -> AnyResult<()> {
     let mut by_type: BTreeMap<String, (usize, f64, f64)> = BTreeMap::new();
     let (mut n, mut recall_sum, mut ndcg_sum) = (0usize, 0f64, 0f64);
+    let mut features_out = match &args.turn_features {
+        Some(path) => Some(std::io::BufWriter::new(std::fs::File::create(path)?)),
+        None => None,
+    };
     for (i, q) in data.as_array().ok_or("LongMemEval: expected an array")?.iter().enumerate() {
         if args.limit.is_some_and(|l| n >= l) {
             break;
@@ -393,8 +441,25 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
         if gold.is_empty() {
             continue;
         }
+        let question = q["question"].as_str().unwrap_or_default();
+        let hits = match features_out.as_mut() {
+            Some(out) => {
+                // The ids the engine gives turns (`<session>#<index>` among the turns ingested).
+                let mut evidence: HashSet<String> = HashSet::new();
+                for (turns, id) in sessions.iter().zip(ids) {
+                    let kept = turns.as_array().into_iter().flatten().filter(|t| t["content"].as_str().is_some_and(|c| !c.trim().is_empty()));
+                    for (n, t) in kept.enumerate() {
+                        if t["has_answer"].as_bool() == Some(true) {
+                            evidence.insert(format!("{}#{n}", id.as_str().unwrap_or_default()));
+                        }
+                    }
+                }
+                turn_features::search_raw(&mut engine, question, 1000, out, i, q["question_type"].as_str().unwrap_or("other"), &evidence)?
+            }
+            None => search_raw(&mut engine, question, 1000, args.neighbors),
+        };
         let mut ranked_sessions: Vec<String> = Vec::new();
-        for r in search_raw(&mut engine, q["question"].as_str().unwrap_or_default(), 1000, args.neighbors) {
+        for r in hits {
             if !ranked_sessions.contains(&r.session_id) {
                 ranked_sessions.push(r.session_id);
             }

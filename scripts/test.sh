@@ -71,6 +71,18 @@ if [ -f "$bench_dir/locomo-dev.json" ] && [ -f "$bench_dir/longmemeval-s-dev.jso
   out=$(./target/bench-native/examples/eval longmemeval "$bench_dir/longmemeval-s-dev.json.gz" --limit 3 2>/dev/null | tail -n 1)
   echo "  $out"
   [[ "$out" =~ ^longmemeval\ recall_all@5=[0-9.]+\ ndcg@10=[0-9.]+\ n=3$ ]] || { echo "eval: unexpected longmemeval output" >&2; exit 1; }
+  # The re-ranking of verbatim turns matches what the tune halves train (LoCoMo with the local
+  # embedder and keyword-only, LongMemEval keyword-only; the held halves are reported).
+  cargo build --quiet --profile bench-native --features "$native" --example train_turn_rank
+  tmp_turns=$(mktemp -d)
+  for part in tune held; do
+    ./target/bench-native/examples/eval locomo "$bench_dir/locomo-dev.json" --mode hybrid --part $part --turn-features "$tmp_turns/locomo-hybrid-$part.jsonl" >/dev/null 2>&1
+    ./target/bench-native/examples/eval locomo "$bench_dir/locomo-dev.json" --part $part --turn-features "$tmp_turns/locomo-keyword-$part.jsonl" >/dev/null 2>&1
+    ./target/bench-native/examples/eval longmemeval "$bench_dir/longmemeval-s-dev.json.gz" --part $part --turn-features "$tmp_turns/longmemeval-keyword-$part.jsonl" >/dev/null 2>&1
+  done
+  ./target/bench-native/examples/train_turn_rank "$tmp_turns"/{locomo-hybrid,locomo-keyword,longmemeval-keyword}-tune.jsonl \
+    --report "$tmp_turns"/{locomo-hybrid,locomo-keyword,longmemeval-keyword}-held.jsonl --check | grep -E ' all \(|matches'
+  rm -rf "$tmp_turns"
   # The project's own evolving corpus: generated files match their sources, the intent weights match
   # what the dev split trains, and the offline author holds its floor on both splits (dev is tuned on;
   # test is reported, never tuned on: see tests/fixtures/evolving/FORMAT.md).

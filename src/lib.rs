@@ -77,6 +77,11 @@ pub mod internals {
         pub use crate::evolve::pick::{FEATURES, N};
     }
 
+    /// The re-ranking of verbatim turns: its features as the trainer reads them.
+    pub mod turn_rank {
+        pub use crate::recall::turn_rank::{FEATURES, N, RERANKED};
+    }
+
     /// The secret and injection scanners one by one, and the instruction model's training.
     pub mod guard {
         pub use crate::guard::scan::{find_secrets, Finding, Findings};

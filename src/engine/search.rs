@@ -7,6 +7,7 @@ use super::Engram;
 use crate::error::{Error, Result};
 use crate::index::{DocId, KeywordIndex, KeywordQuery, VectorIndex};
 use crate::model::{validate, Memory, RawEntry};
+use crate::recall::turn_rank::{self, TurnEvidence};
 use crate::recall::{fusion, score, timeframe, ScoreBreakdown, SearchRequest, DEFAULT_LIMIT, EXPANSION_DECAY, TOUCH_RELEVANCE};
 
 /// What a hit is: an authored memory or a verbatim turn.
@@ -59,6 +60,21 @@ enum Key {
     Raw(DocId),
 }
 
+/// One re-ranked candidate's turn id (the caller's, else the entry's) and features.
+#[cfg(feature = "internals")]
+pub type TurnFeatures = (String, [f64; turn_rank::N]);
+
+/// What a search gathers besides its hits, and whether it re-ranks raw turns.
+#[derive(Default)]
+struct Gathering<'a> {
+    /// The raw turns nearest the query vector, however far.
+    nearest_turns: Option<&'a mut Vec<(DocId, f32)>>,
+    /// The re-ranked window's features (for the trainer).
+    turn_features: Option<&'a mut Vec<(DocId, [f64; turn_rank::N])>>,
+    /// Put the first raw candidates in the learned order (`recall::turn_rank`).
+    rerank_turns: bool,
+}
+
 /// Keyword and vector evidence per document of one index pair.
 fn gather(
     keyword: &KeywordIndex,
@@ -103,15 +119,27 @@ impl Engram {
     /// linked memories) after the direct hits. Memories with relevance above 0.5 are touched unless
     /// `dry_run`.
     pub fn search(&mut self, req: &SearchRequest) -> Result<Vec<Hit>> {
-        self.search_gathering(req, None)
+        self.search_gathering(req, Gathering { rerank_turns: true, ..Gathering::default() })
     }
 
-    /// `search`, also handing back the raw turns nearest the query vector however far (best
-    /// first, up to the candidate pool): the vector pass already found them, so a read that wants
-    /// them needs no second k-NN.
+    /// `search`, also handing back the re-ranked raw candidates' features, best first by the fused
+    /// score (before the re-ranking): what `examples/train_turn_rank.rs` fits on.
+    #[cfg(feature = "internals")]
+    pub fn search_with_turn_features(&mut self, req: &SearchRequest) -> Result<(Vec<Hit>, Vec<TurnFeatures>)> {
+        let mut features = Vec::new();
+        let hits = self.search_gathering(req, Gathering { rerank_turns: true, turn_features: Some(&mut features), ..Gathering::default() })?;
+        let named = features.into_iter().filter_map(|(slot, f)| self.tables.raw().get(slot).map(|e| (e.turn_id.clone().unwrap_or_else(|| e.id.clone()), f))).collect();
+        Ok((hits, named))
+    }
+
+    /// `search` for the evolving read, also handing back the raw turns nearest the query vector
+    /// however far (best first, up to the candidate pool): the vector pass already found them, so
+    /// the read needs no second k-NN. Turns stay in the fused order: the read picks its lead with
+    /// its own learned choice (`evolve::pick`), fitted on that order, and a turn stating the
+    /// current value must not lose its place to an older turn richer in the question's topic.
     pub(crate) fn search_with_nearest_turns(&mut self, req: &SearchRequest) -> Result<(Vec<Hit>, Vec<Hit>)> {
         let mut nearest = Vec::new();
-        let hits = self.search_gathering(req, Some(&mut nearest))?;
+        let hits = self.search_gathering(req, Gathering { nearest_turns: Some(&mut nearest), ..Gathering::default() })?;
         let turns = nearest
             .into_iter()
             .filter_map(|(slot, cosine)| {
@@ -122,7 +150,8 @@ impl Engram {
         Ok((hits, turns))
     }
 
-    fn search_gathering(&mut self, req: &SearchRequest, nearest_turns: Option<&mut Vec<(DocId, f32)>>) -> Result<Vec<Hit>> {
+    fn search_gathering(&mut self, req: &SearchRequest, how: Gathering) -> Result<Vec<Hit>> {
+        let Gathering { nearest_turns, turn_features, rerank_turns } = how;
         let visible = self.visible(Namespaces { namespace: req.namespace.as_deref(), include_default: req.include_default })?;
         let ns = visible.namespace.as_str();
         let limit = req.limit.unwrap_or(DEFAULT_LIMIT);
@@ -202,17 +231,55 @@ impl Engram {
                 }
             }
             let candidates: std::collections::BTreeSet<DocId> = evidence.keys().chain(adjacent.keys()).copied().collect();
+            let mut turns: Vec<(DocId, ScoreBreakdown, TurnEvidence)> = Vec::with_capacity(candidates.len());
             for slot in candidates {
                 let Some(e) = self.tables.raw().get(slot) else { continue };
-                let (k, v) = evidence.get(&slot).copied().unwrap_or_default();
-                let k = fusion::with_adjacent(k, adjacent.get(&slot).copied());
+                let (own, v) = evidence.get(&slot).copied().unwrap_or_default();
+                let near = adjacent.get(&slot).copied();
                 let context = self.tables.raw().existing_session_number(&e.session_id).and_then(|n| session_relevance.get(&n)).copied();
-                let k = fusion::with_context(k, context);
-                scored.push((Key::Raw(slot), score::score_raw(e, fusion::fuse(k, v), k, v, at)));
+                let k = fusion::with_context(fusion::with_adjacent(own, near), context);
+                let b = score::score_raw(e, fusion::fuse(k, v), k, v, at);
+                if b.relevance > 0.0 {
+                    let ev = TurnEvidence {
+                        fused_score: b.score,
+                        keyword: own,
+                        adjacent: near,
+                        session: context,
+                        vector: v,
+                        words: 0,
+                        role_weight: b.role_weight.unwrap_or(1.0),
+                        recency: b.recency,
+                        time_match: b.time_match.unwrap_or(0.0),
+                    };
+                    turns.push((slot, b, ev));
+                }
             }
+            turns.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
+            // Lengths only where the re-ranking reads them: a search may hold thousands of
+            // candidates, some of them long.
+            for (slot, _, ev) in turns.iter_mut().take(turn_rank::RERANKED) {
+                ev.words = self.tables.raw().get(*slot).map_or(0, |e| e.content.split_whitespace().count());
+            }
+            if let Some(sink) = turn_features {
+                sink.extend(turns.iter().take(turn_rank::RERANKED).map(|(slot, _, ev)| (*slot, turn_rank::features(ev))));
+            }
+            let mut ranked: Vec<((DocId, ScoreBreakdown), f64, TurnEvidence)> = turns
+                .into_iter()
+                .map(|(slot, b, ev)| {
+                    let s = b.score;
+                    ((slot, b), s, ev)
+                })
+                .collect();
+            if rerank_turns {
+                turn_rank::rerank(&mut ranked);
+            }
+            // A re-ranked turn takes the score of the place it landed in.
+            scored.extend(ranked.into_iter().map(|((slot, b), s, _)| (Key::Raw(slot), ScoreBreakdown { score: s, ..b })));
         }
         scored.retain(|(_, b)| b.relevance > 0.0);
-        scored.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
+        // Stable, by score alone: memories were pushed in slot order, turns in their re-ranked
+        // order, and equal scores keep it.
+        scored.sort_by(|a, b| b.1.score.total_cmp(&a.1.score));
         scored.truncate(limit);
 
         let mut seen: HashSet<Key> = scored.iter().map(|(k, _)| *k).collect();

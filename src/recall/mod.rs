@@ -4,6 +4,7 @@ pub mod context;
 pub(crate) mod fusion;
 pub(crate) mod score;
 pub(crate) mod timeframe;
+pub(crate) mod turn_rank;
 
 pub use score::{ScoreBreakdown, ASSISTANT_TURN_WEIGHT};
 

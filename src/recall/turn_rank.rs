@@ -1,0 +1,128 @@
+//! The order of verbatim turns among a search's best: a learned re-ranking of the first
+//! `RERANKED` raw candidates.
+//!
+//! The hand-set fusion (`fusion`, `score::score_raw`) weighs each signal by one constant and
+//! multiplies them; it cannot learn that a turn whose session is about the query but which shares
+//! few words itself is often the evidence, or that a long turn that matched both channels is
+//! likelier than a one-line reply that matched one. A linear score over the signals the search
+//! already has (the fused score itself, each channel's evidence, the session's and the
+//! neighbours', the turn's length) orders the first candidates instead. The weights are fitted
+//! pairwise (a right turn above a wrong one of the same question) by
+//! `examples/train_turn_rank.rs` on the `tune` half of LoCoMo, and kept because the `held` half,
+//! never fitted on, improved with them (BENCHMARKS, retrieval quality).
+//!
+//! Only the order changes: the re-ranked turns take the same scores the fused order gave, best
+//! first, so a search over memories and turns together still weighs turns on the scale memories
+//! are scored on, and nothing below the re-ranked window moves.
+
+/// The features, in `WEIGHTS` order.
+pub const FEATURES: [&str; 12] =
+    ["fused_score_log", "keyword", "adjacent", "session", "vector", "keyword_found", "vector_found", "keyword_x_vector", "length_log", "role_weight", "recency", "time_match"];
+pub const N: usize = FEATURES.len();
+
+/// How many of the best raw candidates (by the fused score) are re-ranked. The trainer reads the
+/// same window.
+pub const RERANKED: usize = 40;
+
+/// Fitted by `cargo run --profile bench-native --features embedder,internals --example
+/// train_turn_rank` (see there); already divided by each feature's spread on the training data,
+/// so they apply to the features as computed.
+const WEIGHTS: [f64; N] = include!("turn_rank_weights.in");
+
+/// What the search knows of one raw candidate before fusing it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TurnEvidence {
+    /// The fused, scored value (`score::score_raw`): what ranks the candidate without this model.
+    pub fused_score: f64,
+    /// The turn's own keyword relevance.
+    pub keyword: Option<f64>,
+    /// The best keyword relevance of the turns beside it.
+    pub adjacent: Option<f64>,
+    /// Its whole session's keyword relevance.
+    pub session: Option<f64>,
+    /// Its vector relevance.
+    pub vector: Option<f64>,
+    /// Its length in words.
+    pub words: usize,
+    /// The weight of its speaker's role (`score::role_weight`), its recency and its match with a
+    /// time the query names: the fused score holds them, the separate evidence does not.
+    pub role_weight: f64,
+    pub recency: f64,
+    pub time_match: f64,
+}
+
+/// The features of one candidate.
+pub fn features(e: &TurnEvidence) -> [f64; N] {
+    let k = e.keyword.unwrap_or(0.0);
+    let v = e.vector.unwrap_or(0.0);
+    [
+        // A floor keeps a candidate with almost no score from dominating through the logarithm.
+        e.fused_score.max(1e-3).ln(),
+        k,
+        e.adjacent.unwrap_or(0.0),
+        e.session.unwrap_or(0.0),
+        v,
+        f64::from(u8::from(e.keyword.is_some())),
+        f64::from(u8::from(e.vector.is_some())),
+        k * v,
+        (e.words as f64).ln_1p(),
+        e.role_weight,
+        e.recency,
+        e.time_match,
+    ]
+}
+
+/// The learned score: higher ranks first. Only comparable within one search.
+pub fn score(features: &[f64; N]) -> f64 {
+    WEIGHTS.iter().zip(features).map(|(w, x)| w * x).sum()
+}
+
+/// Re-orders `candidates` (sorted best first by their fused score, each with its evidence) in
+/// place: the first `RERANKED` by the learned score, each taking the fused score of the place it
+/// lands in, so the scores stay the same values in the same order.
+pub fn rerank<K>(candidates: &mut [(K, f64, TurnEvidence)]) {
+    let window = candidates.len().min(RERANKED);
+    let head = &mut candidates[..window];
+    let scores: Vec<f64> = head.iter().map(|c| c.1).collect();
+    // Stable: equal learned scores keep the fused order.
+    head.sort_by(|a, b| score(&features(&b.2)).total_cmp(&score(&features(&a.2))));
+    for (c, s) in head.iter_mut().zip(scores) {
+        c.1 = s;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn evidence(fused_score: f64, keyword: Option<f64>, session: Option<f64>, words: usize) -> TurnEvidence {
+        TurnEvidence { fused_score, keyword, adjacent: None, session, vector: None, words, role_weight: 1.0, recency: 0.5, time_match: 0.0 }
+    }
+
+    #[test]
+    fn reranking_permutes_the_window_and_keeps_its_scores() {
+        let mut c: Vec<(u32, f64, TurnEvidence)> =
+            (0..50).map(|i| (i, 1.0 - f64::from(i) * 0.01, evidence(1.0 - f64::from(i) * 0.01, Some(0.5), Some(0.1), 5 + i as usize))).collect();
+        let before: Vec<f64> = c.iter().map(|x| x.1).collect();
+        rerank(&mut c);
+        // The same scores in the same (descending) order.
+        assert_eq!(c.iter().map(|x| x.1).collect::<Vec<_>>(), before);
+        // Nothing below the window moves; the window holds the same candidates.
+        assert!(c[RERANKED..].iter().enumerate().all(|(i, x)| x.0 as usize == RERANKED + i));
+        let mut head: Vec<u32> = c[..RERANKED].iter().map(|x| x.0).collect();
+        head.sort_unstable();
+        assert_eq!(head, (0..RERANKED as u32).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn more_evidence_ranks_higher() {
+        // The weights must read more of each kind of evidence as better, all else equal: a model
+        // that learned otherwise was fitted on something other than relevance.
+        let base = evidence(0.5, Some(0.4), Some(0.3), 20);
+        let f = |e: TurnEvidence| score(&features(&e));
+        assert!(f(TurnEvidence { fused_score: 0.8, ..base }) > f(base));
+        assert!(f(TurnEvidence { keyword: Some(0.8), ..base }) > f(base));
+        assert!(f(TurnEvidence { session: Some(0.8), ..base }) > f(base));
+        assert!(f(TurnEvidence { vector: Some(0.6), ..base }) > f(TurnEvidence { vector: Some(0.2), ..base }));
+    }
+}
