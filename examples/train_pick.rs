@@ -23,6 +23,9 @@
 use engram::internals::pick::{FEATURES, N};
 use serde_json::Value;
 
+#[path = "shared/weights.rs"]
+mod weights;
+
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const WEIGHTS: &str = "src/evolve/pick_weights.in";
@@ -115,38 +118,12 @@ fn accuracy(data: &[Question], w: &[f64; N]) -> (usize, usize, usize) {
     (chosen, incumbent, data.len())
 }
 
-/// The committed weights.
-fn committed() -> AnyResult<[f64; N]> {
-    let text = std::fs::read_to_string(WEIGHTS)?;
-    let values: Vec<f64> = text.trim().trim_start_matches('[').trim_end_matches(']').split(',').map(|v| v.trim().parse::<f64>()).collect::<Result<_, _>>()?;
-    values.try_into().map_err(|v: Vec<f64>| format!("{WEIGHTS} holds {} weights, the model has {N}", v.len()).into())
-}
-
-/// How far a retrained weight may drift from the committed one before `--check` fails: the vector
-/// features come from the embedder, whose last digits may differ between machines.
-const DRIFT: f64 = 0.05;
-
 fn main() -> AnyResult<()> {
     let usage = "usage: train_pick DEV.jsonl… [--report OTHER.jsonl…] [--write | --check]";
-    let mut train_files: Vec<String> = Vec::new();
-    let mut report_files: Vec<String> = Vec::new();
-    let (mut write, mut check, mut reporting) = (false, false, false);
-    for a in std::env::args().skip(1) {
-        match a.as_str() {
-            "--write" => write = true,
-            "--check" => check = true,
-            "--report" => reporting = true,
-            f if f.starts_with("--") => return Err(usage.into()),
-            f if reporting => report_files.push(f.to_string()),
-            f => train_files.push(f.to_string()),
-        }
-    }
-    if train_files.is_empty() {
-        return Err(usage.into());
-    }
+    let c = weights::command(usage)?;
     // Each file read once: the training files are reported too.
-    let files: Vec<(&String, Vec<Question>)> = train_files.iter().chain(&report_files).map(|f| Ok((f, load(f)?))).collect::<AnyResult<_>>()?;
-    let training: Vec<&Question> = files[..train_files.len()].iter().flat_map(|(_, q)| q).collect();
+    let files: Vec<(&String, Vec<Question>)> = c.fit.iter().chain(&c.report).map(|f| Ok((f, load(f)?))).collect::<AnyResult<_>>()?;
+    let training: Vec<&Question> = files[..c.fit.len()].iter().flat_map(|(_, q)| q).collect();
     let w = train(&training);
     for (name, v) in FEATURES.iter().zip(w) {
         println!("{name:>18} {v:+.3}");
@@ -155,18 +132,5 @@ fn main() -> AnyResult<()> {
         let (chosen, incumbent, n) = accuracy(questions, &w);
         println!("{f}: lead right {chosen}/{n} (heuristics' lead {incumbent}/{n})");
     }
-    if check {
-        let old = committed()?;
-        let worst = old.iter().zip(w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-        if worst > DRIFT {
-            return Err(format!("{WEIGHTS} is not what the dev split trains (a weight moved by {worst:.3}): run train_pick --write").into());
-        }
-        println!("{WEIGHTS} matches what the dev split trains (largest difference {worst:.4})");
-    }
-    if write {
-        let list: Vec<String> = w.iter().map(|v| format!("{v:.4}")).collect();
-        std::fs::write(WEIGHTS, format!("[{}]\n", list.join(", ")))?;
-        println!("wrote {WEIGHTS}");
-    }
-    Ok(())
+    weights::check_or_write(&c, WEIGHTS, &w, "the dev split", "train_pick")
 }

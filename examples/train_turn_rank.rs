@@ -24,6 +24,9 @@
 use engram::internals::turn_rank::{FEATURES, N};
 use serde_json::Value;
 
+#[path = "shared/weights.rs"]
+mod weights;
+
 type AnyResult<T> = Result<T, Box<dyn std::error::Error>>;
 
 const WEIGHTS: &str = "src/recall/turn_rank_weights.in";
@@ -150,36 +153,11 @@ fn recall(data: &[Question], w: &[f64; N]) -> Vec<(String, usize, f64, f64)> {
     by.into_iter().map(|(k, (n, a, b))| (k, n, a / n.max(1) as f64, b / n.max(1) as f64)).collect()
 }
 
-fn committed() -> AnyResult<[f64; N]> {
-    let text = std::fs::read_to_string(WEIGHTS)?;
-    let values: Vec<f64> = text.trim().trim_start_matches('[').trim_end_matches(']').split(',').map(|v| v.trim().parse::<f64>()).collect::<Result<_, _>>()?;
-    values.try_into().map_err(|v: Vec<f64>| format!("{WEIGHTS} holds {} weights, the model has {N}", v.len()).into())
-}
-
-/// How far a retrained weight may drift from the committed one before `--check` fails: the vector
-/// features come from the embedder, whose last digits may differ between machines.
-const DRIFT: f64 = 0.05;
-
 fn main() -> AnyResult<()> {
     let usage = "usage: train_turn_rank TUNE.jsonl… [--report OTHER.jsonl…] [--write | --check]";
-    let mut train_files: Vec<String> = Vec::new();
-    let mut report_files: Vec<String> = Vec::new();
-    let (mut write, mut check, mut reporting) = (false, false, false);
-    for a in std::env::args().skip(1) {
-        match a.as_str() {
-            "--write" => write = true,
-            "--check" => check = true,
-            "--report" => reporting = true,
-            f if f.starts_with("--") => return Err(usage.into()),
-            f if reporting => report_files.push(f.to_string()),
-            f => train_files.push(f.to_string()),
-        }
-    }
-    if train_files.is_empty() {
-        return Err(usage.into());
-    }
-    let files: Vec<(&String, Vec<Question>)> = train_files.iter().chain(&report_files).map(|f| Ok((f, load(f)?))).collect::<AnyResult<_>>()?;
-    let training: Vec<&[Question]> = files[..train_files.len()].iter().map(|(_, q)| q.as_slice()).collect();
+    let c = weights::command(usage)?;
+    let files: Vec<(&String, Vec<Question>)> = c.fit.iter().chain(&c.report).map(|f| Ok((f, load(f)?))).collect::<AnyResult<_>>()?;
+    let training: Vec<&[Question]> = files[..c.fit.len()].iter().map(|(_, q)| q.as_slice()).collect();
     let w = train(&training);
     for (name, v) in FEATURES.iter().zip(w) {
         println!("{name:>18} {v:+.4}");
@@ -189,18 +167,5 @@ fn main() -> AnyResult<()> {
             println!("{f}: {key:>26} ({n:>3}): recall@{K} {with:.3} (fused order {fused:.3})");
         }
     }
-    if check {
-        let old = committed()?;
-        let worst = old.iter().zip(w).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
-        if worst > DRIFT {
-            return Err(format!("{WEIGHTS} is not what the tune half trains (a weight moved by {worst:.3}): run train_turn_rank --write").into());
-        }
-        println!("{WEIGHTS} matches what the tune half trains (largest difference {worst:.4})");
-    }
-    if write {
-        let list: Vec<String> = w.iter().map(|v| format!("{v:.4}")).collect();
-        std::fs::write(WEIGHTS, format!("[{}]\n", list.join(", ")))?;
-        println!("wrote {WEIGHTS}");
-    }
-    Ok(())
+    weights::check_or_write(&c, WEIGHTS, &w, "the tune half", "train_turn_rank")
 }
