@@ -448,9 +448,9 @@ fn longmemeval(args: &Args, data: &Value, embedder: &Option<Rc<CachedEmbedder>>)
                 let mut evidence: HashSet<String> = HashSet::new();
                 for (turns, id) in sessions.iter().zip(ids) {
                     let kept = turns.as_array().into_iter().flatten().filter(|t| t["content"].as_str().is_some_and(|c| !c.trim().is_empty()));
-                    for (n, t) in kept.enumerate() {
+                    for (index, t) in kept.enumerate() {
                         if t["has_answer"].as_bool() == Some(true) {
-                            evidence.insert(format!("{}#{n}", id.as_str().unwrap_or_default()));
+                            evidence.insert(format!("{}#{index}", id.as_str().unwrap_or_default()));
                         }
                     }
                 }
