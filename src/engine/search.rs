@@ -240,17 +240,7 @@ impl Engram {
                 let k = fusion::with_context(fusion::with_adjacent(own, near), context);
                 let b = score::score_raw(e, fusion::fuse(k, v), k, v, at);
                 if b.relevance > 0.0 {
-                    let ev = TurnEvidence {
-                        fused_score: b.score,
-                        keyword: own,
-                        adjacent: near,
-                        session: context,
-                        vector: v,
-                        words: 0,
-                        role_weight: b.role_weight.unwrap_or(1.0),
-                        recency: b.recency,
-                        time_match: b.time_match.unwrap_or(0.0),
-                    };
+                    let ev = TurnEvidence { fused_score: b.score, keyword: own, adjacent: near, session: context, vector: v, words: 0, role_weight: b.role_weight.unwrap_or(1.0) };
                     turns.push((slot, b, ev));
                 }
             }

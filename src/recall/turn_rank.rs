@@ -6,7 +6,7 @@
 //! few words itself is often the evidence, or that a long turn that matched both channels is
 //! likelier than a one-line reply that matched one. A linear score over the signals the search
 //! already has (the fused score itself, each channel's evidence, the session's and the
-//! neighbours', the turn's length) orders the first candidates instead. The weights are fitted
+//! neighbours', the turn's length and role) orders the first candidates instead. The weights are fitted
 //! pairwise (a right turn above a wrong one of the same question) by
 //! `examples/train_turn_rank.rs` on the `tune` half of LoCoMo, and kept because the `held` half,
 //! never fitted on, improved with them (BENCHMARKS, retrieval quality).
@@ -16,8 +16,7 @@
 //! are scored on, and nothing below the re-ranked window moves.
 
 /// The features, in `WEIGHTS` order.
-pub const FEATURES: [&str; 12] =
-    ["fused_score_log", "keyword", "adjacent", "session", "vector", "keyword_found", "vector_found", "keyword_x_vector", "length_log", "role_weight", "recency", "time_match"];
+pub const FEATURES: [&str; 10] = ["fused_score_log", "keyword", "adjacent", "session", "vector", "keyword_found", "vector_found", "keyword_x_vector", "length_log", "role_weight"];
 pub const N: usize = FEATURES.len();
 
 /// How many of the best raw candidates (by the fused score) are re-ranked. The trainer reads the
@@ -44,11 +43,12 @@ pub struct TurnEvidence {
     pub vector: Option<f64>,
     /// Its length in words.
     pub words: usize,
-    /// The weight of its speaker's role (`score::role_weight`), its recency and its match with a
-    /// time the query names: the fused score holds them, the separate evidence does not.
+    /// The weight of its speaker's role (`score::role_weight`): the fused score holds it, the
+    /// separate evidence does not, so the model must see it to keep it. Recency and a time the
+    /// query names are left to the fused score alone: the corpora fitted on say nothing of them
+    /// (their questions are asked after every session), and a weight fitted on noise could turn
+    /// "the newest wins" around.
     pub role_weight: f64,
-    pub recency: f64,
-    pub time_match: f64,
 }
 
 /// The features of one candidate.
@@ -67,8 +67,6 @@ pub fn features(e: &TurnEvidence) -> [f64; N] {
         k * v,
         (e.words as f64).ln_1p(),
         e.role_weight,
-        e.recency,
-        e.time_match,
     ]
 }
 
@@ -96,7 +94,7 @@ mod tests {
     use super::*;
 
     fn evidence(fused_score: f64, keyword: Option<f64>, session: Option<f64>, words: usize) -> TurnEvidence {
-        TurnEvidence { fused_score, keyword, adjacent: None, session, vector: None, words, role_weight: 1.0, recency: 0.5, time_match: 0.0 }
+        TurnEvidence { fused_score, keyword, adjacent: None, session, vector: None, words, role_weight: 1.0 }
     }
 
     #[test]
