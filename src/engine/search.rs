@@ -245,26 +245,26 @@ impl Engram {
                 }
             }
             turns.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then(a.0.cmp(&b.0)));
-            // Lengths only where the re-ranking reads them: a search may hold thousands of
-            // candidates, some of them long.
-            for (slot, _, ev) in turns.iter_mut().take(turn_rank::RERANKED) {
-                ev.words = self.tables.raw().get(*slot).map_or(0, |e| e.content.split_whitespace().count());
+            let window = turns.len().min(turn_rank::RERANKED);
+            if rerank_turns || turn_features.is_some() {
+                // Only where the re-ranking reads them: a search may hold thousands of candidates,
+                // some of them long.
+                for (slot, _, ev) in turns[..window].iter_mut() {
+                    ev.words = self.tables.raw().get(*slot).map_or(0, |e| e.content.split_whitespace().count());
+                }
             }
             if let Some(sink) = turn_features {
-                sink.extend(turns.iter().take(turn_rank::RERANKED).map(|(slot, _, ev)| (*slot, turn_rank::features(ev))));
+                sink.extend(turns[..window].iter().map(|(slot, _, ev)| (*slot, turn_rank::features(ev))));
             }
-            let mut ranked: Vec<((DocId, ScoreBreakdown), f64, TurnEvidence)> = turns
-                .into_iter()
-                .map(|(slot, b, ev)| {
-                    let s = b.score;
-                    ((slot, b), s, ev)
-                })
-                .collect();
             if rerank_turns {
-                turn_rank::rerank(&mut ranked);
+                let evidence: Vec<TurnEvidence> = turns[..window].iter().map(|t| t.2).collect();
+                let moved: Vec<_> = turn_rank::order(&evidence).into_iter().map(|i| turns[i].clone()).collect();
+                // A re-ranked turn takes the score of the place it landed in.
+                for (place, (slot, b, ev)) in turns[..window].iter_mut().zip(moved) {
+                    *place = (slot, ScoreBreakdown { score: place.1.score, ..b }, ev);
+                }
             }
-            // A re-ranked turn takes the score of the place it landed in.
-            scored.extend(ranked.into_iter().map(|((slot, b), s, _)| (Key::Raw(slot), ScoreBreakdown { score: s, ..b })));
+            scored.extend(turns.into_iter().map(|(slot, b, _)| (Key::Raw(slot), b)));
         }
         scored.retain(|(_, b)| b.relevance > 0.0);
         // Stable, by score alone: memories were pushed in slot order, turns in their re-ranked

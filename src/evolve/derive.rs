@@ -338,10 +338,11 @@ impl<'a> Derivation<'a> {
             qualifiers.clear();
             let value = value_of(m);
             // A correction of the latest value: that value was never the slot's.
-            let corrects_latest = live.last().is_some_and(|(i, v)| *i + 1 == values.len() && m.corrects.as_deref().is_some_and(|c| same_value(c, &value_of(v))));
+            let corrects = m.corrects.as_deref();
+            let corrects_latest = live.last().is_some_and(|(i, v)| *i + 1 == values.len() && corrects.is_some_and(|c| same_value(c, &value_of(v))));
             if corrects_latest {
                 live.pop();
-                if held.last().is_some_and(|(v, _)| m.corrects.as_deref().is_some_and(|c| same_value(v, c))) {
+                if held.last().is_some_and(|(v, _)| corrects.is_some_and(|c| same_value(v, c))) {
                     held.pop();
                 }
                 if let Some(mut a) = values.pop() {

@@ -98,10 +98,13 @@ pub fn depends_on(d: &DependsOn, own_thread: Option<&str>) -> Result<DependsOn> 
 }
 
 /// The combinations a derivation cannot read: a retraction withdraws a thread's values, so it needs
-/// the thread.
-pub fn shape_fits(shape: Option<Shape>, thread: Option<&str>) -> Result<()> {
+/// the thread; a correction replaces a value of its thread, so it needs both.
+pub fn fits_together(shape: Option<Shape>, thread: Option<&str>, value: Option<&str>, corrects: Option<&str>) -> Result<()> {
     if shape == Some(Shape::Retraction) && thread.is_none() {
         return Err(Error::invalid("shape `retraction` needs a `thread` (the slot whose values are withdrawn)"));
+    }
+    if corrects.is_some() && (thread.is_none() || value.is_none()) {
+        return Err(Error::invalid("`corrects` needs a `thread` and a `value` (the slot, and the value that replaces the mistaken one)"));
     }
     Ok(())
 }
@@ -129,7 +132,7 @@ pub fn check_memory(m: &Memory) -> Result<()> {
     if let Some(c) = m.confidence {
         confidence(c)?;
     }
-    shape_fits(m.shape, thread.as_deref())
+    fits_together(m.shape, thread.as_deref(), m.value.as_deref(), m.corrects.as_deref())
 }
 
 /// The fields `add` takes, checked and normalized before anything changes.
@@ -144,7 +147,7 @@ pub fn check_new(mut e: Evolving) -> Result<Evolving> {
     if let Some(c) = e.confidence {
         confidence(c)?;
     }
-    shape_fits(e.shape, thread.as_deref())?;
+    fits_together(e.shape, thread.as_deref(), e.value.as_deref(), e.corrects.as_deref())?;
     Ok(Evolving { thread, depends_on, area: area(&e.area)?, ..e })
 }
 
@@ -219,5 +222,14 @@ mod tests {
         assert_eq!(d.thread, "team-lead");
         assert!(depends_on(&DependsOn { thread: "team lead".into(), value: None }, Some("team-lead")).is_err());
         assert!(depends_on(&DependsOn { thread: "x".into(), value: Some(" ".into()) }, None).is_err());
+    }
+
+    #[test]
+    fn a_retraction_needs_its_thread_and_a_correction_its_thread_and_value() {
+        assert!(fits_together(Some(Shape::Retraction), None, None, None).is_err());
+        assert!(fits_together(Some(Shape::Retraction), Some("home"), None, None).is_ok());
+        assert!(fits_together(None, Some("home"), Some("Porto"), Some("Lisbon")).is_ok());
+        assert!(fits_together(None, None, Some("Porto"), Some("Lisbon")).is_err());
+        assert!(fits_together(None, Some("home"), None, Some("Lisbon")).is_err());
     }
 }

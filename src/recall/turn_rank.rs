@@ -6,9 +6,10 @@
 //! few words itself is often the evidence, or that a long turn that matched both channels is
 //! likelier than a one-line reply that matched one. A linear score over the signals the search
 //! already has (the fused score itself, each channel's evidence, the session's and the
-//! neighbours', the turn's length and role) orders the first candidates instead. The weights are fitted
-//! pairwise (a right turn above a wrong one of the same question) by
-//! `examples/train_turn_rank.rs` on the `tune` half of LoCoMo, and kept because the `held` half,
+//! neighbours', the turn's length and role) orders the first candidates instead. The weights are
+//! fitted pairwise (a right turn above a wrong one of the same question) by
+//! `examples/train_turn_rank.rs` on the `tune` halves of LoCoMo (with and without vectors) and of
+//! LongMemEval (keyword-only), each file weighing the same, and kept because the `held` halves,
 //! never fitted on, improved with them (BENCHMARKS, retrieval quality).
 //!
 //! Only the order changes: the re-ranked turns take the same scores the fused order gave, best
@@ -75,18 +76,17 @@ pub fn score(features: &[f64; N]) -> f64 {
     WEIGHTS.iter().zip(features).map(|(w, x)| w * x).sum()
 }
 
-/// Re-orders `candidates` (sorted best first by their fused score, each with its evidence) in
-/// place: the first `RERANKED` by the learned score, each taking the fused score of the place it
-/// lands in, so the scores stay the same values in the same order.
-pub fn rerank<K>(candidates: &mut [(K, f64, TurnEvidence)]) {
-    let window = candidates.len().min(RERANKED);
-    let head = &mut candidates[..window];
-    let scores: Vec<f64> = head.iter().map(|c| c.1).collect();
+/// The learned order of a search's best raw candidates, given best first by their fused score:
+/// the indices of the first `RERANKED`, best first by the learned score. The caller gives the
+/// moved candidates the fused scores of the places they land in, so the scores stay the same
+/// values in the same order and nothing below the window moves.
+pub fn order(candidates: &[TurnEvidence]) -> Vec<usize> {
+    let window = &candidates[..candidates.len().min(RERANKED)];
+    let learned: Vec<f64> = window.iter().map(|e| score(&features(e))).collect();
+    let mut order: Vec<usize> = (0..window.len()).collect();
     // Stable: equal learned scores keep the fused order.
-    head.sort_by(|a, b| score(&features(&b.2)).total_cmp(&score(&features(&a.2))));
-    for (c, s) in head.iter_mut().zip(scores) {
-        c.1 = s;
-    }
+    order.sort_by(|&a, &b| learned[b].total_cmp(&learned[a]));
+    order
 }
 
 #[cfg(test)]
@@ -98,18 +98,14 @@ mod tests {
     }
 
     #[test]
-    fn reranking_permutes_the_window_and_keeps_its_scores() {
-        let mut c: Vec<(u32, f64, TurnEvidence)> =
-            (0..50).map(|i| (i, 1.0 - f64::from(i) * 0.01, evidence(1.0 - f64::from(i) * 0.01, Some(0.5), Some(0.1), 5 + i as usize))).collect();
-        let before: Vec<f64> = c.iter().map(|x| x.1).collect();
-        rerank(&mut c);
-        // The same scores in the same (descending) order.
-        assert_eq!(c.iter().map(|x| x.1).collect::<Vec<_>>(), before);
-        // Nothing below the window moves; the window holds the same candidates.
-        assert!(c[RERANKED..].iter().enumerate().all(|(i, x)| x.0 as usize == RERANKED + i));
-        let mut head: Vec<u32> = c[..RERANKED].iter().map(|x| x.0).collect();
-        head.sort_unstable();
-        assert_eq!(head, (0..RERANKED as u32).collect::<Vec<_>>());
+    fn the_order_permutes_the_window_only() {
+        let c: Vec<TurnEvidence> = (0..50).map(|i| evidence(1.0 - f64::from(i) * 0.01, Some(0.5), Some(0.1), 5 + i as usize)).collect();
+        let mut order = order(&c);
+        assert_eq!(order.len(), RERANKED);
+        order.sort_unstable();
+        assert_eq!(order, (0..RERANKED).collect::<Vec<_>>());
+        // Equal evidence keeps the fused order.
+        assert_eq!(super::order(&[evidence(0.5, None, None, 3); 3]), vec![0, 1, 2]);
     }
 
     #[test]

@@ -152,6 +152,8 @@ test("bad input is a typed error naming the field, and changes nothing", async (
     { content: "x", signature: 5 },
     { content: "x", thread: "t", value: "v", corrects: "" },
     { content: "x", thread: "t", value: "v", corrects: 5 },
+    { content: "x", value: "v", corrects: "w" },
+    { content: "x", thread: "t", corrects: "w" },
   ];
   for (const input of bad) await rejectsWith(db.add({ namespace: ns, ...input }), "InvalidInput", EngramError);
   assert.equal((await db.stats()).memories, before);

@@ -2309,7 +2309,7 @@ fn correct_earlier(text: &str, cue_end: usize, found: &mut Vec<(Found, String)>,
     // reached the wrong thread, whose history then stays whole.
     let lower = text.to_lowercase();
     let mistaken = target.values.last().cloned();
-    let named = slot::slot_words(&target.thread.replace(['-', '/'], " ")).iter().any(|w| w.len() >= 3 && find_word(&lower, w, 0).is_some());
+    let named = slot::slot_words(&thread_words(&target.thread)).iter().any(|w| w.len() >= 3 && find_word(&lower, w, 0).is_some());
     f.corrects = mistaken.filter(|old| named || slot::names_value(text, old));
     f.evidence.doubt(0.1, "a correction of the value an earlier turn set, read as that slot's");
     found.push((f, text.to_string()));
