@@ -257,12 +257,7 @@ impl Engram {
                 sink.extend(turns[..window].iter().map(|(slot, _, ev)| (*slot, turn_rank::features(ev))));
             }
             if rerank_turns {
-                let evidence: Vec<TurnEvidence> = turns[..window].iter().map(|t| t.2).collect();
-                let moved: Vec<_> = turn_rank::order(&evidence).into_iter().map(|i| turns[i].clone()).collect();
-                // A re-ranked turn takes the score of the place it landed in.
-                for (place, (slot, b, ev)) in turns[..window].iter_mut().zip(moved) {
-                    *place = (slot, ScoreBreakdown { score: place.1.score, ..b }, ev);
-                }
+                turn_rank::rerank(&mut turns, |t| t.2, |t| &mut t.1.score);
             }
             scored.extend(turns.into_iter().map(|(slot, b, _)| (Key::Raw(slot), b)));
         }

@@ -160,9 +160,8 @@ fn memory(v: &Value, i: usize) -> Result<AuthoredByLlm, String> {
     let thread = label(opt_str(&v["thread"]), "thread")?;
     let value = opt_str(&v["value"]);
     let corrects = opt_str(&v["corrects"]);
-    if corrects.is_some() && (thread.is_none() || value.is_none()) {
-        return Err(format!("{}: a correction names its thread and the corrected value", at("corrects")));
-    }
+    // The rule `add` applies to `corrects` (the shape's rules follow, stricter, with their own paths).
+    crate::evolve::fields::fits_together(None, thread.as_deref(), value.as_deref(), corrects.as_deref()).map_err(|e| format!("{}: {}", at("corrects"), e.message))?;
     let depends_on = match &v["dependsOn"] {
         Value::Object(d) => {
             Some(DependsOn { thread: label(opt_str(&d["thread"]), "dependsOn.thread")?.ok_or_else(|| at("dependsOn.thread"))?, value: d.get("value").and_then(opt_str) })

@@ -30,7 +30,7 @@ pub const RERANKED: usize = 40;
 const WEIGHTS: [f64; N] = include!("turn_rank_weights.in");
 
 /// What the search knows of one raw candidate before fusing it.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct TurnEvidence {
     /// The fused, scored value (`score::score_raw`): what ranks the candidate without this model.
     pub fused_score: f64,
@@ -77,16 +77,29 @@ pub fn score(features: &[f64; N]) -> f64 {
 }
 
 /// The learned order of a search's best raw candidates, given best first by their fused score:
-/// the indices of the first `RERANKED`, best first by the learned score. The caller gives the
-/// moved candidates the fused scores of the places they land in, so the scores stay the same
-/// values in the same order and nothing below the window moves.
-pub fn order(candidates: &[TurnEvidence]) -> Vec<usize> {
-    let window = &candidates[..candidates.len().min(RERANKED)];
-    let learned: Vec<f64> = window.iter().map(|e| score(&features(e))).collect();
-    let mut order: Vec<usize> = (0..window.len()).collect();
+/// the indices of the first `RERANKED`, best first by the learned score.
+pub fn order(candidates: impl IntoIterator<Item = TurnEvidence>) -> Vec<usize> {
+    let learned: Vec<f64> = candidates.into_iter().take(RERANKED).map(|e| score(&features(&e))).collect();
+    let mut order: Vec<usize> = (0..learned.len()).collect();
     // Stable: equal learned scores keep the fused order.
     order.sort_by(|&a, &b| learned[b].total_cmp(&learned[a]));
     order
+}
+
+/// Re-ranks the head of `items` (best first by fused score) in the learned order. A moved item
+/// takes the score of the place it lands in, so the scores keep their values in descending order
+/// and nothing below the window moves: callers that merge by score see the same cut-offs.
+pub fn rerank<T>(items: &mut Vec<T>, evidence: impl Fn(&T) -> TurnEvidence, score: impl Fn(&mut T) -> &mut f64) {
+    let window = items.len().min(RERANKED);
+    let order = order(items[..window].iter().map(&evidence));
+    let places: Vec<f64> = items[..window].iter_mut().map(|t| *score(t)).collect();
+    let mut head: Vec<Option<T>> = items.drain(..window).map(Some).collect();
+    let moved = order.into_iter().zip(places).map(|(i, place)| {
+        let mut item = head[i].take().expect("order is a permutation of the window");
+        *score(&mut item) = place;
+        item
+    });
+    items.splice(0..0, moved.collect::<Vec<T>>());
 }
 
 #[cfg(test)]
@@ -100,12 +113,38 @@ mod tests {
     #[test]
     fn the_order_permutes_the_window_only() {
         let c: Vec<TurnEvidence> = (0..50).map(|i| evidence(1.0 - f64::from(i) * 0.01, Some(0.5), Some(0.1), 5 + i as usize)).collect();
-        let mut order = order(&c);
+        let mut order = order(c.iter().copied());
         assert_eq!(order.len(), RERANKED);
         order.sort_unstable();
         assert_eq!(order, (0..RERANKED).collect::<Vec<_>>());
         // Equal evidence keeps the fused order.
-        assert_eq!(super::order(&[evidence(0.5, None, None, 3); 3]), vec![0, 1, 2]);
+        assert_eq!(super::order([evidence(0.5, None, None, 3); 3]), vec![0, 1, 2]);
+    }
+
+    #[test]
+    fn rerank_keeps_the_scores_and_the_tail() {
+        // Fused scores fall slowly while the keyword evidence rises: the learned order must move
+        // turns, and every moved turn must take its new place's score.
+        let items: Vec<(usize, f64, TurnEvidence)> = (0..50)
+            .map(|i| {
+                let fused = 1.0 - f64::from(i as u32) * 0.001;
+                (i, fused, evidence(fused, Some(0.1 + f64::from(i as u32) * 0.01), Some(0.1), 10))
+            })
+            .collect();
+        let mut ranked = items.clone();
+        rerank(&mut ranked, |t| t.2, |t| &mut t.1);
+        let ids: Vec<usize> = ranked.iter().map(|t| t.0).collect();
+        assert_ne!(ids[..RERANKED], (0..RERANKED).collect::<Vec<_>>()[..], "the learned order moved nothing");
+        let mut head = ids[..RERANKED].to_vec();
+        head.sort_unstable();
+        assert_eq!(head, (0..RERANKED).collect::<Vec<_>>());
+        // The same score values, place by place, so still descending; the tail untouched.
+        for (after, before) in ranked.iter().zip(&items) {
+            assert_eq!(after.1, before.1);
+        }
+        assert_eq!(ranked[RERANKED..], items[RERANKED..]);
+        // Each moved item kept its own evidence.
+        assert!(ranked.iter().all(|t| t.2 == items[t.0].2));
     }
 
     #[test]
